@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "MusicVoting",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "musicvoting", targets: ["musicvoting"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+
+        .target(name: "PartyCore"),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite"]),
+        .target(name: "Providers", dependencies: ["PartyCore"]),
+        .target(name: "Rendering", dependencies: ["CQREncode", "CPNG"]),
+        .target(
+            name: "MusicVotingServer",
+            dependencies: ["PartyCore", "PartyStore", "Providers", "Rendering", "HTTPServer"]
+        ),
+        .executableTarget(name: "musicvoting", dependencies: ["MusicVotingServer"]),
+
+        .testTarget(name: "PartyCoreTests", dependencies: ["PartyCore"]),
+        .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore"]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering"]),
+        .testTarget(name: "ProvidersTests", dependencies: ["Providers"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PartyCore"]),
+    ]
+)

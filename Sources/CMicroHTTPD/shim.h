@@ -1,0 +1,66 @@
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <microhttpd.h>
+
+/* MHD_start_daemon is variadic and does not import; this wrapper fixes the option list we use. */
+static inline struct MHD_Daemon *mv_start_daemon(unsigned int flags, const char *host, uint16_t port,
+                                                 MHD_AccessHandlerCallback handler, void *handlerContext,
+                                                 MHD_RequestCompletedCallback completed, void *completedContext,
+                                                 unsigned int connectionLimit, unsigned int threadPoolSize,
+                                                 unsigned int connectionTimeout,
+                                                 const char *tlsKey, const char *tlsCert) {
+    struct sockaddr_in address;
+    memset(&address, 0, sizeof address);
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    if (inet_pton(AF_INET, host, &address.sin_addr) != 1) return NULL;
+    if (tlsKey != NULL && tlsCert != NULL) {
+        return MHD_start_daemon(flags | MHD_USE_TLS, port, NULL, NULL, handler, handlerContext,
+                                MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
+                                MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
+                                MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
+                                MHD_OPTION_THREAD_POOL_SIZE, threadPoolSize,
+                                MHD_OPTION_CONNECTION_TIMEOUT, connectionTimeout,
+                                MHD_OPTION_HTTPS_MEM_KEY, tlsKey,
+                                MHD_OPTION_HTTPS_MEM_CERT, tlsCert,
+                                MHD_OPTION_END);
+    }
+    return MHD_start_daemon(flags, port, NULL, NULL, handler, handlerContext,
+                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
+                            MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
+                            MHD_OPTION_THREAD_POOL_SIZE, threadPoolSize,
+                            MHD_OPTION_CONNECTION_TIMEOUT, connectionTimeout,
+                            MHD_OPTION_END);
+}
+
+/* MHD_get_daemon_info is variadic; port 0 needs the port the kernel picked. */
+static inline uint16_t mv_daemon_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+/* MHD_get_connection_info is variadic; writes the client's IP as text (empty when unknown). */
+static inline void mv_client_address(struct MHD_Connection *connection, char *out, size_t size) {
+    out[0] = 0;
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL) return;
+    const struct sockaddr *address = info->client_addr;
+    if (address->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, out, (socklen_t)size);
+    } else if (address->sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, out, (socklen_t)size);
+    }
+}
+
+/* MHD_SIZE_UNKNOWN is a macro that does not import. */
+static inline uint64_t mv_size_unknown(void) { return MHD_SIZE_UNKNOWN; }
+
+/* MHD_CONTENT_READER_END_OF_STREAM / _WITH_ERROR are cast macros. */
+static inline ssize_t mv_reader_end_of_stream(void) { return MHD_CONTENT_READER_END_OF_STREAM; }
+static inline ssize_t mv_reader_end_with_error(void) { return MHD_CONTENT_READER_END_WITH_ERROR; }

@@ -1,0 +1,110 @@
+import CMicroHTTPD
+import Foundation
+
+/// One open Server-Sent-Events response. Writers append bytes; libmicrohttpd pulls them.
+///
+/// Idle streams cost no CPU: when the buffer is empty the reader suspends the connection, and the
+/// next `send` resumes it (NOTES-libmicrohttpd: a reader returning 0 without suspending spins a core).
+/// The buffer is bounded: a client that falls this far behind is dropped and reconnects.
+/// `@unchecked Sendable`: every field is guarded by `lock`.
+public final class EventStream: @unchecked Sendable {
+    public let capacity: Int
+    private let lock = NSLock()
+    private var pending: [UInt8] = []
+    private var connection: OpaquePointer?
+    private var suspended = false
+    private var closing = false
+    private var dropped = false
+    private var finished = false
+    private var onFinish: (@Sendable () -> Void)?
+
+    public init(capacity: Int = 64 * 1024, initial: [UInt8] = []) {
+        self.capacity = capacity
+        pending = initial
+    }
+
+    /// Called once when libmicrohttpd is done with the stream (client left, dropped or closed).
+    public func whenFinished(_ action: @escaping @Sendable () -> Void) {
+        lock.lock()
+        let alreadyFinished = finished
+        if !alreadyFinished { onFinish = action }
+        lock.unlock()
+        if alreadyFinished { action() }
+    }
+
+    /// Queues bytes for the client. Returns false when the stream is over or the client was too slow.
+    @discardableResult
+    public func send(_ bytes: [UInt8]) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !closing, !finished else { return false }
+        if pending.count + bytes.count > capacity {
+            dropped = true
+            closing = true
+            pending.removeAll()
+        } else {
+            pending += bytes
+        }
+        wakeLocked()
+        return !dropped
+    }
+
+    /// Ends the stream after what is already queued has been written.
+    public func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        closing = true
+        wakeLocked()
+    }
+
+    public var isOpen: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return !closing && !finished
+    }
+
+    private func wakeLocked() {
+        if suspended, let connection {
+            suspended = false
+            MHD_resume_connection(connection)
+        }
+    }
+
+    func attach(_ connection: OpaquePointer) {
+        lock.lock()
+        self.connection = connection
+        lock.unlock()
+    }
+
+    /// libmicrohttpd's content reader: copies queued bytes, or suspends until there are some.
+    func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        if dropped { return mv_reader_end_with_error() }
+        if !pending.isEmpty {
+            let count = min(max, pending.count)
+            pending.withUnsafeBufferPointer { source in
+                UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress!, byteCount: count)
+            }
+            pending.removeFirst(count)
+            return count
+        }
+        if closing { return mv_reader_end_of_stream() }
+        if let connection {
+            suspended = true
+            MHD_suspend_connection(connection)
+        }
+        return 0
+    }
+
+    func finish() {
+        lock.lock()
+        finished = true
+        connection = nil
+        suspended = false
+        let action = onFinish
+        onFinish = nil
+        lock.unlock()
+        action?()
+    }
+}

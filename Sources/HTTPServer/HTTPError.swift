@@ -1,0 +1,22 @@
+/// The one error shape every handler throws; rendered as SPEC's `{"error": …, "code": …}`.
+public struct HTTPError: Error, Equatable, Sendable {
+    public var status: Int
+    public var message: String
+    public var code: String?
+    public var headers: [(String, String)]
+
+    public init(status: Int, message: String, code: String? = nil, headers: [(String, String)] = []) {
+        self.status = status
+        self.message = message
+        self.code = code
+        self.headers = headers
+    }
+
+    public static func == (left: HTTPError, right: HTTPError) -> Bool {
+        left.status == right.status && left.message == right.message && left.code == right.code
+    }
+
+    public static let notFound = HTTPError(status: 404, message: "Not found", code: "not_found")
+    public static let methodNotAllowed = HTTPError(status: 405, message: "Method not allowed", code: "method_not_allowed")
+    public static let payloadTooLarge = HTTPError(status: 413, message: "Request body too large", code: "payload_too_large")
+}

@@ -1,0 +1,57 @@
+/// A response value; `Content-Length` and the body always agree because the server derives one from the other.
+public struct Response: Sendable {
+    public enum Body: Sendable {
+        case bytes([UInt8])
+        case stream(EventStream)
+    }
+
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: Body
+
+    public init(status: Int, headers: [(String, String)] = [], body: Body = .bytes([])) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public static func json(_ value: JSON, status: Int = 200) -> Response {
+        Response(status: status, headers: [("Content-Type", "application/json; charset=utf-8")], body: .bytes(value.bytes))
+    }
+
+    public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> Response {
+        Response(status: status, headers: [("Content-Type", contentType)], body: .bytes(Array(text.utf8)))
+    }
+
+    public static func bytes(_ bytes: [UInt8], contentType: String, status: Int = 200) -> Response {
+        Response(status: status, headers: [("Content-Type", contentType)], body: .bytes(bytes))
+    }
+
+    public static let noContent = Response(status: 204)
+
+    public static func redirect(to location: String, status: Int = 303) -> Response {
+        Response(status: status, headers: [("Location", location)])
+    }
+
+    public init(error: HTTPError) {
+        var members: [(String, JSON)] = [("error", .string(error.message))]
+        if let code = error.code { members.append(("code", .string(code))) }
+        self = .json(.object(members), status: error.status)
+        headers += error.headers
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+
+    public func adding(header name: String, _ value: String) -> Response {
+        var copy = self
+        copy.headers.append((name, value))
+        return copy
+    }
+
+    public var bodyBytes: [UInt8] {
+        if case .bytes(let bytes) = body { return bytes }
+        return []
+    }
+}

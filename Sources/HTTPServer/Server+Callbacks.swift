@@ -1,0 +1,124 @@
+import CMicroHTTPD
+import Foundation
+
+/// Per-connection request state between libmicrohttpd's access-handler calls.
+final class PendingRequest {
+    var body: [UInt8] = []
+    var tooLarge = false
+}
+
+/// libmicrohttpd's access handler: collects the body, then answers on the final call.
+/// Answering on a later call than the first keeps the connection alive (NOTES-libmicrohttpd).
+/// Free functions, not closures in main.swift: those are main-actor isolated and crash on MHD threads.
+let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, requestContext in
+    guard let context, let connection, let requestContext, let uploadSize else { return .NO }
+    let server = Unmanaged<Server>.fromOpaque(context).takeUnretainedValue()
+    guard let raw = requestContext.pointee else {
+        let pending = PendingRequest()
+        if let length = lookup(connection, .HEADER_KIND, "Content-Length").flatMap(Int.init), length > Server.maxBodyBytes {
+            pending.tooLarge = true
+        }
+        requestContext.pointee = Unmanaged.passRetained(pending).toOpaque()
+        return .YES
+    }
+    let pending = Unmanaged<PendingRequest>.fromOpaque(raw).takeUnretainedValue()
+    if uploadSize.pointee > 0 {
+        if !pending.tooLarge, let uploadData {
+            let chunk = UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee)
+            if pending.body.count + chunk.count > Server.maxBodyBytes {
+                pending.tooLarge = true
+                pending.body = []
+            } else {
+                pending.body.append(contentsOf: chunk)
+            }
+        }
+        if pending.tooLarge {
+            // Answer now and let MHD close the connection instead of reading a huge body.
+            return queue(Response(error: .payloadTooLarge), on: connection)
+        }
+        uploadSize.pointee = 0
+        return .YES
+    }
+    if pending.tooLarge { return queue(Response(error: .payloadTooLarge), on: connection) }
+    var request = Request(
+        method: method.map { String(cString: $0) } ?? "GET",
+        path: url.map { String(cString: $0) } ?? "/",
+        query: values(connection, .GET_ARGUMENT_KIND),
+        headers: values(connection, .HEADER_KIND, lowercased: true),
+        body: pending.body,
+        clientAddress: clientAddress(connection))
+    if request.path.isEmpty { request.path = "/" }
+    return queue(server.respond(request), on: connection)
+}
+
+let requestCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+    guard let requestContext, let raw = requestContext.pointee else { return }
+    Unmanaged<PendingRequest>.fromOpaque(raw).release()
+    requestContext.pointee = nil
+}
+
+private let streamReader: MHD_ContentReaderCallback = { context, _, buffer, max in
+    guard let context, let buffer else { return mv_reader_end_with_error() }
+    return Unmanaged<EventStream>.fromOpaque(context).takeUnretainedValue().read(into: buffer, max: max)
+}
+
+/// libmicrohttpd frees the stream response when the connection is done with it.
+private let streamFreed: MHD_ContentReaderFreeCallback = { context in
+    guard let context else { return }
+    let stream = Unmanaged<EventStream>.fromOpaque(context)
+    stream.takeUnretainedValue().finish()
+    stream.release()
+}
+
+private func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Result {
+    let handle: OpaquePointer?
+    switch response.body {
+    case .bytes(let bytes):
+        handle = bytes.withUnsafeBytes { buffer in
+            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress),
+                                            .RESPMEM_MUST_COPY)
+        }
+    case .stream(let stream):
+        stream.attach(connection)
+        let context = Unmanaged.passRetained(stream).toOpaque()
+        handle = MHD_create_response_from_callback(mv_size_unknown(), 16 * 1024, streamReader, context, streamFreed)
+        if handle == nil { Unmanaged<EventStream>.fromOpaque(context).release() }
+    }
+    guard let handle else { return .NO }
+    for (name, value) in response.headers { MHD_add_response_header(handle, name, value) }
+    let result = MHD_queue_response(connection, UInt32(response.status), handle)
+    MHD_destroy_response(handle)
+    return result
+}
+
+private func lookup(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ key: String) -> String? {
+    MHD_lookup_connection_value(connection, kind, key).map { String(cString: $0) }
+}
+
+private final class ValueCollector {
+    var values: [String: String] = [:]
+    let lowercased: Bool
+    init(lowercased: Bool) { self.lowercased = lowercased }
+}
+
+private let collectValue: MHD_KeyValueIterator = { context, _, key, value in
+    guard let context, let key else { return .YES }
+    let collector = Unmanaged<ValueCollector>.fromOpaque(context).takeUnretainedValue()
+    let name = String(cString: key)
+    collector.values[collector.lowercased ? name.lowercased() : name] = value.map { String(cString: $0) } ?? ""
+    return .YES
+}
+
+private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercased: Bool = false) -> [String: String] {
+    let collector = ValueCollector(lowercased: lowercased)
+    withExtendedLifetime(collector) {
+        _ = MHD_get_connection_values(connection, kind, collectValue, Unmanaged.passUnretained(collector).toOpaque())
+    }
+    return collector.values
+}
+
+private func clientAddress(_ connection: OpaquePointer) -> String {
+    var buffer = [CChar](repeating: 0, count: 64)
+    mv_client_address(connection, &buffer, buffer.count)
+    return String(cString: buffer)
+}

@@ -1,0 +1,68 @@
+import CMicroHTTPD
+import Foundation
+
+/// An HTTP server on libmicrohttpd. Owns the daemon; handlers run synchronously on its worker threads.
+public final class Server: @unchecked Sendable {
+    /// SPEC/issue: JSON bodies are capped; a larger body answers 413.
+    public static let maxBodyBytes = 64 * 1024
+
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: UInt16
+        public var threads: Int
+        /// NOTES-libmicrohttpd: the default cap is 1,020; SSE clients need more.
+        public var connectionLimit: Int
+        public var tlsKeyPEM: String?
+        public var tlsCertificatePEM: String?
+
+        public init(host: String = "0.0.0.0", port: UInt16 = 8080, threads: Int = 2, connectionLimit: Int = 16_000,
+                    tlsKeyPEM: String? = nil, tlsCertificatePEM: String? = nil) {
+            self.host = host
+            self.port = port
+            self.threads = threads
+            self.connectionLimit = connectionLimit
+            self.tlsKeyPEM = tlsKeyPEM
+            self.tlsCertificatePEM = tlsCertificatePEM
+        }
+    }
+
+    public enum StartError: Error, CustomStringConvertible {
+        case cannotListen(host: String, port: UInt16)
+        public var description: String {
+            switch self {
+            case let .cannotListen(host, port): return "cannot listen on \(host):\(port)"
+            }
+        }
+    }
+
+    let respond: @Sendable (Request) -> Response
+    private var daemon: OpaquePointer?
+    public private(set) var port: UInt16 = 0
+
+    public init(respond: @escaping @Sendable (Request) -> Response) {
+        self.respond = respond
+    }
+
+    public func start(_ configuration: Configuration) throws(StartError) {
+        // Epoll (select resets sockets numbered ≥ 1024) with suspend/resume for SSE; a small thread pool,
+        // not a thread per connection (NOTES-libmicrohttpd: that combination delays and loses events).
+        let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        daemon = mv_start_daemon(
+            flags, configuration.host, configuration.port, accessHandler, context, requestCompleted, context,
+            UInt32(configuration.connectionLimit), UInt32(max(1, configuration.threads)), 120,
+            configuration.tlsKeyPEM, configuration.tlsCertificatePEM)
+        guard let daemon else { throw .cannotListen(host: configuration.host, port: configuration.port) }
+        port = mv_daemon_port(daemon)
+    }
+
+    /// Stops accepting and closes every connection. Streams must be closed (and resumed) first.
+    public func stop() {
+        guard let daemon else { return }
+        self.daemon = nil
+        MHD_stop_daemon(daemon)
+    }
+
+    deinit { stop() }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// The files of one folder (e.g. `Public/`), read once at start, served with `StaticContent`.
+public struct StaticFiles: Sendable {
+    private let files: [String: StaticContent]
+
+    public init(directory: URL) {
+        var files: [String: StaticContent] = [:]
+        let root = directory.standardizedFileURL.path
+        if let walker = FileManager.default.enumerator(atPath: root) {
+            for case let relative as String in walker {
+                let path = root + "/" + relative
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                      let data = FileManager.default.contents(atPath: path) else { continue }
+                files[relative] = StaticContent(bytes: [UInt8](data), contentType: Self.contentType(for: relative))
+            }
+        }
+        self.files = files
+    }
+
+    /// The file at `relativePath`; only names read at start can match, so `..` cannot escape the folder.
+    public func content(at relativePath: String) -> StaticContent? { files[relativePath] }
+
+    public var paths: [String] { files.keys.sorted() }
+
+    public static func contentType(for path: String) -> String {
+        switch path.split(separator: ".").last.map({ $0.lowercased() }) ?? "" {
+        case "html": return "text/html; charset=utf-8"
+        case "css": return "text/css; charset=utf-8"
+        case "js", "mjs": return "text/javascript; charset=utf-8"
+        case "json": return "application/json; charset=utf-8"
+        case "svg": return "image/svg+xml"
+        case "png": return "image/png"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "ico": return "image/x-icon"
+        case "webmanifest": return "application/manifest+json"
+        case "wav": return "audio/wav"
+        case "mp3": return "audio/mpeg"
+        case "ogg": return "audio/ogg"
+        case "woff2": return "font/woff2"
+        case "txt": return "text/plain; charset=utf-8"
+        default: return "application/octet-stream"
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import HTTPServer
+import PartyCore
+import PartyStore
+import Providers
+
+/// The whole server: store, rules, routes, event hub and the periodic upkeep, on one HTTP server.
+public final class Application: @unchecked Sendable {
+    public let configuration: Configuration
+    let service: PartyService
+    private let hub: EventHub
+    private let server: Server
+    private let upkeep = DispatchQueue(label: "musicvoting.upkeep")
+    private var timer: DispatchSourceTimer?
+    // Guarded by `upkeep`: ticks since start, for the 15 s keepalive and the 60 s expiry.
+    private var ticks = 0
+
+    public init(configuration: Configuration, clock: any PartyClock = SystemClock(),
+                random: any RandomNumberGenerator = SystemRandomNumberGenerator()) throws {
+        self.configuration = configuration
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        let store = try PartyStore(path: configuration.dataDirectory + "/musicvoting.sqlite")
+        hub = EventHub(clock: clock)
+        let providers = ProviderRegistry(all: [
+            DemoProvider(),
+            UnconfiguredProvider(name: "spotify", playerAdapter: "spotify"),
+            UnconfiguredProvider(name: "youtube", playerAdapter: "youtube"),
+        ])
+        service = PartyService(store: store, clock: clock, random: random, providers: providers, hub: hub)
+        let resources = Self.resourcesDirectory(configuration.resourcesDirectory)
+        let router = Routes(service: service, publicFiles: StaticFiles(directory: resources.appendingPathComponent("Public")))
+            .router()
+        server = Server { request in
+            let started = DispatchTime.now().uptimeNanoseconds
+            let (route, response) = router.handle(request)
+            let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+            Log.access(method: request.method, route: route, status: response.status, milliseconds: milliseconds)
+            return response
+        }
+    }
+
+    /// Starts listening; returns the bound port.
+    @discardableResult
+    public func start() throws -> UInt16 {
+        var http = Server.Configuration(host: configuration.host, port: configuration.port, threads: configuration.threads)
+        if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
+            http.tlsCertificatePEM = try String(contentsOfFile: certificate, encoding: .utf8)
+            http.tlsKeyPEM = try String(contentsOfFile: key, encoding: .utf8)
+        }
+        try server.start(http)
+        service.setJoinBase(configuration.publicURL ?? defaultPublicURL(port: server.port))
+        try? service.expireParties()
+        let timer = DispatchSource.makeTimerSource(queue: upkeep)
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { [weak self] in self?.tick() }
+        timer.resume()
+        self.timer = timer
+        return server.port
+    }
+
+    public var port: UInt16 { server.port }
+
+    public var scheme: String { configuration.tlsCertificatePath == nil ? "http" : "https" }
+
+    /// Closes every event stream, then the HTTP server (NOTES: resume suspended streams before stopping).
+    public func stop() {
+        timer?.cancel()
+        timer = nil
+        hub.closeAll()
+        Thread.sleep(forTimeInterval: 0.2)
+        server.stop()
+    }
+
+    private func tick() {
+        ticks += 1
+        service.announceDeviceChanges()
+        if ticks % Int(EventHub.keepaliveInterval) == 0 { hub.pingAll() }
+        if ticks % 60 == 0 {
+            do { try service.expireParties() } catch { Log.error("party expiry: \(error)") }
+        }
+    }
+
+    private func defaultPublicURL(port: UInt16) -> String {
+        let host = configuration.host == "0.0.0.0" ? (NetworkAddress.firstLANIPv4() ?? "127.0.0.1") : configuration.host
+        return "\(scheme)://\(host):\(port)"
+    }
+
+    /// `--resources`, else the current folder when it holds Public/, else the package this binary was built from.
+    static func resourcesDirectory(_ configured: String?) -> URL {
+        if let configured { return URL(fileURLWithPath: configured) }
+        let current = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        if FileManager.default.fileExists(atPath: current.appendingPathComponent("Public").path) { return current }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+}

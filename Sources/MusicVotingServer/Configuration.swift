@@ -1,0 +1,93 @@
+import Foundation
+
+/// How the server runs: flags, mirrored by `MUSICVOTING_*` environment variables (flags win).
+public struct Configuration: Sendable, Equatable {
+    public var host = "0.0.0.0"
+    public var port: UInt16 = 8080
+    public var dataDirectory = "./data"
+    /// The base of join URLs and QR codes; default: this machine's first non-loopback IPv4 and the port.
+    public var publicURL: String?
+    public var resourcesDirectory: String?
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+    public var threads = 2
+
+    public init() {}
+
+    public static let usage = """
+        Usage: musicvoting [options]
+
+          --host ADDRESS        IPv4 address to listen on (default 0.0.0.0)         MUSICVOTING_HOST
+          --port N              TCP port, 0 picks a free one (default 8080)        MUSICVOTING_PORT
+          --data DIR            folder for the SQLite database (default ./data)    MUSICVOTING_DATA
+          --public-url URL      base of join links and QR codes                    MUSICVOTING_PUBLIC_URL
+                                (default http://<first LAN IPv4>:<port>)
+          --resources DIR       folder holding Public/ and Templates/               MUSICVOTING_RESOURCES
+                                (default: the current folder, else next to the binary's package)
+          --tls-cert FILE       PEM certificate: serve HTTPS                       MUSICVOTING_TLS_CERT
+          --tls-key FILE        PEM private key for --tls-cert                     MUSICVOTING_TLS_KEY
+          --threads N           HTTP worker threads (default 2)                    MUSICVOTING_THREADS
+          --help                show this text
+        """
+
+    public enum ParseError: Error, Equatable, CustomStringConvertible {
+        case help
+        case unknownOption(String)
+        case missingValue(String)
+        case invalidValue(option: String, value: String)
+
+        public var description: String {
+            switch self {
+            case .help: return Configuration.usage
+            case .unknownOption(let option): return "unknown option \(option)\n\n\(Configuration.usage)"
+            case .missingValue(let option): return "\(option) needs a value"
+            case let .invalidValue(option, value): return "invalid value for \(option): \(value)"
+            }
+        }
+    }
+
+    private static let options: [(flag: String, environment: String)] = [
+        ("--host", "MUSICVOTING_HOST"), ("--port", "MUSICVOTING_PORT"), ("--data", "MUSICVOTING_DATA"),
+        ("--public-url", "MUSICVOTING_PUBLIC_URL"), ("--resources", "MUSICVOTING_RESOURCES"),
+        ("--tls-cert", "MUSICVOTING_TLS_CERT"), ("--tls-key", "MUSICVOTING_TLS_KEY"), ("--threads", "MUSICVOTING_THREADS"),
+    ]
+
+    public static func parse(arguments: [String], environment: [String: String]) throws(ParseError) -> Configuration {
+        var values: [String: String] = [:]
+        for option in options { if let value = environment[option.environment], !value.isEmpty { values[option.flag] = value } }
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--help" || argument == "-h" { throw .help }
+            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+            guard options.contains(where: { $0.flag == parts[0] }) else { throw .unknownOption(argument) }
+            if parts.count == 2 {
+                values[parts[0]] = parts[1]
+            } else {
+                guard index + 1 < arguments.count else { throw .missingValue(argument) }
+                index += 1
+                values[argument] = arguments[index]
+            }
+            index += 1
+        }
+        var configuration = Configuration()
+        if let host = values["--host"] { configuration.host = host }
+        if let port = values["--port"] {
+            guard let number = UInt16(port) else { throw .invalidValue(option: "--port", value: port) }
+            configuration.port = number
+        }
+        if let threads = values["--threads"] {
+            guard let number = Int(threads), (1...64).contains(number) else { throw .invalidValue(option: "--threads", value: threads) }
+            configuration.threads = number
+        }
+        if let data = values["--data"] { configuration.dataDirectory = data }
+        if let url = values["--public-url"] {
+            guard url.hasPrefix("http://") || url.hasPrefix("https://") else { throw .invalidValue(option: "--public-url", value: url) }
+            configuration.publicURL = url.hasSuffix("/") ? String(url.dropLast()) : url
+        }
+        configuration.resourcesDirectory = values["--resources"]
+        configuration.tlsCertificatePath = values["--tls-cert"]
+        configuration.tlsKeyPath = values["--tls-key"]
+        return configuration
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import HTTPServer
+import PartyCore
+import PartyStore
+import Providers
+
+/// The one place where domain, provider and storage errors become HTTP answers (SPEC messages verbatim).
+enum ErrorMapping {
+    static func httpError(_ error: any Error, context: String) -> HTTPError {
+        switch error {
+        case let error as HTTPError: return error
+        case let error as PartyError: return httpError(error)
+        case let error as ProviderError: return httpError(error)
+        default:
+            // Never a silent 500: the cause goes to the log with the route it happened on.
+            Log.error("\(context): \(error)")
+            return HTTPError(status: 500, message: "Interner Fehler.", code: "internal")
+        }
+    }
+
+    static func httpError(_ error: PartyError) -> HTTPError {
+        switch error {
+        case .missingProvider: return HTTPError(status: 400, message: "Missing provider", code: "missing_provider")
+        case .invalidProvider(let offered):
+            let list = offered.map { "'\($0)'" }
+            let text = list.count <= 1 ? list.joined() : list.dropLast().joined(separator: ", ") + " or " + list[list.count - 1]
+            return HTTPError(status: 400, message: "Invalid provider: must be \(text)", code: "invalid_provider")
+        case .pinsExhausted: return HTTPError(status: 503, message: "Could not generate unique PINs — please retry", code: "pins_exhausted")
+        case .partyNotFound: return HTTPError(status: 404, message: "Party nicht gefunden.", code: "party_not_found")
+        case .duplicate: return HTTPError(status: 409, message: "Song ist schon in der Warteschlange.", code: "duplicate")
+        case .rateLimited(let seconds):
+            return HTTPError(status: 429, message: "Zu viele Anfragen — bitte kurz warten.", code: "rate_limited",
+                             headers: [("Retry-After", String(seconds))])
+        case .blacklisted: return HTTPError(status: 403, message: "Nicht erlaubt.", code: "blacklisted")
+        case .notInQueue: return HTTPError(status: 404, message: "Song nicht in der Warteschlange.", code: "not_in_queue")
+        case .noPlaybackDevice: return HTTPError(status: 409, message: "Kein Wiedergabegerät verbunden.", code: "no_device")
+        case .hostAuthorizationMissing:
+            return HTTPError(status: 401, message: "Host-PIN fehlt.", code: "unauthorized", headers: [("WWW-Authenticate", "Bearer")])
+        case .hostPinWrong: return HTTPError(status: 403, message: "Falsche Host-PIN.", code: "forbidden")
+        case .tooManyAttempts(let seconds):
+            return HTTPError(status: 429, message: "Zu viele Versuche — bitte kurz warten.", code: "too_many_attempts",
+                             headers: [("Retry-After", String(seconds))])
+        case .noTracks: return HTTPError(status: 400, message: "No tracks provided", code: "no_tracks")
+        case .missingUri: return HTTPError(status: 400, message: "Missing uri", code: "missing_uri")
+        case .missingUriOrDevice: return HTTPError(status: 400, message: "Missing uri or deviceId", code: "missing_uri_or_device")
+        case .trackNotFound: return HTTPError(status: 404, message: "Song nicht gefunden.", code: "track_not_found")
+        case .invalidUri: return HTTPError(status: 400, message: "Ungültige Song-URI.", code: "invalid_uri")
+        case .providerNotConfigured: return httpError(ProviderError.notConfigured)
+        case .invalidInput(let message): return HTTPError(status: 400, message: message, code: "invalid_input")
+        }
+    }
+
+    static func httpError(_ error: ProviderError) -> HTTPError {
+        switch error {
+        case .notConfigured: return HTTPError(status: 503, message: "Anbieter nicht konfiguriert.", code: "provider_not_configured")
+        case .unavailable(let message): return HTTPError(status: 502, message: message, code: "provider_unavailable")
+        }
+    }
+}

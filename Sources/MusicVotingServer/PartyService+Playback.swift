@@ -1,0 +1,147 @@
+import Foundation
+import PartyCore
+import Providers
+
+/// What a start or next ended in (SPEC: `playing` with the entry, or `empty`).
+enum PlayOutcome {
+    case playing(QueueEntry)
+    case empty
+}
+
+extension PartyService {
+    /// R21: playback commands need a connected monitor.
+    func requireDevice(_ party: Party) throws {
+        try locked { if !presence.isActive(partyId: party.id, at: now) { throw PartyError.noPlaybackDevice } }
+    }
+
+    func deviceActive(_ party: Party) -> Bool { locked { presence.isActive(partyId: party.id, at: now) } }
+
+    /// R20: plays the first entry without removing anything; a paused current entry resumes.
+    func start(_ party: Party) throws -> PlayOutcome {
+        try requireDevice(party)
+        let outcome = try locked { try startLocked(partyId: party.id) }
+        if case .playing = outcome { try refillIfDry(party) }
+        return outcome
+    }
+
+    func startLocked(partyId: String) throws -> PlayOutcome {
+        guard var playback = try store.party(id: partyId)?.playback else { throw PartyError.partyNotFound }
+        let queue = try store.queue(partyId: partyId, currentEntryId: playback.currentEntryId)
+        if let current = queue.current {
+            if !playback.isPlaying {
+                playback.resume(at: now)
+                try store.save(playback: playback, partyId: partyId)
+                publishPlayback(partyId: partyId, playback)
+            }
+            return .playing(current)
+        }
+        guard let first = queue.ordered().first else { return .empty }
+        playback.play(entryId: first.id, at: now)
+        try store.save(playback: playback, partyId: partyId)
+        publishTrackChanged(partyId: partyId, entry: first, playback: playback)
+        return .playing(first)
+    }
+
+    /// R14/R20: deletes the current entry and plays the next; a repeat within 3 s is a no-op.
+    func next(_ party: Party) throws -> PlayOutcome {
+        try requireDevice(party)
+        let refill = try locked { try queue(of: party).waiting.count <= 1 } ? refillTracks(for: party) : []
+        return try locked { try advanceLocked(partyId: party.id, refill: refill, force: false) }
+    }
+
+    /// Moves past the current entry. `force` skips the R20 debounce (host removal of the playing song).
+    func advanceLocked(partyId: String, refill: [Track], force: Bool) throws -> PlayOutcome {
+        guard var playback = try store.party(id: partyId)?.playback else { throw PartyError.partyNotFound }
+        var queue = try store.queue(partyId: partyId, currentEntryId: playback.currentEntryId)
+        if !force, playback.advanceIsDuplicate(at: now) {
+            return queue.current.map(PlayOutcome.playing) ?? .empty
+        }
+        let finished = queue.current
+        if let finished {
+            try store.deleteEntry(id: finished.id)
+            queue.entries.removeAll { $0.id == finished.id }
+            queue.currentEntryId = nil
+        }
+        if queue.entries.count <= 1 {
+            try insertRefill(refill, into: &queue, partyId: partyId, excluding: finished?.track.uri)
+        }
+        playback.lastAdvanceAt = now
+        guard let upcoming = queue.ordered().first else {
+            playback.stop()
+            try store.save(playback: playback, partyId: partyId)
+            publishTrackChanged(partyId: partyId, entry: nil, playback: playback)
+            return .empty
+        }
+        playback.play(entryId: upcoming.id, at: now)
+        try store.save(playback: playback, partyId: partyId)
+        publishTrackChanged(partyId: partyId, entry: upcoming, playback: playback)
+        return .playing(upcoming)
+    }
+
+    /// `PUT track/play`: the queued uri plays now; the entry it replaces is deleted (R14).
+    func play(uri: String, party: Party) throws -> QueueEntry {
+        try requireDevice(party)
+        return try locked {
+            guard var playback = try store.party(id: party.id)?.playback else { throw PartyError.partyNotFound }
+            let queue = try store.queue(partyId: party.id, currentEntryId: playback.currentEntryId)
+            guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
+            if let current = queue.current, current.id != entry.id { try store.deleteEntry(id: current.id) }
+            playback.play(entryId: entry.id, at: now)
+            playback.lastAdvanceAt = now
+            try store.save(playback: playback, partyId: party.id)
+            publishTrackChanged(partyId: party.id, entry: entry, playback: playback)
+            return entry
+        }
+    }
+
+    func pause(_ party: Party) throws -> Playback {
+        try requireDevice(party)
+        return try locked {
+            guard var playback = try store.party(id: party.id)?.playback else { throw PartyError.partyNotFound }
+            playback.pause(at: now)
+            try store.save(playback: playback, partyId: party.id)
+            publishPlayback(partyId: party.id, playback)
+            return playback
+        }
+    }
+
+    /// R19: resume continues the current entry at its position; with nothing current it starts.
+    func resume(_ party: Party) throws -> Playback {
+        try requireDevice(party)
+        return try locked {
+            guard let playback = try store.party(id: party.id)?.playback else { throw PartyError.partyNotFound }
+            if playback.currentEntryId == nil { _ = try startLocked(partyId: party.id) } else if !playback.isPlaying {
+                var resumed = playback
+                resumed.resume(at: now)
+                try store.save(playback: resumed, partyId: party.id)
+                publishPlayback(partyId: party.id, resumed)
+            }
+            return try store.party(id: party.id)?.playback ?? playback
+        }
+    }
+
+    func playback(of party: Party) throws -> Playback {
+        try locked { try store.party(id: party.id)?.playback ?? party.playback }
+    }
+
+    func publishPlayback(partyId: String, _ playback: Playback) {
+        hub.publish(ServerEvent(type: .playbackChanged, partyId: partyId, payload: [
+            ("isPlaying", String(playback.isPlaying)), ("progressMs", String(playback.positionMs(at: now))),
+        ]))
+    }
+
+    func publishTrackChanged(partyId: String, entry: QueueEntry?, playback: Playback) {
+        var payload: [(String, String)] = [
+            ("isPlaying", String(playback.isPlaying)), ("progressMs", String(playback.positionMs(at: now))),
+        ]
+        if let entry {
+            payload += [("uri", entry.track.uri), ("name", entry.track.name),
+                        ("artist", entry.track.artists.joined(separator: ", ")), ("durationMs", String(entry.track.durationMs))]
+        }
+        if let startedAt = playback.startedAt {
+            payload.append(("playbackStartedAt", String(Int(startedAt.timeIntervalSince1970 * 1000))))
+        }
+        hub.publish(ServerEvent(type: .trackChanged, partyId: partyId, payload: payload))
+        hub.publish(ServerEvent(type: .queueUpdated, partyId: partyId, payload: [("reason", "advance")]))
+    }
+}

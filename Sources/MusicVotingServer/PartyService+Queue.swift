@@ -1,0 +1,85 @@
+import Foundation
+import PartyCore
+import Providers
+
+extension PartyService {
+    func queue(of party: Party) throws -> Queue {
+        try locked {
+            let current = try store.party(id: party.id)?.playback.currentEntryId
+            return try store.queue(partyId: party.id, currentEntryId: current)
+        }
+    }
+
+    /// R10–R13, R16: adds search results by uri, all or none.
+    func add(uris: [String], deviceId: String, party: Party) throws {
+        guard !uris.isEmpty else { throw PartyError.noTracks }
+        let provider = try provider(for: party)
+        // R13: only uris the provider resolves; looked up before taking the lock (providers may be remote).
+        var tracks: [Track] = []
+        for uri in uris {
+            guard !uri.isEmpty, uri.utf8.count <= 256, !uri.contains("/") else { throw PartyError.invalidUri }
+            guard let track = try provider.track(uri: uri) else { throw PartyError.trackNotFound }
+            tracks.append(track)
+        }
+        try locked {
+            let now = self.now
+            if addLimiter.remaining(key: deviceId, at: now) < tracks.count {
+                throw PartyError.rateLimited(retryAfterSeconds: addLimiter.retryAfter(key: deviceId, at: now) ?? 60)
+            }
+            guard let current = try store.party(id: party.id) else { throw PartyError.partyNotFound }
+            var queue = try store.queue(partyId: party.id, currentEntryId: current.playback.currentEntryId)
+            let blacklist = try store.blacklist(partyId: party.id)
+            try store.transaction {
+                for track in tracks {
+                    if let error = queue.admissionError(for: track, blacklist: blacklist) { throw error }
+                    let id = try store.insertEntry(partyId: party.id, track: track, addedAt: now, addedBy: deviceId, autofilled: false)
+                    queue.entries.append(QueueEntry(id: id, track: track, addedAt: now, addedBy: deviceId))
+                }
+            }
+            addLimiter.record(key: deviceId, at: now, count: tracks.count)
+            hub.publish(ServerEvent(type: .queueUpdated, partyId: party.id, payload: [("reason", "add")]))
+            // R16: an idle party starts by itself, once a monitor can play it (R21).
+            if current.playback.isIdle, presence.isActive(partyId: party.id, at: now) {
+                _ = try startLocked(partyId: party.id)
+            }
+        }
+    }
+
+    /// R17: toggles this device's like on the entry the uri targets (R10).
+    func vote(uri: String, deviceId: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
+        try locked {
+            let queue = try queue(of: party)
+            guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
+            let liked = try store.toggleVote(entryId: entry.id, deviceId: deviceId)
+            let count = entry.likeCount + (liked ? 1 : -1)
+            hub.publish(ServerEvent(type: .voteUpdated, partyId: party.id, payload: [("uri", uri), ("likeCount", String(count))]))
+            return (liked, count)
+        }
+    }
+
+    /// Host removal; removing the playing entry moves on to the next one.
+    func remove(uri: String, party: Party) throws {
+        try locked {
+            let queue = try queue(of: party)
+            guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
+            if entry.id == queue.currentEntryId {
+                _ = try advanceLocked(partyId: party.id, refill: [], force: true)
+            } else {
+                try store.deleteEntry(id: entry.id)
+                hub.publish(ServerEvent(type: .queueUpdated, partyId: party.id, payload: [("reason", "remove")]))
+            }
+        }
+    }
+
+    func blacklist(of party: Party) throws -> Blacklist { try locked { try store.blacklist(partyId: party.id) } }
+
+    func addBlacklistWord(_ word: String, party: Party) throws {
+        let word = Blacklist.normalized(word)
+        guard !word.isEmpty, word.count <= 100 else { throw PartyError.invalidInput("Missing word") }
+        try locked { try store.addBlacklistWord(word, partyId: party.id) }
+    }
+
+    func removeBlacklistWord(_ word: String, party: Party) throws {
+        try locked { try store.removeBlacklistWord(Blacklist.normalized(word), partyId: party.id) }
+    }
+}

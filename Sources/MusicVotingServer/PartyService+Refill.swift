@@ -1,0 +1,40 @@
+import Foundation
+import PartyCore
+import Providers
+
+extension PartyService {
+    /// R15 source: the default playlist if set (and not empty), else the provider's charts.
+    func refillTracks(for party: Party) -> [Track] {
+        guard let provider = try? provider(for: party) else { return [] }
+        let stored = locked { try? store.party(id: party.id) }
+        if let playlistId = stored?.defaultPlaylistId ?? party.defaultPlaylistId,
+           let tracks = try? provider.playlistTracks(id: playlistId), !tracks.isEmpty {
+            return tracks
+        }
+        return (try? provider.charts()) ?? []
+    }
+
+    /// Adds the refill tracks that R10/R12 admit, marked `autofilled`, skipping the song that just played.
+    func insertRefill(_ tracks: [Track], into queue: inout Queue, partyId: String, excluding justPlayed: String?) throws {
+        let blacklist = try store.blacklist(partyId: partyId)
+        var added = 0
+        for track in tracks where track.uri != justPlayed && track.uri != queue.current?.track.uri {
+            guard queue.admissionError(for: track, blacklist: blacklist) == nil else { continue }
+            let id = try store.insertEntry(partyId: partyId, track: track, addedAt: now, addedBy: "autofill", autofilled: true)
+            queue.entries.append(QueueEntry(id: id, track: track, addedAt: now, addedBy: "autofill", autofilled: true))
+            added += 1
+        }
+        if added > 0 { hub.publish(ServerEvent(type: .queueUpdated, partyId: partyId, payload: [("reason", "refill")])) }
+    }
+
+    /// R15 after a start, and `prepare-next`: refills when nothing is waiting.
+    func refillIfDry(_ party: Party) throws {
+        guard try locked({ try queue(of: party).waiting.isEmpty }) else { return }
+        let tracks = refillTracks(for: party)
+        try locked {
+            var queue = try queue(of: party)
+            guard queue.waiting.isEmpty else { return }
+            try insertRefill(tracks, into: &queue, partyId: party.id, excluding: nil)
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import PartyCore
+import PartyStore
+import Providers
+
+/// The party rules applied to the database: each operation loads the party's state, lets PartyCore
+/// decide, writes the result and publishes the events.
+/// `@unchecked Sendable`: one recursive lock serializes every use of the store (SQLite's single
+/// serial owner), the limiters, the presence table and the random source.
+final class PartyService: @unchecked Sendable {
+    private let lock = NSRecursiveLock()
+    let store: PartyStore
+    let clock: any PartyClock
+    private var random: AnyRandomNumberGenerator
+    let providers: ProviderRegistry
+    let hub: EventHub
+    /// Set once the listening port is known (port 0 picks one).
+    private var joinBaseURL = ""
+    var presence = Presence()
+    /// R11: 10 adds per device per rolling minute.
+    var addLimiter = SlidingWindowLimiter(limit: 10)
+    /// R24: 10 wrong host PINs per client address per minute.
+    var hostPinFailures = SlidingWindowLimiter(limit: 10)
+    /// R27: 30 unknown guest PINs per client address per minute.
+    var guestPinFailures = SlidingWindowLimiter(limit: 30)
+
+    init(store: PartyStore, clock: any PartyClock, random: any RandomNumberGenerator, providers: ProviderRegistry,
+         hub: EventHub) {
+        self.store = store
+        self.clock = clock
+        self.random = AnyRandomNumberGenerator(base: random)
+        self.providers = providers
+        self.hub = hub
+    }
+
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    func token() -> String { locked { Identifiers.token(using: &random) } }
+
+    var now: Date { clock.now() }
+
+    /// R3/R5/R6: the active party with this id, else `.partyNotFound`. Ends it first when it is due (R6).
+    func activeParty(id: String) throws -> Party {
+        try locked {
+            guard Identifiers.isWellFormedToken(id), let party = try store.party(id: id), party.isActive else {
+                throw PartyError.partyNotFound
+            }
+            if party.isDueToAutoEnd(at: now) {
+                try end(party)
+                throw PartyError.partyNotFound
+            }
+            return party
+        }
+    }
+
+    func provider(for party: Party) throws -> any MusicProvider {
+        guard let provider = providers.provider(named: party.provider) else { throw ProviderError.notConfigured }
+        return provider
+    }
+
+    /// R1/R2/R3: a new party with fresh PINs.
+    func createParty(provider name: String?) throws -> Party {
+        guard let name, !name.isEmpty else { throw PartyError.missingProvider }
+        guard providers.provider(named: name) != nil else { throw PartyError.invalidProvider(offered: providers.names) }
+        return try locked {
+            let pins = try PinGenerator.pair(using: &random, isTaken: { (try? store.isPinTaken($0)) ?? true })
+            let party = Party(id: Identifiers.token(using: &random), guestPin: pins.guest, hostPin: pins.host,
+                              provider: name, createdAt: now)
+            try store.insert(party)
+            return party
+        }
+    }
+
+    /// R4: `<public base>/join/<guestPin>`.
+    func joinURL(for party: Party) -> String { locked { joinBaseURL } + "/join/" + party.guestPin }
+
+    func setJoinBase(_ url: String) { locked { joinBaseURL = url } }
+
+    /// R5: queue emptied, tokens deleted, party ended, `party-ended` sent, streams closed.
+    func end(_ party: Party) throws {
+        try locked {
+            try store.end(partyId: party.id, at: now)
+            presence.forget(partyId: party.id)
+        }
+        hub.publish(ServerEvent(type: .partyEnded, partyId: party.id))
+        hub.closeParty(party.id)
+    }
+
+    /// R6: ends overdue parties and purges long-ended ones; run periodically.
+    func expireParties() throws {
+        let overdue = try locked { try store.activeParties().filter { $0.isDueToAutoEnd(at: now) } }
+        for party in overdue { try end(party) }
+        try locked { _ = try store.purge(endedBefore: now.addingTimeInterval(-Party.purgeAfterEnd)) }
+    }
+
+    func setDefaultPlaylist(_ playlistId: String?, party: Party) throws {
+        try locked { try store.setDefaultPlaylist(playlistId, partyId: party.id) }
+    }
+}
+
+/// Lets the injected generator (any type) feed PartyCore's generic functions.
+struct AnyRandomNumberGenerator: RandomNumberGenerator {
+    var base: any RandomNumberGenerator
+    mutating func next() -> UInt64 { base.next() }
+}
+
+extension PartyService {
+    func providerTokens(of party: Party) throws -> ProviderTokens? {
+        try locked { try store.tokens(partyId: party.id) }
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import HTTPServer
+import Providers
+
+extension Routes {
+    func addAssetRoutes(to router: inout Router) {
+        let publicFiles = self.publicFiles
+        router.add("GET", "/demo/audio/{file}", summary: "Demo song audio (WAV, byte ranges)") { request throws(HTTPError) in
+            guard let number = Self.demoNumber(request.parameter("file"), suffix: ".wav"), let wav = DemoAudio.wav(number: number) else {
+                throw .notFound
+            }
+            return StaticContent(bytes: wav, contentType: "audio/wav").response(to: request, cacheControl: "public, max-age=86400")
+        }
+        router.add("GET", "/demo/cover/{file}", summary: "Demo song cover (SVG)") { request throws(HTTPError) in
+            guard let number = Self.demoNumber(request.parameter("file"), suffix: ".svg"), let svg = DemoCover.svg(number: number) else {
+                throw .notFound
+            }
+            return StaticContent(bytes: Array(svg.utf8), contentType: "image/svg+xml")
+                .response(to: request, cacheControl: "public, max-age=86400")
+        }
+        router.add("GET", "/assets/{path*}", summary: "Static files from Public/") { request throws(HTTPError) in
+            guard let content = publicFiles.content(at: request.parameter("path")) else { throw .notFound }
+            return content.response(to: request)
+        }
+    }
+
+    static func demoNumber(_ file: String, suffix: String) -> Int? {
+        guard file.hasSuffix(suffix) else { return nil }
+        return Int(file.dropLast(suffix.count))
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import HTTPServer
+import PartyCore
+
+extension Routes {
+    func addMonitorRoutes(to router: inout Router) {
+        let service = self.service
+        router.add("PUT", "/api/party/{id}/device", summary: "Register the monitor (R21, R22)", security: "monitorOrHost") { request throws(HTTPError) in
+            try respond("device") {
+                let json = try request.json()
+                let (party, caller) = try service.requireHostOrMonitor(request, partyId: request.parameter("id"))
+                guard let deviceId = try request.deviceId(from: json) else { throw PartyError.invalidInput("Missing deviceId") }
+                let kind = try request.stringField("kind", in: json) ?? "monitor"
+                guard kind == "monitor" else { throw PartyError.invalidInput("Invalid kind: must be 'monitor'") }
+                let token = try service.registerMonitor(deviceId: deviceId, caller: caller, party: party)
+                return .json(["deviceActive": .bool(service.deviceActive(party)), "monitorToken": .string(token)])
+            }
+        }
+        router.add("POST", "/api/party/{id}/track/progress", summary: "Monitor progress report (R23)", security: "monitorOrHost") { request throws(HTTPError) in
+            try respond("progress") {
+                let json = try request.json()
+                let (party, _) = try service.requireHostOrMonitor(request, partyId: request.parameter("id"))
+                guard let position = json["position"]?.numberValue, let duration = json["duration"]?.numberValue,
+                      let paused = json["paused"]?.boolValue, position >= 0, duration >= 0, position < 1e10, duration < 1e10 else {
+                    throw PartyError.invalidInput("Invalid progress: needs position, duration (ms) and paused")
+                }
+                service.reportProgress(position: Int(position), duration: Int(duration), paused: paused, party: party)
+                return .noContent
+            }
+        }
+        let events: Handler = { request throws(HTTPError) in
+            try respond("events") {
+                let partyId = request.parameters["id"] ?? request.query["partyId"] ?? ""
+                let party = try service.activeParty(id: partyId)
+                let asMonitor = request.query["monitorToken"].map { service.isMonitorToken($0, party: party) } ?? false
+                let lastEventId = (request.header("last-event-id") ?? request.query["lastEventId"]).flatMap { Int($0) }
+                let stream = service.openEventStream(party: party, asMonitor: asMonitor, lastEventId: lastEventId)
+                return Response(status: 200, headers: [
+                    ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"),
+                    ("X-Accel-Buffering", "no"),
+                ], body: .stream(stream))
+            }
+        }
+        router.add("GET", "/api/spotify/events", summary: "SSE stream (partyId, source, installationId)", events)
+        router.add("GET", "/api/party/{id}/events", summary: "SSE stream (alias)", events)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import HTTPServer
+import PartyCore
+import Rendering
+
+extension Routes {
+    func addPartyRoutes(to router: inout Router) {
+        let service = self.service
+        router.add("POST", "/api/party", summary: "Create a party (R1–R4)") { request throws(HTTPError) in
+            try respond("create party") {
+                let json = try request.optionalJSON()
+                let party = try service.createParty(provider: try request.stringField("provider", in: json))
+                return .json(["id": .string(party.id), "pin": .string(party.guestPin), "hostPin": .string(party.hostPin),
+                              "joinUrl": .string(service.joinURL(for: party))], status: 201)
+            }
+        }
+        router.add("GET", "/api/party/join/{pin}", summary: "Find a party by guest PIN (R27)") { request throws(HTTPError) in
+            try respond("join") {
+                let party = try service.joinParty(guestPin: request.parameter("pin"), clientAddress: request.clientAddress)
+                return .json(["id": .string(party.id)])
+            }
+        }
+        router.add("GET", "/api/party/host-join/{hostPin}", summary: "Find a party by host PIN (R24)") { request throws(HTTPError) in
+            try respond("host join") {
+                let party = try service.hostJoin(hostPin: request.parameter("hostPin"), clientAddress: request.clientAddress)
+                return .json(["id": .string(party.id), "guestPin": .string(party.guestPin)])
+            }
+        }
+        router.add("GET", "/api/party/{id}", summary: "Party details; hostPin only with the host PIN (R25)") { request throws(HTTPError) in
+            try respond("party") {
+                let party = try service.activeParty(id: request.parameter("id"))
+                var fields: [(String, JSON)] = [("id", .string(party.id)), ("pin", .string(party.guestPin)),
+                                                ("provider", .string(party.provider)), ("joinUrl", .string(service.joinURL(for: party)))]
+                if service.carriesHostPin(request, party: party) { fields.append(("hostPin", .string(party.hostPin))) }
+                return .json(.object(fields))
+            }
+        }
+        router.add("DELETE", "/api/party/{id}", summary: "End the party (R5)", security: "hostPin") { request throws(HTTPError) in
+            try respond("end party") {
+                try service.end(try service.requireHost(request, partyId: request.parameter("id")))
+                return .noContent
+            }
+        }
+        router.add("GET", "/api/party/{id}/qr", summary: "QR PNG of the join URL (R4)") { request throws(HTTPError) in
+            try respond("qr") {
+                let party = try service.activeParty(id: request.parameter("id"))
+                let png = try QRCode(service.joinURL(for: party)).png(minimumPixels: 360)
+                return StaticContent(bytes: png, contentType: "image/png").response(to: request)
+            }
+        }
+        router.add("PUT", "/api/party/{id}/default-playlist", summary: "Set or clear the refill playlist (R15)", security: "hostPin") { request throws(HTTPError) in
+            try respond("default playlist") {
+                let json = try request.json()
+                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let raw = try request.stringField("playlistId", in: json)?.trimmingCharacters(in: .whitespaces) ?? ""
+                guard raw.utf8.count <= 200 else { throw PartyError.invalidInput("Invalid playlistId") }
+                let playlistId = raw.isEmpty ? nil : raw
+                try service.setDefaultPlaylist(playlistId, party: party)
+                return .json(["defaultPlaylistId": .optional(playlistId)])
+            }
+        }
+        router.add("GET", "/api/party/{id}/blacklist", summary: "Blacklist words (R12)", security: "hostPin") { request throws(HTTPError) in
+            try respond("blacklist") {
+                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                return .json(["words": .array(try service.blacklist(of: party).words.map(JSON.string))])
+            }
+        }
+        router.add("PUT", "/api/party/{id}/blacklist", summary: "Add a blacklist word", security: "hostPin") { request throws(HTTPError) in
+            try respond("blacklist add") {
+                let json = try request.json()
+                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                try service.addBlacklistWord(try request.stringField("word", in: json) ?? "", party: party)
+                return .json(["words": .array(try service.blacklist(of: party).words.map(JSON.string))])
+            }
+        }
+        router.add("DELETE", "/api/party/{id}/blacklist", summary: "Remove a blacklist word", security: "hostPin") { request throws(HTTPError) in
+            try respond("blacklist remove") {
+                let json = try request.optionalJSON()
+                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let word = try request.stringField("word", in: json) ?? request.query["word"] ?? ""
+                try service.removeBlacklistWord(word, party: party)
+                return .json(["words": .array(try service.blacklist(of: party).words.map(JSON.string))])
+            }
+        }
+    }
+}

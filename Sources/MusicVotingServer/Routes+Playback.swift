@@ -1,0 +1,61 @@
+import Foundation
+import HTTPServer
+import PartyCore
+
+extension Routes {
+    func addPlaybackRoutes(to router: inout Router) {
+        let service = self.service
+        router.add("POST", "/api/party/{id}/track/start", summary: "Play the first entry (R20)", security: "hostPin") { request throws(HTTPError) in
+            try respond("start") {
+                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                return Self.outcome(try service.start(party), service: service)
+            }
+        }
+        router.add("POST", "/api/party/{id}/track/next", summary: "Skip / song end (R14, R20)", security: "monitorOrHost") { request throws(HTTPError) in
+            try respond("next") {
+                let (party, _) = try service.requireHostOrMonitor(request, partyId: request.parameter("id"))
+                return Self.outcome(try service.next(party), service: service)
+            }
+        }
+        router.add("POST", "/api/party/{id}/track/pause", summary: "Pause (R19)", security: "hostPin") { request throws(HTTPError) in
+            try respond("pause") {
+                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                return Self.state(try service.pause(party), service: service)
+            }
+        }
+        router.add("POST", "/api/party/{id}/track/resume", summary: "Resume at the paused position (R19)", security: "hostPin") { request throws(HTTPError) in
+            try respond("resume") {
+                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                return Self.state(try service.resume(party), service: service)
+            }
+        }
+        router.add("PUT", "/api/party/{id}/track/play", summary: "Play a queued uri now", security: "hostPin") { request throws(HTTPError) in
+            try respond("play") {
+                let json = try request.json()
+                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                guard let uri = try request.stringField("uri", in: json), !uri.isEmpty else { throw PartyError.missingUri }
+                let entry = try service.play(uri: uri, party: party)
+                return .json(["status": "playing", "track": TrackJSON.entry(entry, currentEntryId: entry.id, voter: nil)])
+            }
+        }
+        router.add("POST", "/api/party/{id}/track/prepare-next", summary: "Run the refill (R15)", security: "hostPin") { request throws(HTTPError) in
+            try respond("prepare next") {
+                try service.refillIfDry(try service.requireHost(request, partyId: request.parameter("id")))
+                return .noContent
+            }
+        }
+    }
+
+    static func outcome(_ outcome: PlayOutcome, service: PartyService) -> Response {
+        switch outcome {
+        case .playing(let entry):
+            return .json(["status": "playing", "track": TrackJSON.entry(entry, currentEntryId: entry.id, voter: nil)])
+        case .empty:
+            return .json(["status": "empty", "message": "Warteschlange ist leer"])
+        }
+    }
+
+    static func state(_ playback: Playback, service: PartyService) -> Response {
+        .json(["isPlaying": .bool(playback.isPlaying), "progressMs": .integer(playback.positionMs(at: service.now))])
+    }
+}

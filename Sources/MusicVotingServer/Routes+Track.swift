@@ -1,0 +1,100 @@
+import Foundation
+import HTTPServer
+import PartyCore
+
+extension Routes {
+    func addTrackRoutes(to router: inout Router) {
+        let service = self.service
+        router.add("GET", "/api/party/{id}/track/search", summary: "Search the party's provider; empty q → top 10") { request throws(HTTPError) in
+            try respond("search") {
+                let party = try service.activeParty(id: request.parameter("id"))
+                let query = String((request.query["q"] ?? "").prefix(200))
+                let tracks = try service.provider(for: party).search(query)
+                return .json(["tracks": ["items": .array(tracks.map(TrackJSON.track))]])
+            }
+        }
+        router.add("GET", "/api/party/{id}/track/queue", summary: "The queue in R9 order (R18 hasVoted with deviceId)") { request throws(HTTPError) in
+            try respond("queue") {
+                let party = try service.activeParty(id: request.parameter("id"))
+                let voter = request.query["deviceId"].flatMap { $0.isEmpty ? nil : $0 }
+                let queue = try service.queue(of: party)
+                return .json(["queue": .array(queue.ordered().map {
+                    TrackJSON.entry($0, currentEntryId: queue.currentEntryId, voter: voter)
+                })])
+            }
+        }
+        router.add("GET", "/api/party/{id}/track/current", summary: "Playback state (R19, R21)") { request throws(HTTPError) in
+            try respond("current") {
+                let party = try service.activeParty(id: request.parameter("id"))
+                let playback = try service.playback(of: party)
+                let queue = try service.queue(of: party)
+                let now = service.now
+                var fields: [(String, JSON)] = [
+                    ("isPlaying", .bool(playback.isPlaying)), ("progressMs", .integer(playback.positionMs(at: now))),
+                ]
+                if let startedAt = playback.startedAt {
+                    fields.append(("playbackStartedAt", .integer(Int(startedAt.timeIntervalSince1970 * 1000))))
+                }
+                fields.append(("serverTime", .integer(Int(now.timeIntervalSince1970 * 1000))))
+                fields.append(("deviceActive", .bool(service.deviceActive(party))))
+                if let current = queue.current {
+                    fields.append(("track", TrackJSON.entry(current, currentEntryId: current.id, voter: nil)))
+                }
+                return .json(.object(fields))
+            }
+        }
+        router.add("GET", "/api/party/{id}/track/{trackId}", summary: "One track of the provider") { request throws(HTTPError) in
+            try respond("track") {
+                let party = try service.activeParty(id: request.parameter("id"))
+                let provider = try service.provider(for: party)
+                guard let track = try provider.track(uri: provider.uri(forTrackId: request.parameter("trackId"))) else {
+                    throw PartyError.trackNotFound
+                }
+                return .json(TrackJSON.track(track))
+            }
+        }
+        router.add("POST", "/api/party/{id}/track/addToPlaylist", summary: "Add songs by uri (R10–R13, R16)") { request throws(HTTPError) in
+            try respond("add") {
+                let json = try request.json()
+                let party = try service.activeParty(id: request.parameter("id"))
+                let uris: [String]
+                switch json {
+                case .array(let items):
+                    uris = try items.map { item in
+                        guard let uri = item.stringValue else { throw PartyError.invalidUri }
+                        return uri
+                    }
+                case .object:
+                    uris = try request.stringField("uri", in: json).map { [$0] } ?? []
+                default:
+                    throw PartyError.invalidInput("Invalid JSON body")
+                }
+                let device = try request.deviceId(from: { if case .object = json { return json } else { return nil } }())
+                    ?? "address:" + request.clientAddress
+                try service.add(uris: uris, deviceId: device, party: party)
+                return .json(["status": "added"])
+            }
+        }
+        router.add("POST", "/api/party/{id}/track/vote", summary: "Toggle this device's like (R17)") { request throws(HTTPError) in
+            try respond("vote") {
+                let json = try request.json()
+                let party = try service.activeParty(id: request.parameter("id"))
+                guard let uri = try request.stringField("uri", in: json), !uri.isEmpty,
+                      let device = try request.deviceId(from: json) else { throw PartyError.missingUriOrDevice }
+                let result = try service.vote(uri: uri, deviceId: device, party: party)
+                return .json(["liked": .bool(result.liked), "likeCount": .integer(result.likeCount)])
+            }
+        }
+        router.add("DELETE", "/api/party/{id}/track/remove", summary: "Remove a song", security: "hostPin") { request throws(HTTPError) in
+            try respond("remove") {
+                let json = try request.optionalJSON()
+                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                guard let uri = try request.stringField("uri", in: json) ?? request.query["uri"], !uri.isEmpty else {
+                    throw PartyError.missingUri
+                }
+                try service.remove(uri: uri, party: party)
+                return .json(["status": "removed"])
+            }
+        }
+    }
+}

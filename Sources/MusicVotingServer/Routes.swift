@@ -1,0 +1,52 @@
+import Foundation
+import HTTPServer
+import PartyCore
+import Providers
+import Rendering
+
+/// The HTTP API of SPEC.md, as route registrations on one router.
+struct Routes: Sendable {
+    let service: PartyService
+    let publicFiles: StaticFiles
+
+    func router() -> Router {
+        var router = Router()
+        addPartyRoutes(to: &router)
+        addTrackRoutes(to: &router)
+        addPlaybackRoutes(to: &router)
+        addMonitorRoutes(to: &router)
+        addProviderRoutes(to: &router)
+        addAssetRoutes(to: &router)
+        let document = router.openAPI(title: "MusicVoting", version: "1.0", securitySchemes: [
+            ("hostPin", "Authorization: Bearer <hostPin>"),
+            ("monitorOrHost", "Authorization: Bearer <monitorToken or hostPin>"),
+        ])
+        router.add("GET", "/api/openapi.json", summary: "This OpenAPI document") { _ in .json(document) }
+        router.add("GET", "/healthz", summary: "Liveness") { _ in .json(["status": "ok"]) }
+        return router
+    }
+}
+
+/// Runs a handler body, turning every thrown error into the one HTTP error rendering.
+func respond(_ context: String, _ body: () throws -> Response) throws(HTTPError) -> Response {
+    do { return try body() } catch { throw ErrorMapping.httpError(error, context: context) }
+}
+
+extension Request {
+    /// A string field of the JSON body; 400 with `message` when the body is not an object or the field has another type.
+    func stringField(_ name: String, in json: JSON?) throws -> String? {
+        guard let json else { return nil }
+        guard case .object = json else { throw PartyError.invalidInput("Invalid JSON body") }
+        guard let value = json[name], value != .null else { return nil }
+        guard let text = value.stringValue else { throw PartyError.invalidInput("Invalid \(name)") }
+        return text
+    }
+
+    /// The guest's device id: body, then `X-Device-Id`, then `?deviceId=`.
+    func deviceId(from json: JSON?) throws -> String? {
+        let candidate = try stringField("deviceId", in: json) ?? header("x-device-id") ?? query["deviceId"]
+        guard let candidate, !candidate.isEmpty else { return nil }
+        guard Identifiers.isWellFormedDeviceId(candidate) else { throw PartyError.invalidInput("Invalid deviceId") }
+        return candidate
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import HTTPServer
+import PartyCore
+
+/// SPEC: every provider's tracks in Spotify's track shape.
+enum TrackJSON {
+    static func track(_ track: Track) -> JSON {
+        .object(members(track))
+    }
+
+    static func members(_ track: Track) -> [(String, JSON)] {
+        [
+            ("id", .string(track.id)),
+            ("uri", .string(track.uri)),
+            ("name", .string(track.name)),
+            ("artists", .array(track.artists.map { ["name": .string($0)] })),
+            ("album", ["name": .string(track.album), "images": .array(track.imageURL.map { [["url": .string($0)]] } ?? [])]),
+            ("duration_ms", .integer(track.durationMs)),
+        ]
+    }
+
+    /// A queue item: the track shape plus the entry's id, likes and flags (R18 `hasVoted` when asked).
+    static func entry(_ entry: QueueEntry, currentEntryId: Int64?, voter: String?) -> JSON {
+        var fields = members(entry.track).filter { $0.0 != "id" }
+        fields.insert(("id", .string(String(entry.id))), at: 0)
+        fields += [
+            ("trackId", .string(entry.track.id)),
+            ("likeCount", .integer(entry.likeCount)),
+            ("isCurrentlyPlaying", .bool(entry.id == currentEntryId)),
+            ("autofilled", .bool(entry.autofilled)),
+        ]
+        if let voter { fields.append(("hasVoted", .bool(entry.voters.contains(voter)))) }
+        return .object(fields)
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// One party: its PINs, its provider and its playback state.
+public struct Party: Equatable, Sendable {
+    public static let autoEndAfter: TimeInterval = 2 * 24 * 3600
+    public static let purgeAfterEnd: TimeInterval = 30 * 24 * 3600
+
+    public var id: String
+    public var guestPin: String
+    public var hostPin: String
+    public var provider: String
+    public var createdAt: Date
+    public var endedAt: Date?
+    public var defaultPlaylistId: String?
+    public var playback: Playback
+
+    public init(id: String, guestPin: String, hostPin: String, provider: String, createdAt: Date,
+                endedAt: Date? = nil, defaultPlaylistId: String? = nil, playback: Playback = Playback()) {
+        self.id = id
+        self.guestPin = guestPin
+        self.hostPin = hostPin
+        self.provider = provider
+        self.createdAt = createdAt
+        self.endedAt = endedAt
+        self.defaultPlaylistId = defaultPlaylistId
+        self.playback = playback
+    }
+
+    public var isActive: Bool { endedAt == nil }
+
+    /// R6: a party not ended within 2 days of creation ends by itself.
+    public func isDueToAutoEnd(at now: Date) -> Bool {
+        isActive && now.timeIntervalSince(createdAt) >= Self.autoEndAfter
+    }
+
+    /// R6: an ended party's data is deleted 1 month after it ended.
+    public func isDueForPurge(at now: Date) -> Bool {
+        guard let endedAt else { return false }
+        return now.timeIntervalSince(endedAt) >= Self.purgeAfterEnd
+    }
+}

@@ -1,0 +1,22 @@
+/// Every way a party rule can refuse a request. The server maps each case to one HTTP answer.
+public enum PartyError: Error, Equatable, Sendable {
+    case missingProvider
+    case invalidProvider(offered: [String])
+    case pinsExhausted
+    case partyNotFound
+    case duplicate
+    case rateLimited(retryAfterSeconds: Int)
+    case blacklisted
+    case notInQueue
+    case noPlaybackDevice
+    case hostAuthorizationMissing
+    case hostPinWrong
+    case tooManyAttempts(retryAfterSeconds: Int)
+    case noTracks
+    case missingUri
+    case missingUriOrDevice
+    case trackNotFound
+    case invalidUri
+    case providerNotConfigured
+    case invalidInput(String)
+}

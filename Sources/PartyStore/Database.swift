@@ -1,0 +1,64 @@
+import CSQLite
+import Foundation
+
+/// Owns one SQLite connection. Not thread-safe by itself: `PartyStore` is its one serial owner.
+final class Database {
+    private let handle: OpaquePointer
+
+    init(path: String) throws(DatabaseError) {
+        var raw: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &raw, flags, nil)
+        guard status == SQLITE_OK, let raw else {
+            let message = raw.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
+            sqlite3_close(raw)
+            throw DatabaseError(code: status, message: message)
+        }
+        handle = raw
+        sqlite3_busy_timeout(handle, 5000)
+        // WAL with synchronous=NORMAL: a committed transaction survives the process being killed
+        // (only an OS crash may lose the last commits), and readers never block the writer.
+        try execute("PRAGMA journal_mode=WAL")
+        try execute("PRAGMA synchronous=NORMAL")
+        try execute("PRAGMA foreign_keys=ON")
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    func execute(_ sql: String) throws(DatabaseError) {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if status != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? "unknown"
+            sqlite3_free(errorMessage)
+            throw DatabaseError(code: status, message: message)
+        }
+    }
+
+    func prepare(_ sql: String) throws(DatabaseError) -> Statement {
+        var raw: OpaquePointer?
+        let status = sqlite3_prepare_v2(handle, sql, -1, &raw, nil)
+        guard status == SQLITE_OK, let raw else { throw error(status) }
+        return Statement(handle: raw, database: self)
+    }
+
+    /// Runs `body` in one transaction; rolls back when it throws.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    var lastInsertRowId: Int64 { sqlite3_last_insert_rowid(handle) }
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    func error(_ status: Int32) -> DatabaseError {
+        DatabaseError(code: status, message: String(cString: sqlite3_errmsg(handle)))
+    }
+}

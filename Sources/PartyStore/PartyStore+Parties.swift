@@ -1,0 +1,86 @@
+import Foundation
+import PartyCore
+
+extension PartyStore {
+    private static let partyColumns = """
+        id, guest_pin, host_pin, provider, created_at, ended_at, default_playlist_id, current_entry_id,
+        playback_started_at, paused_position_ms, is_playing, paused_by_host, last_advance_at
+        """
+
+    public func insert(_ party: Party) throws {
+        try run("""
+            INSERT INTO parties (\(Self.partyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.text(party.id), .text(party.guestPin), .text(party.hostPin), .text(party.provider),
+                  .date(party.createdAt), .optional(party.endedAt), .optional(party.defaultPlaylistId)]
+                + Self.values(of: party.playback))
+    }
+
+    public func party(id: String) throws -> Party? {
+        try run("SELECT \(Self.partyColumns) FROM parties WHERE id = ?", [.text(id)]).first.map(Self.party)
+    }
+
+    public func activeParty(guestPin: String) throws -> Party? {
+        try run("SELECT \(Self.partyColumns) FROM parties WHERE guest_pin = ? AND ended_at IS NULL",
+                [.text(guestPin)]).first.map(Self.party)
+    }
+
+    public func activeParty(hostPin: String) throws -> Party? {
+        try run("SELECT \(Self.partyColumns) FROM parties WHERE host_pin = ? AND ended_at IS NULL",
+                [.text(hostPin)]).first.map(Self.party)
+    }
+
+    /// R2: whether `pin` is a guest or host PIN of an active party.
+    public func isPinTaken(_ pin: String) throws -> Bool {
+        !(try run("SELECT 1 FROM parties WHERE ended_at IS NULL AND (guest_pin = ? OR host_pin = ?) LIMIT 1",
+                  [.text(pin), .text(pin)]).isEmpty)
+    }
+
+    public func activeParties() throws -> [Party] {
+        try run("SELECT \(Self.partyColumns) FROM parties WHERE ended_at IS NULL").map(Self.party)
+    }
+
+    public func save(playback: Playback, partyId: String) throws {
+        try run("""
+            UPDATE parties SET current_entry_id = ?, playback_started_at = ?, paused_position_ms = ?,
+                is_playing = ?, paused_by_host = ?, last_advance_at = ? WHERE id = ?
+            """, Self.values(of: playback) + [.text(partyId)])
+    }
+
+    public func setDefaultPlaylist(_ playlistId: String?, partyId: String) throws {
+        try run("UPDATE parties SET default_playlist_id = ? WHERE id = ?", [.optional(playlistId), .text(partyId)])
+    }
+
+    /// R5: empties the queue, deletes the provider tokens and marks the party ended.
+    public func end(partyId: String, at now: Date) throws {
+        try transaction {
+            try run("DELETE FROM queue_entries WHERE party_id = ?", [.text(partyId)])
+            try run("DELETE FROM provider_tokens WHERE party_id = ?", [.text(partyId)])
+            try run("""
+                UPDATE parties SET ended_at = ?, current_entry_id = NULL, playback_started_at = NULL,
+                    is_playing = 0, paused_position_ms = 0, monitor_token = NULL WHERE id = ?
+                """, [.date(now), .text(partyId)])
+        }
+    }
+
+    /// R6: deletes every party (and, by cascade, its rows) that ended before `cutoff`.
+    @discardableResult
+    public func purge(endedBefore cutoff: Date) throws -> Int {
+        try run("DELETE FROM parties WHERE ended_at IS NOT NULL AND ended_at < ?", [.date(cutoff)])
+        return database.changes
+    }
+
+    private static func values(of playback: Playback) -> [SQLValue] {
+        [.optional(playback.currentEntryId), .optional(playback.startedAt), .integer(Int64(playback.pausedPositionMs)),
+         .bool(playback.isPlaying), .bool(playback.pausedByHost), .optional(playback.lastAdvanceAt)]
+    }
+
+    private static func party(_ row: Row) -> Party {
+        Party(
+            id: row.text(0) ?? "", guestPin: row.text(1) ?? "", hostPin: row.text(2) ?? "",
+            provider: row.text(3) ?? "", createdAt: row.date(4) ?? Date(timeIntervalSince1970: 0),
+            endedAt: row.date(5), defaultPlaylistId: row.text(6),
+            playback: Playback(
+                currentEntryId: row.integer(7), startedAt: row.date(8), pausedPositionMs: Int(row.integer(9) ?? 0),
+                isPlaying: row.bool(10), pausedByHost: row.bool(11), lastAdvanceAt: row.date(12)))
+    }
+}

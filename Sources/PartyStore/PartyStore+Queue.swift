@@ -1,0 +1,59 @@
+import Foundation
+import PartyCore
+
+extension PartyStore {
+    /// Artists are stored as one text column, joined by a unit separator no title contains.
+    private static let artistSeparator = "\u{1F}"
+
+    /// The party's entries with their voters, in storage order; `Queue.ordered()` is the only ordering.
+    public func entries(partyId: String) throws -> [QueueEntry] {
+        var voters: [Int64: Set<String>] = [:]
+        for row in try run("""
+            SELECT v.entry_id, v.device_id FROM votes v JOIN queue_entries e ON e.id = v.entry_id WHERE e.party_id = ?
+            """, [.text(partyId)]) {
+            voters[row.integer(0) ?? 0, default: []].insert(row.text(1) ?? "")
+        }
+        return try run("""
+            SELECT id, uri, track_id, name, artists, album, image_url, duration_ms, added_at, added_by, autofilled
+            FROM queue_entries WHERE party_id = ?
+            """, [.text(partyId)]).map { row in
+            let id = row.integer(0) ?? 0
+            let track = Track(
+                id: row.text(2) ?? "", uri: row.text(1) ?? "", name: row.text(3) ?? "",
+                artists: (row.text(4) ?? "").components(separatedBy: Self.artistSeparator).filter { !$0.isEmpty },
+                album: row.text(5) ?? "", imageURL: row.text(6), durationMs: Int(row.integer(7) ?? 0))
+            return QueueEntry(id: id, track: track, addedAt: row.date(8) ?? Date(timeIntervalSince1970: 0),
+                              addedBy: row.text(9) ?? "", autofilled: row.bool(10), voters: voters[id] ?? [])
+        }
+    }
+
+    public func queue(partyId: String, currentEntryId: Int64?) throws -> Queue {
+        Queue(entries: try entries(partyId: partyId), currentEntryId: currentEntryId)
+    }
+
+    /// Inserts a new entry and returns its id.
+    @discardableResult
+    public func insertEntry(partyId: String, track: Track, addedAt: Date, addedBy: String, autofilled: Bool) throws -> Int64 {
+        try run("""
+            INSERT INTO queue_entries (party_id, uri, track_id, name, artists, album, image_url, duration_ms,
+                added_at, added_by, autofilled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.text(partyId), .text(track.uri), .text(track.id), .text(track.name),
+                  .text(track.artists.joined(separator: Self.artistSeparator)), .text(track.album),
+                  .optional(track.imageURL), .integer(Int64(track.durationMs)), .date(addedAt), .text(addedBy),
+                  .bool(autofilled)])
+        return database.lastInsertRowId
+    }
+
+    /// R14: a played or removed entry is deleted with its votes; there is no history.
+    public func deleteEntry(id: Int64) throws {
+        try run("DELETE FROM queue_entries WHERE id = ?", [.integer(id)])
+    }
+
+    /// R17: one like per device per entry; a second call removes it. Returns whether it is liked now.
+    public func toggleVote(entryId: Int64, deviceId: String) throws -> Bool {
+        try run("DELETE FROM votes WHERE entry_id = ? AND device_id = ?", [.integer(entryId), .text(deviceId)])
+        if database.changes > 0 { return false }
+        try run("INSERT INTO votes (entry_id, device_id) VALUES (?, ?)", [.integer(entryId), .text(deviceId)])
+        return true
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import PartyCore
+
+/// A provider's OAuth tokens for one party (R7: the refresh token survives restarts; R5 deletes them).
+public struct ProviderTokens: Equatable, Sendable {
+    public var provider: String
+    public var accessToken: String?
+    public var refreshToken: String?
+    public var expiresAt: Date?
+
+    public init(provider: String, accessToken: String?, refreshToken: String?, expiresAt: Date?) {
+        self.provider = provider
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.expiresAt = expiresAt
+    }
+}
+
+extension PartyStore {
+    public func blacklist(partyId: String) throws -> Blacklist {
+        Blacklist(words: try run("SELECT word FROM blacklist WHERE party_id = ? ORDER BY word", [.text(partyId)])
+            .compactMap { $0.text(0) })
+    }
+
+    public func addBlacklistWord(_ word: String, partyId: String) throws {
+        try run("INSERT OR IGNORE INTO blacklist (party_id, word) VALUES (?, ?)", [.text(partyId), .text(word)])
+    }
+
+    public func removeBlacklistWord(_ word: String, partyId: String) throws {
+        try run("DELETE FROM blacklist WHERE party_id = ? AND word = ?", [.text(partyId), .text(word)])
+    }
+
+    /// R21: the token the registered monitor proves itself with.
+    public func monitorToken(partyId: String) throws -> String? {
+        try run("SELECT monitor_token FROM parties WHERE id = ?", [.text(partyId)]).first?.text(0)
+    }
+
+    public func setMonitor(token: String, deviceId: String, partyId: String) throws {
+        try run("UPDATE parties SET monitor_token = ?, monitor_device_id = ? WHERE id = ?",
+                [.text(token), .text(deviceId), .text(partyId)])
+    }
+
+    public func save(tokens: ProviderTokens, partyId: String) throws {
+        try run("""
+            INSERT INTO provider_tokens (party_id, provider, access_token, refresh_token, expires_at) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT(party_id) DO UPDATE SET provider = excluded.provider, access_token = excluded.access_token,
+                refresh_token = excluded.refresh_token, expires_at = excluded.expires_at
+            """, [.text(partyId), .text(tokens.provider), .optional(tokens.accessToken), .optional(tokens.refreshToken),
+                  .optional(tokens.expiresAt)])
+    }
+
+    public func tokens(partyId: String) throws -> ProviderTokens? {
+        try run("SELECT provider, access_token, refresh_token, expires_at FROM provider_tokens WHERE party_id = ?",
+                [.text(partyId)]).first.map {
+            ProviderTokens(provider: $0.text(0) ?? "", accessToken: $0.text(1), refreshToken: $0.text(2), expiresAt: $0.date(3))
+        }
+    }
+}

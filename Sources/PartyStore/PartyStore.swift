@@ -1,0 +1,28 @@
+import Foundation
+import PartyCore
+
+/// SQLite persistence of PartyCore values (R7, R8). Not thread-safe: the server serializes every call.
+public final class PartyStore {
+    let database: Database
+    private var statements: [String: Statement] = [:]
+
+    public init(path: String) throws {
+        database = try Database(path: path)
+        try database.migrate(Schema.migrations)
+    }
+
+    public var schemaVersion: Int { get throws { try database.schemaVersion } }
+
+    /// Runs `body` atomically: all of its writes land, or none.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try database.transaction(body)
+    }
+
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLValue] = []) throws -> [Row] {
+        if let statement = statements[sql] { return try statement.run(values) }
+        let statement = try database.prepare(sql)
+        statements[sql] = statement
+        return try statement.run(values)
+    }
+}

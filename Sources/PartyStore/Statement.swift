@@ -1,0 +1,99 @@
+import CSQLite
+import Foundation
+
+/// A value bound to a `?` parameter. All SQL is parameterized.
+enum SQLValue {
+    case text(String)
+    case integer(Int64)
+    case real(Double)
+    case null
+
+    static func optional(_ text: String?) -> SQLValue { text.map(SQLValue.text) ?? .null }
+    static func optional(_ date: Date?) -> SQLValue { date.map { .real($0.timeIntervalSince1970) } ?? .null }
+    static func optional(_ number: Int64?) -> SQLValue { number.map(SQLValue.integer) ?? .null }
+    static func date(_ date: Date) -> SQLValue { .real(date.timeIntervalSince1970) }
+    static func bool(_ flag: Bool) -> SQLValue { .integer(flag ? 1 : 0) }
+}
+
+/// Owns one prepared statement; finalized in deinit.
+final class Statement {
+    private let handle: OpaquePointer
+    private unowned let database: Database
+
+    init(handle: OpaquePointer, database: Database) {
+        self.handle = handle
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Binds `values`, steps to the end, and returns every row.
+    @discardableResult
+    func run(_ values: [SQLValue] = []) throws(DatabaseError) -> [Row] {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value {
+            case .text(let text): status = mv_sqlite_bind_text(handle, index, text)
+            case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
+            case .real(let number): status = sqlite3_bind_double(handle, index, number)
+            case .null: status = sqlite3_bind_null(handle, index)
+            }
+            guard status == SQLITE_OK else { throw database.error(status) }
+        }
+        var rows: [Row] = []
+        while true {
+            let status = sqlite3_step(handle)
+            if status == SQLITE_DONE { break }
+            guard status == SQLITE_ROW else {
+                let failure = database.error(status)
+                sqlite3_reset(handle)
+                throw failure
+            }
+            rows.append(Row(statement: handle))
+        }
+        sqlite3_reset(handle)
+        return rows
+    }
+}
+
+/// One result row, copied out of SQLite.
+struct Row {
+    private let values: [SQLValue]
+
+    init(statement: OpaquePointer) {
+        values = (0..<sqlite3_column_count(statement)).map { column in
+            switch sqlite3_column_type(statement, column) {
+            case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
+            case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, column))
+            case SQLITE_NULL: return .null
+            default: return .text(String(cString: sqlite3_column_text(statement, column)))
+            }
+        }
+    }
+
+    func text(_ column: Int) -> String? {
+        if case .text(let text) = values[column] { return text }
+        return nil
+    }
+
+    func integer(_ column: Int) -> Int64? {
+        switch values[column] {
+        case .integer(let number): return number
+        case .real(let number): return Int64(number)
+        default: return nil
+        }
+    }
+
+    func date(_ column: Int) -> Date? {
+        switch values[column] {
+        case .real(let number): return Date(timeIntervalSince1970: number)
+        case .integer(let number): return Date(timeIntervalSince1970: Double(number))
+        default: return nil
+        }
+    }
+
+    func bool(_ column: Int) -> Bool { integer(column) == 1 }
+}

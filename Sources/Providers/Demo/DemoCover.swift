@@ -1,0 +1,24 @@
+import Foundation
+
+/// A generated SVG cover per demo song: a colour gradient with the title's initials.
+public enum DemoCover {
+    public static func svg(number: Int) -> String? {
+        guard DemoCatalog.songs.indices.contains(number - 1) else { return nil }
+        let song = DemoCatalog.songs[number - 1]
+        let hue = (number * 47) % 360
+        let initials = song.title.split(separator: " ").prefix(2).compactMap(\.first).map(String.init).joined()
+        return """
+            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 300 300" width="300" height="300">\
+            <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1">\
+            <stop offset="0" stop-color="hsl(\(hue),70%,55%)"/><stop offset="1" stop-color="hsl(\((hue + 60) % 360),70%,30%)"/>\
+            </linearGradient></defs><rect width="300" height="300" fill="url(#g)"/>\
+            <text x="150" y="180" font-family="sans-serif" font-size="110" font-weight="700" fill="#fff" \
+            text-anchor="middle" opacity="0.9">\(escaped(initials))</text></svg>
+            """
+    }
+
+    private static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+}

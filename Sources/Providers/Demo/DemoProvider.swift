@@ -1,0 +1,52 @@
+import Foundation
+import PartyCore
+
+/// The embedded `demo` provider: no account, built-in catalog, audio served by the binary.
+public struct DemoProvider: MusicProvider {
+    public init() {}
+
+    public var name: String { "demo" }
+    public var isConfigured: Bool { true }
+    public var playerAdapter: String { "audio" }
+
+    public func search(_ query: String) throws(ProviderError) -> [Track] {
+        let needle = Self.folded(query)
+        guard !needle.isEmpty else { return Array(DemoCatalog.tracks.prefix(10)) }
+        return DemoCatalog.tracks.filter { track in
+            ([track.name, track.album] + track.artists).contains { Self.folded($0).contains(needle) }
+        }
+    }
+
+    public func track(uri: String) throws(ProviderError) -> Track? {
+        DemoCatalog.number(of: uri).map { DemoCatalog.tracks[$0 - 1] }
+    }
+
+    public func uri(forTrackId id: String) -> String { DemoCatalog.uriPrefix + id }
+
+    public func charts() throws(ProviderError) -> [Track] { Array(DemoCatalog.tracks.prefix(10)) }
+
+    public func playlists() throws(ProviderError) -> [Playlist] {
+        albums.map { Playlist(id: $0.id, name: $0.name, trackCount: $0.tracks.count, imageURL: $0.tracks.first?.imageURL) }
+    }
+
+    public func playlistTracks(id: String) throws(ProviderError) -> [Track] {
+        albums.first { $0.id == id }?.tracks ?? []
+    }
+
+    /// Each demo album doubles as a playlist.
+    private var albums: [(id: String, name: String, tracks: [Track])] {
+        var order: [String] = []
+        var byAlbum: [String: [Track]] = [:]
+        for track in DemoCatalog.tracks {
+            if byAlbum[track.album] == nil { order.append(track.album) }
+            byAlbum[track.album, default: []].append(track)
+        }
+        return order.enumerated().map { index, album in ("album\(index + 1)", album, byAlbum[album] ?? []) }
+    }
+
+    /// Case- and accent-insensitive matching.
+    static func folded(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

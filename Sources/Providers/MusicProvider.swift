@@ -1,0 +1,43 @@
+import PartyCore
+
+/// A playlist the host can pick as the party's default (R15 refill source).
+public struct Playlist: Equatable, Sendable {
+    public var id: String
+    public var name: String
+    public var trackCount: Int
+    public var imageURL: String?
+
+    public init(id: String, name: String, trackCount: Int, imageURL: String?) {
+        self.id = id
+        self.name = name
+        self.trackCount = trackCount
+        self.imageURL = imageURL
+    }
+}
+
+/// Why a provider could not answer.
+public enum ProviderError: Error, Equatable, Sendable {
+    /// SPEC: 503 `Anbieter nicht konfiguriert.`
+    case notConfigured
+    case unavailable(String)
+}
+
+/// What every music source offers a party (SPEC "Providers").
+public protocol MusicProvider: Sendable {
+    /// The name parties use in `POST /api/party {"provider"}`.
+    var name: String { get }
+    /// Whether credentials are present; an unconfigured provider is not offered on the start page.
+    var isConfigured: Bool { get }
+    /// The monitor-side player adapter that plays this provider's tracks.
+    var playerAdapter: String { get }
+    /// Matching tracks; an empty query answers the top 10.
+    func search(_ query: String) throws(ProviderError) -> [Track]
+    /// R13: the only way a song enters a queue is by a uri this returns a track for.
+    func track(uri: String) throws(ProviderError) -> Track?
+    /// The uri of the track with provider id `id` (`GET …/track/{trackId}`).
+    func uri(forTrackId id: String) -> String
+    /// R15: refill source when no default playlist is set.
+    func charts() throws(ProviderError) -> [Track]
+    func playlists() throws(ProviderError) -> [Playlist]
+    func playlistTracks(id: String) throws(ProviderError) -> [Track]
+}

@@ -1,0 +1,28 @@
+import Foundation
+import MusicVotingServer
+
+// Callbacks for C live in the library: closures here would be main-actor isolated (NOTES-libmicrohttpd).
+let configuration: Configuration
+do {
+    configuration = try Configuration.parse(arguments: Array(CommandLine.arguments.dropFirst()),
+                                            environment: ProcessInfo.processInfo.environment)
+} catch .help {
+    print(Configuration.usage)
+    exit(0)
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(2)
+}
+
+let application: Application
+do {
+    application = try Application(configuration: configuration)
+    try application.start()
+} catch {
+    FileHandle.standardError.write(Data("musicvoting: \(error)\n".utf8))
+    exit(1)
+}
+FileHandle.standardOutput.write(Data("MusicVoting listening on \(application.scheme)://\(configuration.host):\(application.port)\n".utf8))
+ShutdownSignals.wait()
+application.stop()
+print("MusicVoting stopped")
