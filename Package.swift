@@ -28,6 +28,6 @@ let package = Package(
         .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PartyCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["musicvoting"]),
     ]
 )

@@ -21,7 +21,7 @@ extension PartyService {
             guard let track = try provider.track(uri: uri) else { throw PartyError.trackNotFound }
             tracks.append(track)
         }
-        try locked {
+        let startsPlayback = try locked {
             let now = self.now
             if addLimiter.remaining(key: deviceId, at: now) < tracks.count {
                 throw PartyError.rateLimited(retryAfterSeconds: addLimiter.retryAfter(key: deviceId, at: now) ?? 60)
@@ -31,17 +31,27 @@ extension PartyService {
             let blacklist = try store.blacklist(partyId: party.id)
             try store.transaction {
                 for track in tracks {
-                    if let error = queue.admissionError(for: track, blacklist: blacklist) { throw error }
-                    let id = try store.insertEntry(partyId: party.id, track: track, addedAt: now, addedBy: deviceId, autofilled: false)
-                    queue.entries.append(QueueEntry(id: id, track: track, addedAt: now, addedBy: deviceId))
+                    switch queue.admission(for: track, blacklist: blacklist) {
+                    case .refuse(let error):
+                        throw error
+                    case .promote(let entryId):
+                        try store.promote(entryId: entryId, addedBy: deviceId, at: now)
+                        queue.entries.removeAll { $0.id == entryId }
+                        queue.entries.append(QueueEntry(id: entryId, track: track, addedAt: now, addedBy: deviceId))
+                    case .insert:
+                        let id = try store.insertEntry(partyId: party.id, track: track, addedAt: now, addedBy: deviceId, autofilled: false)
+                        queue.entries.append(QueueEntry(id: id, track: track, addedAt: now, addedBy: deviceId))
+                    }
                 }
             }
             addLimiter.record(key: deviceId, at: now, count: tracks.count)
             hub.publish(ServerEvent(type: .queueUpdated, partyId: party.id, payload: [("reason", "add")]))
             // R16: an idle party starts by itself, once a monitor can play it (R21).
-            if current.playback.isIdle, presence.isActive(partyId: party.id, at: now) {
-                _ = try startLocked(partyId: party.id)
-            }
+            return current.playback.isIdle && presence.isActive(partyId: party.id, at: now)
+        }
+        if startsPlayback {
+            let outcome = try locked { try startLocked(partyId: party.id) }
+            if case .playing = outcome { try refillIfDry(party) }
         }
     }
 

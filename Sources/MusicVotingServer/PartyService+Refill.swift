@@ -19,7 +19,7 @@ extension PartyService {
         let blacklist = try store.blacklist(partyId: partyId)
         var added = 0
         for track in tracks where track.uri != justPlayed && track.uri != queue.current?.track.uri {
-            guard queue.admissionError(for: track, blacklist: blacklist) == nil else { continue }
+            guard queue.admission(for: track, blacklist: blacklist) == .insert else { continue }
             let id = try store.insertEntry(partyId: partyId, track: track, addedAt: now, addedBy: "autofill", autofilled: true)
             queue.entries.append(QueueEntry(id: id, track: track, addedAt: now, addedBy: "autofill", autofilled: true))
             added += 1

@@ -23,10 +23,18 @@ public struct Queue: Equatable, Sendable {
     /// R20: the first entry by R9 that is not the current one.
     public var next: QueueEntry? { waiting.first }
 
-    /// R10 and R12: whether `track` may join the waiting entries.
-    public func admissionError(for track: Track, blacklist: Blacklist) -> PartyError? {
-        if blacklist.blocks(track) { return .blacklisted }
-        if waiting.contains(where: { $0.track.uri == track.uri }) { return .duplicate }
-        return nil
+    /// What adding `track` does to the waiting entries.
+    public enum Admission: Equatable, Sendable {
+        case insert
+        /// A guest asked for a song that waits only as an auto-filled entry: it becomes the guest's (R9 moves it up).
+        case promote(entryId: Int64)
+        case refuse(PartyError)
+    }
+
+    /// R10 and R12: whether and how a guest's `track` joins the waiting entries.
+    public func admission(for track: Track, blacklist: Blacklist) -> Admission {
+        if blacklist.blocks(track) { return .refuse(.blacklisted) }
+        guard let waitingCopy = waiting.first(where: { $0.track.uri == track.uri }) else { return .insert }
+        return waitingCopy.autofilled ? .promote(entryId: waitingCopy.id) : .refuse(.duplicate)
     }
 }

@@ -44,6 +44,12 @@ extension PartyStore {
         return database.lastInsertRowId
     }
 
+    /// Turns an auto-filled entry into a guest's request, as if just added (its likes stay).
+    public func promote(entryId: Int64, addedBy: String, at now: Date) throws {
+        try run("UPDATE queue_entries SET autofilled = 0, added_by = ?, added_at = ? WHERE id = ?",
+                [.text(addedBy), .date(now), .integer(entryId)])
+    }
+
     /// R14: a played or removed entry is deleted with its votes; there is no history.
     public func deleteEntry(id: Int64) throws {
         try run("DELETE FROM queue_entries WHERE id = ?", [.integer(id)])

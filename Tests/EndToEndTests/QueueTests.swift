@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+@Suite("Search and queue (R9–R13, R17, R18)")
+struct QueueTests {
+    @Test func searchAnswersSpotifyShapedTracksAndTopTenOnEmptyQuery() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        let top = try party.client.get("\(party.base)/track/search?q=")
+        let items = (top.json["tracks"] as? [String: Any])?["items"] as? [[String: Any]] ?? []
+        #expect(items.count == 10)
+        let found = try party.client.get("\(party.base)/track/search?q=treppenhaus")
+        let first = ((found.json["tracks"] as? [String: Any])?["items"] as? [[String: Any]])?.first ?? [:]
+        #expect(first["uri"] as? String == "demo:track:9")
+        #expect(first["name"] as? String == "Disco im Treppenhaus")
+        #expect((first["artists"] as? [[String: Any]])?.first?["name"] as? String == "Die Hausmeister")
+        let album = first["album"] as? [String: Any]
+        #expect(album?["name"] as? String == "Erdgeschoss")
+        #expect(((album?["images"] as? [[String: Any]])?.first?["url"] as? String)?.hasSuffix(".svg") == true)
+        #expect(first["duration_ms"] as? Int == 33_000)
+        let accent = try party.client.get("\(party.base)/track/search?q=SPATI")
+        #expect((((accent.json["tracks"] as? [String: Any])?["items"]) as? [Any])?.count == 1, "accent- and case-insensitive")
+        let single = try party.client.get("\(party.base)/track/9")
+        #expect(single.status == 200 && single.json["uri"] as? String == "demo:track:9")
+        #expect(try party.client.get("\(party.base)/track/999").status == 404)
+    }
+
+    @Test func addingRefusesDuplicatesUnknownSongsAndLinks() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        #expect(try party.add(4).json["status"] as? String == "added")
+        let duplicate = try party.add(4, device: "guest-2")
+        #expect(duplicate.status == 409 && duplicate.error == "Song ist schon in der Warteschlange.")
+        #expect(try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:999", "deviceId": "g"]).status == 404)
+        let link = try party.client.send("POST", "\(party.base)/track/addToPlaylist",
+                                         json: ["uri": "https://open.spotify.com/track/abc", "deviceId": "g"])
+        #expect(link.status == 400)
+        let none = try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: [String]())
+        #expect(none.status == 400 && none.error == "No tracks provided")
+        let batch = try party.client.send("POST", "\(party.base)/track/addToPlaylist?deviceId=g3", json: ["demo:track:5", "demo:track:6"])
+        #expect(batch.status == 200)
+        #expect(try party.queueUris() == ["demo:track:4", "demo:track:5", "demo:track:6"])
+        let mixed = try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["demo:track:7", "demo:track:4"],
+                                          headers: ["X-Device-Id": "g4"])
+        #expect(mixed.status == 409)
+        #expect(try !party.queueUris().contains("demo:track:7"), "a refused batch adds nothing")
+    }
+
+    @Test func theEleventhAddPerDeviceWithinAMinuteIsRateLimited() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        for number in 1...10 { #expect(try party.add(number, device: "fast").status == 200) }
+        let limited = try party.add(11, device: "fast")
+        #expect(limited.status == 429 && limited.error == "Zu viele Anfragen — bitte kurz warten.")
+        #expect(Int(limited.header("retry-after") ?? "") ?? 0 > 0)
+        #expect(try party.add(11, device: "other").status == 200)
+    }
+
+    @Test func blacklistedTitlesAndArtistsAreRefused() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        #expect(try party.host("PUT", "/blacklist", json: ["word": "hausMEISTER"]).status == 200)
+        #expect(try party.host("PUT", "/blacklist", json: ["word": "Bahnsteig"]).json["words"] as? [String] == ["Bahnsteig", "hausMEISTER"])
+        let byArtist = try party.add(9)
+        #expect(byArtist.status == 403 && byArtist.error == "Nicht erlaubt.")
+        #expect(try party.add(11).status == 403, "title substring")
+        #expect(try party.add(1).status == 200)
+        #expect(try party.host("DELETE", "/blacklist", json: ["word": "hausMEISTER"]).json["words"] as? [String] == ["Bahnsteig"])
+        #expect(try party.add(9).status == 200)
+        #expect(try party.client.get("\(party.base)/blacklist").status == 401)
+    }
+
+    @Test func likesToggleReorderTheQueueAndShowHasVoted() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        for number in [1, 2, 3] { try party.add(number) }
+        #expect(try party.queueUris() == ["demo:track:1", "demo:track:2", "demo:track:3"])
+        let liked = try party.vote(3, device: "a")
+        #expect(liked.json["liked"] as? Bool == true && liked.json["likeCount"] as? Int == 1)
+        try party.vote(3, device: "b")
+        try party.vote(2, device: "a")
+        #expect(try party.queueUris() == ["demo:track:3", "demo:track:2", "demo:track:1"])
+        let mine = try party.queue(device: "b")
+        #expect(mine.map { $0["hasVoted"] as? Bool } == [true, false, false])
+        #expect(try party.queue().first?["hasVoted"] == nil)
+        let unliked = try party.vote(3, device: "b")
+        #expect(unliked.json["liked"] as? Bool == false && unliked.json["likeCount"] as? Int == 1)
+        let missing = try party.vote(8, device: "a")
+        #expect(missing.status == 404 && missing.error == "Song nicht in der Warteschlange.")
+        let incomplete = try party.client.send("POST", "\(party.base)/track/vote", json: ["uri": "demo:track:3"])
+        #expect(incomplete.status == 400 && incomplete.error == "Missing uri or deviceId")
+    }
+
+    @Test func hostRemovesSongs() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        try party.add(1)
+        try party.add(2)
+        #expect(try party.client.send("DELETE", "\(party.base)/track/remove", json: ["uri": "demo:track:1"]).status == 401)
+        let removed = try party.host("DELETE", "/track/remove", json: ["uri": "demo:track:1"])
+        #expect(removed.status == 200 && removed.json["status"] as? String == "removed")
+        #expect(try party.queueUris() == ["demo:track:2"])
+        let again = try party.host("DELETE", "/track/remove", json: ["uri": "demo:track:1"])
+        #expect(again.status == 404 && again.error == "Song nicht in der Warteschlange.")
+        let noUri = try party.host("DELETE", "/track/remove", json: [String: String]())
+        #expect(noUri.status == 400 && noUri.error == "Missing uri")
+    }
+
+    @Test func defaultPlaylistIsSetAndCleared() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        let playlists = try party.host("GET", "/spotify/playlists")
+        let first = (playlists.json["playlists"] as? [[String: Any]])?.first
+        #expect(first?["id"] as? String == "album1" && first?["trackCount"] as? Int ?? 0 > 0)
+        #expect(try party.host("PUT", "/default-playlist", json: ["playlistId": "album1"]).json["defaultPlaylistId"] as? String == "album1")
+        let cleared = try party.host("PUT", "/default-playlist", json: ["playlistId": " "])
+        #expect(cleared.status == 200 && cleared.json["defaultPlaylistId"] is NSNull)
+    }
+}

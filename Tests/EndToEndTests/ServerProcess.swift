@@ -1,0 +1,73 @@
+import Foundation
+
+/// The real `musicvoting` binary on 127.0.0.1, port 0, with its own temporary data folder.
+final class ServerProcess {
+    let process = Process()
+    let dataDirectory: String
+    private(set) var port: UInt16 = 0
+    private let output = Pipe()
+
+    static var binary: String {
+        if let path = ProcessInfo.processInfo.environment["MUSICVOTING_BINARY"] { return path }
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = testBinary.deletingLastPathComponent()
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent("musicvoting").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/musicvoting").path
+    }
+
+    static var repositoryRoot: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
+    init(dataDirectory: String? = nil, arguments: [String] = []) throws {
+        self.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("mv-e2e-\(UUID().uuidString)").path
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["--host", "127.0.0.1", "--port", "0", "--data", self.dataDirectory,
+                             "--resources", Self.repositoryRoot] + arguments
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        port = try readPort()
+    }
+
+    private func readPort() throws -> UInt16 {
+        let deadline = Date().addingTimeInterval(20)
+        var text = ""
+        let handle = output.fileHandleForReading
+        while Date() < deadline {
+            let data = handle.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("MusicVoting listening on ") }),
+               let port = line.split(separator: ":").last.flatMap({ UInt16($0) }) {
+                return port
+            }
+        }
+        process.terminate()
+        throw TestFailure(description: "server did not report its port: \(text)")
+    }
+
+    var client: HTTPClient { HTTPClient(port: port) }
+
+    /// SIGTERM and wait: the clean shutdown path.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// SIGKILL: nothing gets to flush.
+    func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit { kill() }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// A demo party created through the API, with helpers that speak for its guests, host and monitor.
+struct TestParty {
+    let client: HTTPClient
+    let id: String
+    let pin: String
+    let hostPin: String
+    let joinUrl: String
+
+    init(_ server: ServerProcess, provider: String = "demo") throws {
+        client = server.client
+        let response = try client.send("POST", "/api/party", json: ["provider": provider])
+        guard response.status == 201 else { throw TestFailure(description: "create party: \(response.status) \(response.text)") }
+        id = response.json["id"] as? String ?? ""
+        pin = response.json["pin"] as? String ?? ""
+        hostPin = response.json["hostPin"] as? String ?? ""
+        joinUrl = response.json["joinUrl"] as? String ?? ""
+    }
+
+    var base: String { "/api/party/\(id)" }
+
+    @discardableResult
+    func add(_ number: Int, device: String = "guest-1") throws -> HTTPResponse {
+        try client.send("POST", "\(base)/track/addToPlaylist", json: ["uri": "demo:track:\(number)", "deviceId": device])
+    }
+
+    @discardableResult
+    func vote(_ number: Int, device: String) throws -> HTTPResponse {
+        try client.send("POST", "\(base)/track/vote", json: ["uri": "demo:track:\(number)", "deviceId": device])
+    }
+
+    func queue(device: String? = nil) throws -> [[String: Any]] {
+        let response = try client.get("\(base)/track/queue" + (device.map { "?deviceId=\($0)" } ?? ""))
+        return response.json["queue"] as? [[String: Any]] ?? []
+    }
+
+    func queueUris() throws -> [String] { try queue().compactMap { $0["uri"] as? String } }
+
+    func host(_ method: String, _ path: String, json: Any? = nil) throws -> HTTPResponse {
+        try client.send(method, base + path, json: json, auth: hostPin)
+    }
+
+    /// Pairs a monitor with the host PIN; returns its token.
+    func registerMonitor(device: String = "tv-1") throws -> String {
+        let response = try host("PUT", "/device", json: ["deviceId": device, "kind": "monitor"])
+        guard response.status == 200, let token = response.json["monitorToken"] as? String else {
+            throw TestFailure(description: "register monitor: \(response.status) \(response.text)")
+        }
+        return token
+    }
+
+    func current() throws -> [String: Any] { try client.get("\(base)/track/current").json }
+
+    func events(monitorToken: String? = nil, lastEventId: Int? = nil) throws -> SSEClient {
+        var path = "/api/spotify/events?partyId=\(id)&source=web"
+        if let monitorToken { path += "&monitorToken=\(monitorToken)" }
+        return try SSEClient(port: client.port, path: path, lastEventId: lastEventId)
+    }
+}
+
+/// Polls `condition` until it holds or the timeout passes.
+func eventually(timeout: TimeInterval = 5, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return true }
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+    return try condition()
+}

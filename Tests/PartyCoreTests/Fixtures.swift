@@ -1,0 +1,32 @@
+import Foundation
+import PartyCore
+
+/// A deterministic generator so PIN and id tests are repeatable.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Always answers the same values, to force PIN collisions.
+struct ConstantGenerator: RandomNumberGenerator {
+    let value: UInt64
+    mutating func next() -> UInt64 { value }
+}
+
+let epoch = Date(timeIntervalSince1970: 1_800_000_000)
+
+func track(_ number: Int, name: String? = nil, artist: String = "Artist") -> Track {
+    Track(id: "\(number)", uri: "demo:track:\(number)", name: name ?? "Song \(number)", artists: [artist],
+          album: "Album", imageURL: nil, durationMs: 30_000)
+}
+
+func entry(_ id: Int64, track number: Int, at seconds: Double = 0, likes: Int = 0, autofilled: Bool = false) -> QueueEntry {
+    QueueEntry(id: id, track: track(number), addedAt: epoch.addingTimeInterval(seconds), addedBy: "device",
+               autofilled: autofilled, voters: Set((0..<likes).map { "voter\($0)" }))
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import PartyCore
+
+@Suite("R11, R24, R27 sliding windows")
+struct SlidingWindowTests {
+    @Test func theEleventhAddWithinAMinuteIsRefusedWithRetryAfter() {
+        var limiter = SlidingWindowLimiter(limit: 10)
+        for second in 0..<10 {
+            #expect(limiter.retryAfter(key: "phone", at: epoch.addingTimeInterval(Double(second))) == nil)
+            limiter.record(key: "phone", at: epoch.addingTimeInterval(Double(second)))
+        }
+        #expect(limiter.retryAfter(key: "phone", at: epoch.addingTimeInterval(30)) == 30)
+        #expect(limiter.retryAfter(key: "other", at: epoch.addingTimeInterval(30)) == nil, "limits are per key")
+    }
+
+    @Test func theWindowRollsRatherThanResettingEachMinute() {
+        var limiter = SlidingWindowLimiter(limit: 10)
+        limiter.record(key: "phone", at: epoch, count: 5)
+        limiter.record(key: "phone", at: epoch.addingTimeInterval(50), count: 5)
+        #expect(limiter.retryAfter(key: "phone", at: epoch.addingTimeInterval(59)) != nil)
+        #expect(limiter.remaining(key: "phone", at: epoch.addingTimeInterval(60)) == 5)
+        #expect(limiter.remaining(key: "phone", at: epoch.addingTimeInterval(110)) == 10)
+    }
+
+    @Test func pruningForgetsIdleKeysSoMemoryStaysBounded() {
+        var limiter = SlidingWindowLimiter(limit: 30)
+        for index in 0..<100 { limiter.record(key: "address\(index)", at: epoch) }
+        limiter.prune(at: epoch.addingTimeInterval(61))
+        #expect(limiter.trackedKeys == 0)
+    }
+}
+
+@Suite("R2 PINs, R3 ids")
+struct PinTests {
+    @Test func pinsAreFiveDigitsWithLeadingZerosAllowed() {
+        var random = SplitMix64(state: 1)
+        let pins = (0..<2000).map { _ in PinGenerator.pin(using: &random) }
+        #expect(pins.allSatisfy(PinGenerator.isWellFormed))
+        #expect(pins.contains { $0.hasPrefix("0") })
+        #expect(Set(pins).count > 1900)
+    }
+
+    @Test func guestAndHostPinsDifferAndAvoidPinsInUse() throws {
+        var random = SplitMix64(state: 7)
+        var taken: Set<String> = []
+        for _ in 0..<500 {
+            let pair = try PinGenerator.pair(using: &random, isTaken: { taken.contains($0) })
+            #expect(pair.guest != pair.host)
+            #expect(!taken.contains(pair.guest) && !taken.contains(pair.host))
+            taken.formUnion([pair.guest, pair.host])
+        }
+    }
+
+    @Test func noUniquePairAfterBoundedRetriesIsAnError() {
+        var random = ConstantGenerator(value: 42)
+        #expect(throws: PartyError.pinsExhausted) {
+            try PinGenerator.pair(using: &random, isTaken: { _ in false })
+        }
+        var other = SplitMix64(state: 3)
+        #expect(throws: PartyError.pinsExhausted) {
+            try PinGenerator.pair(using: &other, isTaken: { _ in true })
+        }
+    }
+
+    @Test func malformedPinsAreRecognised() {
+        #expect(!PinGenerator.isWellFormed("1234"))
+        #expect(!PinGenerator.isWellFormed("12a45"))
+        #expect(!PinGenerator.isWellFormed("١٢٣٤٥"))
+    }
+
+    @Test func partyIdsCarry128RandomBits() {
+        var random = SplitMix64(state: 9)
+        let ids = (0..<100).map { _ in Identifiers.token(using: &random) }
+        #expect(ids.allSatisfy(Identifiers.isWellFormedToken))
+        #expect(Set(ids).count == 100)
+        #expect(!Identifiers.isWellFormedToken("../../etc/passwd"))
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import PartyCore
+
+@Suite("R16, R19, R20 playback state")
+struct PlaybackTests {
+    @Test func positionIsNowMinusStartedAtWhilePlaying() {
+        var playback = Playback()
+        playback.play(entryId: 1, at: epoch)
+        #expect(playback.positionMs(at: epoch.addingTimeInterval(12.5)) == 12_500)
+    }
+
+    @Test func pauseFreezesThePositionAndResumeContinuesIt() {
+        var playback = Playback()
+        playback.play(entryId: 1, at: epoch)
+        playback.pause(at: epoch.addingTimeInterval(10))
+        #expect(!playback.isPlaying)
+        #expect(playback.positionMs(at: epoch.addingTimeInterval(100)) == 10_000)
+        playback.resume(at: epoch.addingTimeInterval(100))
+        #expect(playback.currentEntryId == 1)
+        #expect(playback.positionMs(at: epoch.addingTimeInterval(105)) == 15_000)
+    }
+
+    @Test func playFromAPositionStartsThere() {
+        var playback = Playback()
+        playback.play(entryId: 3, fromMs: 42_000, at: epoch)
+        #expect(playback.positionMs(at: epoch.addingTimeInterval(1)) == 43_000)
+    }
+
+    @Test func aSecondAdvanceWithinThreeSecondsIsANoOp() {
+        var playback = Playback()
+        playback.lastAdvanceAt = epoch
+        #expect(playback.advanceIsDuplicate(at: epoch.addingTimeInterval(2.9)))
+        #expect(!playback.advanceIsDuplicate(at: epoch.addingTimeInterval(3)))
+        #expect(!Playback().advanceIsDuplicate(at: epoch))
+    }
+
+    @Test func idleMeansNothingPlayingAndNotPausedByTheHost() {
+        var playback = Playback()
+        #expect(playback.isIdle)
+        playback.play(entryId: 1, at: epoch)
+        #expect(!playback.isIdle)
+        playback.pause(at: epoch)
+        playback.stop()
+        #expect(!playback.isIdle, "a host pause keeps the party from starting by itself")
+        playback.resume(at: epoch)
+        playback.play(entryId: 2, at: epoch)
+        playback.stop()
+        #expect(playback.isIdle)
+    }
+}
+
+@Suite("R6 party lifetime")
+struct PartyLifetimeTests {
+    let party = Party(id: "p", guestPin: "01234", hostPin: "56789", provider: "demo", createdAt: epoch)
+
+    @Test func aPartyEndsByItselfTwoDaysAfterCreation() {
+        #expect(!party.isDueToAutoEnd(at: epoch.addingTimeInterval(2 * 86_400 - 1)))
+        #expect(party.isDueToAutoEnd(at: epoch.addingTimeInterval(2 * 86_400)))
+    }
+
+    @Test func anEndedPartyIsPurgedOneMonthAfterItEnded() {
+        var ended = party
+        #expect(!ended.isDueForPurge(at: epoch.addingTimeInterval(90 * 86_400)))
+        ended.endedAt = epoch.addingTimeInterval(86_400)
+        #expect(!ended.isDueToAutoEnd(at: epoch.addingTimeInterval(10 * 86_400)))
+        #expect(!ended.isDueForPurge(at: epoch.addingTimeInterval(30 * 86_400)))
+        #expect(ended.isDueForPurge(at: epoch.addingTimeInterval(31 * 86_400)))
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+import PartyCore
+@testable import PartyStore
+
+private let epoch = Date(timeIntervalSince1970: 1_800_000_000)
+
+private func temporaryDatabase() -> String {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mv-store-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder.appendingPathComponent("test.sqlite").path
+}
+
+private func party(_ id: String, guest: String = "11111", host: String = "22222") -> Party {
+    Party(id: id, guestPin: guest, hostPin: host, provider: "demo", createdAt: epoch)
+}
+
+private let song = Track(id: "5", uri: "demo:track:5", name: "Tanz & \"Quotes\" 'n' <tags>", artists: ["A", "B"],
+                         album: "Album", imageURL: "/demo/cover/5.svg", durationMs: 31_000)
+
+@Suite("R7, R8 persistence")
+struct PartyStoreTests {
+    @Test func aPartyRoundTripsWithItsPlaybackState() throws {
+        let store = try PartyStore(path: temporaryDatabase())
+        var stored = party("p1")
+        stored.defaultPlaylistId = "album1"
+        stored.playback = Playback(currentEntryId: 4, startedAt: epoch.addingTimeInterval(5), pausedPositionMs: 0,
+                                   isPlaying: true, pausedByHost: false, lastAdvanceAt: epoch)
+        try store.insert(stored)
+        #expect(try store.party(id: "p1") == stored)
+        #expect(try store.activeParty(guestPin: "11111")?.id == "p1")
+        #expect(try store.activeParty(hostPin: "22222")?.id == "p1")
+        #expect(try store.party(id: "nope") == nil)
+    }
+
+    @Test func everythingSurvivesReopeningTheDatabase() throws {
+        let path = temporaryDatabase()
+        do {
+            let store = try PartyStore(path: path)
+            try store.insert(party("p1"))
+            let id = try store.insertEntry(partyId: "p1", track: song, addedAt: epoch, addedBy: "phone", autofilled: false)
+            #expect(try store.toggleVote(entryId: id, deviceId: "phone"))
+            try store.addBlacklistWord("Schlager", partyId: "p1")
+            try store.save(tokens: ProviderTokens(provider: "spotify", accessToken: "a", refreshToken: "r", expiresAt: epoch), partyId: "p1")
+            try store.setMonitor(token: "token", deviceId: "tv", partyId: "p1")
+            var playback = Playback()
+            playback.play(entryId: id, fromMs: 1_000, at: epoch)
+            try store.save(playback: playback, partyId: "p1")
+        }
+        let reopened = try PartyStore(path: path)
+        let entries = try reopened.entries(partyId: "p1")
+        #expect(entries.count == 1)
+        #expect(entries.first?.track == song)
+        #expect(entries.first?.voters == ["phone"])
+        #expect(try reopened.blacklist(partyId: "p1").words == ["Schlager"])
+        #expect(try reopened.tokens(partyId: "p1")?.refreshToken == "r")
+        #expect(try reopened.monitorToken(partyId: "p1") == "token")
+        #expect(try reopened.party(id: "p1")?.playback.currentEntryId == entries.first?.id)
+        #expect(try reopened.party(id: "p1")?.playback.positionMs(at: epoch) == 1_000)
+    }
+
+    @Test func votesToggleOnePerDevice() throws {
+        let store = try PartyStore(path: temporaryDatabase())
+        try store.insert(party("p1"))
+        let id = try store.insertEntry(partyId: "p1", track: song, addedAt: epoch, addedBy: "phone", autofilled: false)
+        #expect(try store.toggleVote(entryId: id, deviceId: "a"))
+        #expect(try store.toggleVote(entryId: id, deviceId: "b"))
+        #expect(try !store.toggleVote(entryId: id, deviceId: "a"))
+        #expect(try store.entries(partyId: "p1").first?.voters == ["b"])
+    }
+
+    @Test func endingEmptiesTheQueueDeletesTokensAndFreesThePins() throws {
+        let store = try PartyStore(path: temporaryDatabase())
+        try store.insert(party("p1"))
+        try store.insertEntry(partyId: "p1", track: song, addedAt: epoch, addedBy: "x", autofilled: false)
+        try store.save(tokens: ProviderTokens(provider: "spotify", accessToken: "a", refreshToken: "r", expiresAt: nil), partyId: "p1")
+        #expect(try store.isPinTaken("11111"))
+        #expect(throws: (any Error).self) { try store.insert(party("p2")) }
+        try store.end(partyId: "p1", at: epoch)
+        #expect(try store.entries(partyId: "p1").isEmpty)
+        #expect(try store.tokens(partyId: "p1") == nil)
+        #expect(try store.party(id: "p1")?.isActive == false)
+        #expect(try !store.isPinTaken("11111"))
+        try store.insert(party("p2"))
+        #expect(try store.activeParty(guestPin: "11111")?.id == "p2")
+    }
+
+    @Test func purgeDeletesPartiesEndedBeforeTheCutoffWithTheirRows() throws {
+        let store = try PartyStore(path: temporaryDatabase())
+        try store.insert(party("old", guest: "10000", host: "20000"))
+        try store.insert(party("new", guest: "10001", host: "20001"))
+        try store.addBlacklistWord("x", partyId: "old")
+        try store.end(partyId: "old", at: epoch)
+        try store.end(partyId: "new", at: epoch.addingTimeInterval(100))
+        #expect(try store.purge(endedBefore: epoch.addingTimeInterval(50)) == 1)
+        #expect(try store.party(id: "old") == nil)
+        #expect(try store.party(id: "new") != nil)
+        #expect(try store.blacklist(partyId: "old").words.isEmpty)
+    }
+
+    @Test func migrationsRunOnceAndRecordTheSchemaVersion() throws {
+        let path = temporaryDatabase()
+        #expect(try PartyStore(path: path).schemaVersion == Schema.migrations.count)
+        let again = try PartyStore(path: path)
+        #expect(try again.schemaVersion == Schema.migrations.count)
+    }
+
+    @Test func aDatabaseFromANewerServerIsRefused() throws {
+        let path = temporaryDatabase()
+        do {
+            let database = try Database(path: path)
+            try database.execute("PRAGMA user_version = 99")
+        }
+        #expect(throws: DatabaseError.self) { try PartyStore(path: path) }
+    }
+
+    @Test func aFailedTransactionLeavesNothingBehind() throws {
+        let store = try PartyStore(path: temporaryDatabase())
+        try store.insert(party("p1"))
+        struct Abort: Error {}
+        #expect(throws: Abort.self) {
+            try store.transaction {
+                try store.insertEntry(partyId: "p1", track: song, addedAt: epoch, addedBy: "x", autofilled: false)
+                throw Abort()
+            }
+        }
+        #expect(try store.entries(partyId: "p1").isEmpty)
+    }
+}
