@@ -14,11 +14,12 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     guard let context, let connection, let requestContext, let uploadSize else { return .NO }
     let server = Unmanaged<Server>.fromOpaque(context).takeUnretainedValue()
     guard let raw = requestContext.pointee else {
-        let pending = PendingRequest()
         if let length = lookup(connection, .HEADER_KIND, "Content-Length").flatMap(Int.init), length > Server.maxBodyBytes {
-            pending.tooLarge = true
+            // MHD accepts a response only before the body phase or after it; answering now skips reading a huge
+            // body, at the price of closing the connection.
+            return queue(Response(error: .payloadTooLarge), on: connection)
         }
-        requestContext.pointee = Unmanaged.passRetained(pending).toOpaque()
+        requestContext.pointee = Unmanaged.passRetained(PendingRequest()).toOpaque()
         return .YES
     }
     let pending = Unmanaged<PendingRequest>.fromOpaque(raw).takeUnretainedValue()
@@ -32,10 +33,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
                 pending.body.append(contentsOf: chunk)
             }
         }
-        if pending.tooLarge {
-            // Answer now and let MHD close the connection instead of reading a huge body.
-            return queue(Response(error: .payloadTooLarge), on: connection)
-        }
+        // A chunked body past the cap is read and dropped; the final call answers 413.
         uploadSize.pointee = 0
         return .YES
     }

@@ -82,6 +82,7 @@ final class SSEClient: @unchecked Sendable {
     }
 
     var received: [ReceivedEvent] { lock.lock(); defer { lock.unlock() }; return events }
+    var commentLines: [String] { lock.lock(); defer { lock.unlock() }; return comments }
     var retry: Int? { lock.lock(); defer { lock.unlock() }; return retryHint }
 
     func close() { shutdown(connection.socket, Int32(SHUT_RDWR)) }

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+@Suite("Server-Sent Events")
+struct EventStreamTests {
+    @Test func everyEventArrivesInOrderWithStringPayloads() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        let stream = try party.events()
+        #expect(stream.headers["content-type"]?.hasPrefix("text/event-stream") == true)
+        let token = try party.registerMonitor()
+        try party.add(1)
+        try party.add(2)
+        try party.vote(2, device: "a")
+        _ = try party.host("POST", "/track/pause")
+        _ = try party.client.send("POST", "\(party.base)/track/progress", json: ["position": 1500, "duration": 32000, "paused": true], auth: token)
+        _ = try party.host("POST", "/track/resume")
+        _ = try party.host("POST", "/track/next")
+        _ = try party.host("DELETE", "")
+        try stream.waitFor("party-ended")
+        let types = stream.received.map(\.type)
+        let expectedOrder = ["device-changed", "queue-updated", "track-changed", "vote-updated", "playback-changed", "progress",
+                             "playback-changed", "track-changed", "party-ended"]
+        var cursor = types.startIndex
+        for type in expectedOrder {
+            guard let found = types[cursor...].firstIndex(of: type) else {
+                Issue.record("missing \(type) after position \(cursor) in \(types)")
+                return
+            }
+            cursor = found + 1
+        }
+        for event in stream.received {
+            #expect(event.payload["partyId"] as? String == party.id)
+            #expect(event.payload["source"] is String)
+            #expect(event.payload.values.allSatisfy { $0 is String }, "payload values are strings: \(event.raw)")
+            #expect(!event.raw.contains("\"event\""))
+        }
+        let vote = try stream.waitFor("vote-updated")
+        #expect(vote.payload["uri"] as? String == "demo:track:2" && vote.payload["likeCount"] as? String == "1")
+        let progress = try stream.waitFor("progress")
+        #expect(progress.payload["position"] as? String == "1500" && progress.payload["duration"] as? String == "32000")
+        #expect(progress.payload["paused"] as? String == "true")
+        let ids = stream.received.compactMap(\.id)
+        #expect(ids.count == stream.received.count && ids == ids.sorted() && Set(ids).count == ids.count, "monotonic ids")
+        #expect(stream.retry == 3000)
+    }
+
+    @Test func eventsStayWithinTheirParty() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let first = try TestParty(server)
+        let second = try TestParty(server)
+        let firstStream = try first.events()
+        let secondStream = try SSEClient(port: server.port, path: "/api/party/\(second.id)/events")
+        try second.add(5)
+        try secondStream.waitFor("queue-updated")
+        try first.add(6)
+        try firstStream.waitFor("queue-updated")
+        #expect(firstStream.received.allSatisfy { $0.payload["partyId"] as? String == first.id })
+        #expect(secondStream.received.allSatisfy { $0.payload["partyId"] as? String == second.id })
+        #expect(try SSEClient(port: server.port, path: "/api/spotify/events?partyId=unknown").status == 404)
+    }
+
+    @Test func aClientResumesWithLastEventId() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        let stream = try party.events()
+        try party.add(1)
+        let firstEvent = try stream.waitFor("queue-updated")
+        stream.close()
+        try party.add(2)
+        try party.vote(2, device: "x")
+        let resumed = try party.events(lastEventId: firstEvent.id)
+        try resumed.waitFor("vote-updated")
+        #expect(resumed.received.map(\.type) == ["queue-updated", "vote-updated"])
+        #expect(resumed.received.allSatisfy { ($0.id ?? 0) > (firstEvent.id ?? 0) })
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func keepaliveCommentsArriveWhileIdle() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        let stream = try party.events()
+        let deadline = Date().addingTimeInterval(16)
+        var sawPing = false
+        while Date() < deadline, !sawPing {
+            Thread.sleep(forTimeInterval: 0.25)
+            sawPing = stream.commentLines.contains(": ping")
+        }
+        #expect(sawPing, "a keepalive comment within 15 s")
+    }
+
+    @Test func manyClientsOfOnePartyAllReceiveAnEvent() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        let streams = try (0..<200).map { _ in try party.events() }
+        try party.add(3)
+        for stream in streams { try stream.waitFor("queue-updated") }
+        #expect(streams.allSatisfy { $0.received.count == 1 })
+    }
+}

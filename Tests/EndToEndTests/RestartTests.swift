@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+@Suite("R7 restart and durability")
+struct RestartTests {
+    @Test func everythingSurvivesARestart() throws {
+        let first = try ServerProcess()
+        let party = try TestParty(first)
+        let token = try party.registerMonitor()
+        try party.add(1)
+        try party.add(2)
+        try party.vote(2, device: "a")
+        _ = try party.host("PUT", "/blacklist", json: ["word": "Schlager"])
+        _ = try party.host("PUT", "/default-playlist", json: ["playlistId": "album2"])
+        Thread.sleep(forTimeInterval: 1.0)
+        first.stop()
+
+        let second = try ServerProcess(dataDirectory: first.dataDirectory)
+        defer { second.stop() }
+        let again = TestPartyHandle(party: party, server: second)
+        #expect(try again.client.get("/api/party/join/\(party.pin)").json["id"] as? String == party.id)
+        #expect(try again.client.get(party.base, headers: ["Authorization": "Bearer \(party.hostPin)"]).json["hostPin"] as? String == party.hostPin)
+        let queue = try again.queue(device: "a")
+        #expect(queue.first?["uri"] as? String == "demo:track:1" && queue.first?["isCurrentlyPlaying"] as? Bool == true)
+        #expect(queue.first { $0["uri"] as? String == "demo:track:2" }?["hasVoted"] as? Bool == true)
+        let current = try again.current()
+        #expect(current["isPlaying"] as? Bool == true)
+        #expect(current["progressMs"] as? Int ?? 0 >= 1_000, "the position continues from before the restart")
+        #expect(current["deviceActive"] as? Bool == false, "no monitor is connected to the new process")
+        #expect(try again.host("GET", "/blacklist").json["words"] as? [String] == ["Schlager"])
+        let reRegistered = try again.client.send("PUT", "\(party.base)/device", json: ["deviceId": "tv-1"], auth: token)
+        #expect(reRegistered.status == 200, "the monitor token survives the restart")
+    }
+
+    @Test func anAcknowledgedWriteSurvivesKill9() throws {
+        let first = try ServerProcess()
+        let party = try TestParty(first)
+        #expect(try party.add(7).status == 200)
+        #expect(try party.vote(7, device: "d").status == 200)
+        first.kill()
+
+        let second = try ServerProcess(dataDirectory: first.dataDirectory)
+        defer { second.stop() }
+        let again = TestPartyHandle(party: party, server: second)
+        let queue = try again.queue()
+        #expect(queue.map { $0["uri"] as? String } == ["demo:track:7"])
+        #expect(queue.first?["likeCount"] as? Int == 1)
+    }
+}
+
+/// An existing party, addressed on another server process.
+private struct TestPartyHandle {
+    let party: TestParty
+    let server: ServerProcess
+
+    var client: HTTPClient { server.client }
+
+    func queue(device: String? = nil) throws -> [[String: Any]] {
+        let response = try client.get("\(party.base)/track/queue" + (device.map { "?deviceId=\($0)" } ?? ""))
+        return response.json["queue"] as? [[String: Any]] ?? []
+    }
+
+    func current() throws -> [String: Any] { try client.get("\(party.base)/track/current").json }
+
+    func host(_ method: String, _ path: String) throws -> HTTPResponse {
+        try client.send(method, party.base + path, auth: party.hostPin)
+    }
+}

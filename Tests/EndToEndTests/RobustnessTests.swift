@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+@Suite("R26 bad input never yields a 5xx")
+struct RobustnessTests {
+    @Test func unknownRoutesWrongMethodsAndOversizedBodies() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        let unknown = try server.client.get("/api/nothing")
+        #expect(unknown.status == 404 && unknown.error != nil)
+        let wrongMethod = try server.client.send("PATCH", "/api/party")
+        #expect(wrongMethod.status == 405 && wrongMethod.error != nil)
+        let huge = "[" + String(repeating: "\"demo:track:1\",", count: 8000) + "\"x\"]"
+        let tooLarge = try server.client.send("POST", "\(party.base)/track/addToPlaylist", raw: huge)
+        #expect(tooLarge.status == 413 && tooLarge.error != nil)
+        #expect(try server.client.get("/healthz").json["status"] as? String == "ok", "the server still answers")
+    }
+
+    @Test func malformedAndMistypedBodiesAnswer4xxOnEveryEndpoint() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        let bodies = ["{", "[]", "null", "\"text\"", "{\"uri\": 5, \"deviceId\": []}", "{\"provider\": {\"a\": 1}}",
+                      String(repeating: "[", count: 500), "{\"word\": true}", "{\"playlistId\": 1.5}", "\u{0}\u{1}",
+                      "{\"position\": -1, \"duration\": \"x\", \"paused\": 3}", "{\"uri\": \"\(String(repeating: "a", count: 5000))\"}"]
+        let endpoints: [(String, String)] = [
+            ("POST", "/api/party"), ("POST", "\(party.base)/track/addToPlaylist"), ("POST", "\(party.base)/track/vote"),
+            ("DELETE", "\(party.base)/track/remove"), ("PUT", "\(party.base)/default-playlist"), ("PUT", "\(party.base)/blacklist"),
+            ("PUT", "\(party.base)/device"), ("POST", "\(party.base)/track/progress"), ("PUT", "\(party.base)/track/play"),
+            ("PUT", "\(party.base)/spotify/deviceId"),
+        ]
+        for (method, path) in endpoints {
+            for body in bodies {
+                for auth in [nil, party.hostPin] {
+                    let response = try server.client.send(method, path, raw: body, auth: auth)
+                    #expect((400..<500).contains(response.status) || response.status == 200 || response.status == 201,
+                            "\(method) \(path) \(body.prefix(40)) → \(response.status)")
+                    if response.status >= 400 { #expect(response.error != nil, "error shape for \(method) \(path)") }
+                }
+            }
+        }
+        let odd = ["/api/party/%00", "/api/party/../../etc/passwd", "/api/party/\(party.id)/track/search?q=%FF%FE",
+                   "/api/party/join/" + String(repeating: "9", count: 2000), "/assets/../Package.swift", "/demo/audio/0.wav"]
+        for path in odd {
+            let response = try server.client.get(path)
+            #expect(response.status < 500, "\(path) → \(response.status)")
+        }
+    }
+}
+
+@Suite("Static files, audio and the API description")
+struct AssetTests {
+    @Test func staticFilesHaveContentTypesAndETags() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let file = try server.client.get("/assets/app.css")
+        #expect(file.status == 200 && file.header("content-type")?.hasPrefix("text/css") == true)
+        let etag = try #require(file.header("etag"))
+        let cached = try server.client.get("/assets/app.css", headers: ["If-None-Match": etag])
+        #expect(cached.status == 304 && cached.body.isEmpty)
+    }
+
+    @Test func demoAudioIsAWaveFileServedWithByteRanges() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let whole = try server.client.get("/demo/audio/1.wav")
+        #expect(whole.status == 200 && whole.header("content-type") == "audio/wav")
+        #expect(Array(whole.body.prefix(4)) == Array("RIFF".utf8) && Array(whole.body[8..<12]) == Array("WAVE".utf8))
+        // 16 kHz, 8-bit mono: bytes per second = 16,000, so the length matches the catalog's 32 s.
+        #expect(whole.body.count - 44 == 32 * 16_000)
+        let part = try server.client.get("/demo/audio/1.wav", headers: ["Range": "bytes=100-199"])
+        #expect(part.status == 206 && part.body.count == 100)
+        #expect(part.header("content-range") == "bytes 100-199/\(whole.body.count)")
+        #expect(part.body == Array(whole.body[100...199]))
+        #expect(try server.client.get("/demo/audio/1.wav", headers: ["Range": "bytes=99999999-"]).status == 416)
+        #expect(try server.client.get("/demo/cover/1.svg").header("content-type") == "image/svg+xml")
+    }
+
+    @Test func theOpenAPIDocumentListsTheRoutes() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let document = try server.client.get("/api/openapi.json").json
+        #expect(document["openapi"] as? String == "3.1.0")
+        let paths = document["paths"] as? [String: Any] ?? [:]
+        for path in ["/api/party", "/api/party/{id}/track/queue", "/api/spotify/events", "/api/party/{id}/device"] {
+            #expect(paths[path] != nil, "\(path)")
+        }
+        let delete = (paths["/api/party/{id}"] as? [String: Any])?["delete"] as? [String: Any]
+        #expect(delete?["security"] != nil)
+    }
+}
