@@ -1,0 +1,67 @@
+import Testing
+import PartyCore
+@testable import Providers
+
+@Suite("Demo provider")
+struct DemoProviderTests {
+    let provider = DemoProvider()
+
+    @Test func theCatalogHasAtLeastTwentyCompleteTracks() {
+        #expect(DemoCatalog.tracks.count >= 20)
+        for track in DemoCatalog.tracks {
+            #expect(!track.name.isEmpty && !track.artists.isEmpty && !track.album.isEmpty && track.imageURL != nil)
+            #expect(track.durationMs >= 20_000)
+        }
+        #expect(Set(DemoCatalog.tracks.map(\.uri)).count == DemoCatalog.tracks.count)
+    }
+
+    @Test func anEmptyQueryAnswersTheTopTen() throws {
+        #expect(try provider.search("").count == 10)
+        #expect(try provider.search("   ").count == 10)
+    }
+
+    @Test func searchCoversTitleArtistAndAlbumIgnoringCaseAndAccents() throws {
+        #expect(try provider.search("neon").map(\.name) == ["Neon Boulevard"])
+        #expect(try provider.search("LICHTERKETTEN").count == 3)
+        #expect(try provider.search("spatdienst").count == 3, "album, accent-insensitive")
+        #expect(try provider.search("zzz-nothing").isEmpty)
+    }
+
+    @Test func tracksResolveOnlyFromTheirOwnUris() throws {
+        #expect(try provider.track(uri: "demo:track:3")?.name == "Tanz auf dem Dach")
+        for uri in ["demo:track:0", "demo:track:99", "demo:track:03", "spotify:track:3", "demo:track:", "demo:track:3/"] {
+            #expect(try provider.track(uri: uri) == nil, "\(uri)")
+        }
+        #expect(provider.uri(forTrackId: "3") == "demo:track:3")
+    }
+
+    @Test func audioLastsExactlyTheCatalogDuration() throws {
+        let wav = try #require(DemoAudio.wav(number: 2))
+        let dataSize = wav[40..<44].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+        #expect(dataSize == DemoCatalog.tracks[1].durationMs / 1000 * 16_000)
+        #expect(wav.count == 44 + dataSize)
+        #expect(DemoAudio.wav(number: 0) == nil)
+        #expect(Set(wav[44...].prefix(32_000)).count > 20, "not silence")
+    }
+
+    @Test func coversAreSVGWithEscapedText() throws {
+        let svg = try #require(DemoCover.svg(number: 6))
+        #expect(svg.hasPrefix("<svg") && svg.contains("G&amp;"), "Glitter & Gravel → escaped initials")
+        #expect(DemoCover.svg(number: 100) == nil)
+    }
+
+    @Test func playlistsAreTheAlbums() throws {
+        let playlists = try provider.playlists()
+        #expect(playlists.count >= 5)
+        let first = try #require(playlists.first)
+        #expect(try provider.playlistTracks(id: first.id).count == first.trackCount)
+        #expect(try provider.playlistTracks(id: "nope").isEmpty)
+    }
+
+    @Test func unconfiguredProvidersSayNotConfigured() {
+        let spotify = UnconfiguredProvider(name: "spotify", playerAdapter: "spotify")
+        #expect(!spotify.isConfigured)
+        #expect(throws: ProviderError.notConfigured) { try spotify.search("x") }
+        #expect(throws: ProviderError.notConfigured) { try spotify.track(uri: "spotify:track:x") }
+    }
+}
