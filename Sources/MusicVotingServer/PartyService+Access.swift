@@ -45,30 +45,25 @@ extension PartyService {
 
     /// R27: guest PIN look-up, throttled per client address.
     func joinParty(guestPin: String, clientAddress: String) throws -> Party {
-        try locked {
-            if let retry = guestPinFailures.retryAfter(key: clientAddress, at: now) {
-                throw PartyError.tooManyAttempts(retryAfterSeconds: retry)
-            }
-            if PinGenerator.isWellFormed(guestPin), let party = try store.activeParty(guestPin: guestPin),
-               !party.isDueToAutoEnd(at: now) {
-                return party
-            }
-            guestPinFailures.record(key: clientAddress, at: now)
-            throw PartyError.partyNotFound
-        }
+        try findParty(pin: guestPin, clientAddress: clientAddress, failures: \.guestPinFailures) { try store.activeParty(guestPin: $0) }
     }
 
     /// `host-join/{hostPin}`: throttled like R24.
     func hostJoin(hostPin: String, clientAddress: String) throws -> Party {
+        try findParty(pin: hostPin, clientAddress: clientAddress, failures: \.hostPinFailures) { try store.activeParty(hostPin: $0) }
+    }
+
+    /// A PIN look-up whose misses count against the client address in `failures`.
+    private func findParty(pin: String, clientAddress: String, failures: ReferenceWritableKeyPath<PartyService, SlidingWindowLimiter>,
+                           lookup: (String) throws -> Party?) throws -> Party {
         try locked {
-            if let retry = hostPinFailures.retryAfter(key: clientAddress, at: now) {
+            if let retry = self[keyPath: failures].retryAfter(key: clientAddress, at: now) {
                 throw PartyError.tooManyAttempts(retryAfterSeconds: retry)
             }
-            if PinGenerator.isWellFormed(hostPin), let party = try store.activeParty(hostPin: hostPin),
-               !party.isDueToAutoEnd(at: now) {
+            if PinGenerator.isWellFormed(pin), let party = try lookup(pin), !party.isDueToAutoEnd(at: now) {
                 return party
             }
-            hostPinFailures.record(key: clientAddress, at: now)
+            self[keyPath: failures].record(key: clientAddress, at: now)
             throw PartyError.partyNotFound
         }
     }

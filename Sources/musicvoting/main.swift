@@ -14,6 +14,7 @@ do {
     exit(2)
 }
 
+let signals = ShutdownSignals()
 let application: Application
 do {
     application = try Application(configuration: configuration)
@@ -23,6 +24,6 @@ do {
     exit(1)
 }
 FileHandle.standardOutput.write(Data("MusicVoting listening on \(application.scheme)://\(configuration.host):\(application.port)\n".utf8))
-ShutdownSignals.wait()
+signals.wait()
 application.stop()
 print("MusicVoting stopped")

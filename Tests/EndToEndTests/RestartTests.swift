@@ -66,3 +66,32 @@ private struct TestPartyHandle {
         try client.send(method, party.base + path, auth: party.hostPin)
     }
 }
+
+@Suite("Shutdown and logging")
+struct ShutdownTests {
+    @Test func sigtermClosesEventStreamsAndExitsCleanly() throws {
+        let server = try ServerProcess()
+        let party = try TestParty(server)
+        let stream = try party.events()
+        try party.add(1)
+        try stream.waitFor("queue-updated")
+        server.stop()
+        #expect(stream.waitForEnd(timeout: 5), "the stream is closed by the server")
+        #expect(server.exitStatus == 0)
+    }
+
+    @Test func theAccessLogHasOneLinePerRequestAndNoSecrets() throws {
+        let server = try ServerProcess()
+        let party = try TestParty(server)
+        _ = try party.client.get("/api/party/join/\(party.pin)")
+        _ = try party.client.get("/api/party/host-join/\(party.hostPin)")
+        let token = try party.registerMonitor()
+        _ = try party.client.get(party.base, headers: ["Authorization": "Bearer \(party.hostPin)"])
+        server.stop()
+        let log = server.errorOutput()
+        let access = log.split(separator: "\n").filter { $0.hasPrefix("access ") }
+        #expect(access.count == 5, "\(access)")
+        #expect(access.contains { $0.hasPrefix("access GET /api/party/join/{pin} 200 ") })
+        for secret in [party.pin, party.hostPin, token, party.id] { #expect(!log.contains(secret), "log leaks \(secret)") }
+    }
+}

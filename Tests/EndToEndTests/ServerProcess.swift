@@ -6,6 +6,8 @@ final class ServerProcess {
     let dataDirectory: String
     private(set) var port: UInt16 = 0
     private let output = Pipe()
+    /// The server's standard error goes to a file: a pipe nobody reads would fill and block the server.
+    private let logPath: String
 
     static var binary: String {
         if let path = ProcessInfo.processInfo.environment["MUSICVOTING_BINARY"] { return path }
@@ -31,7 +33,9 @@ final class ServerProcess {
         process.arguments = ["--host", "127.0.0.1", "--port", "0", "--data", self.dataDirectory,
                              "--resources", Self.repositoryRoot] + arguments
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        logPath = self.dataDirectory + ".log"
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: logPath)
         try process.run()
         port = try readPort()
     }
@@ -55,11 +59,20 @@ final class ServerProcess {
 
     var client: HTTPClient { HTTPClient(port: port) }
 
+    /// Everything the server wrote to standard error (the access log); only after it exited.
+    func errorOutput() -> String {
+        (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+    }
+
+    var exitStatus: Int32 { process.terminationStatus }
+
     /// SIGTERM and wait: the clean shutdown path.
     func stop() {
         guard process.isRunning else { return }
         process.terminate()
-        process.waitUntilExit()
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning { kill() }
     }
 
     /// SIGKILL: nothing gets to flush.
