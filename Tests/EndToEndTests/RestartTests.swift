@@ -95,3 +95,34 @@ struct ShutdownTests {
         for secret in [party.pin, party.hostPin, token, party.id] { #expect(!log.contains(secret), "log leaks \(secret)") }
     }
 }
+
+@Suite("HTTPS")
+struct TLSTests {
+    /// SPEC: the monitor needs a secure context for the Spotify SDK, so the server speaks HTTPS itself.
+    @Test func theServerAnswersOverHTTPSWithTheGivenCertificate() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mv-tls-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", folder + "/key.pem",
+                                     "-out", folder + "/cert.pem", "-days", "1", "-subj", "/CN=127.0.0.1"])
+        let server = try ServerProcess(arguments: ["--tls-cert", folder + "/cert.pem", "--tls-key", folder + "/key.pem"])
+        defer { server.stop() }
+        let body = try run("/usr/bin/curl", ["-s", "--cacert", folder + "/cert.pem", "https://127.0.0.1:\(server.port)/healthz"])
+        #expect(body == "{\"status\":\"ok\"}")
+        let plain = try? server.client.get("/healthz")
+        #expect(plain?.status != 200, "plain HTTP is not served on the TLS port")
+    }
+
+    @discardableResult
+    private func run(_ tool: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
