@@ -26,7 +26,7 @@ let package = Package(
 
         .testTarget(name: "PartyCoreTests", dependencies: ["PartyCore"]),
         .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore"]),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering"]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering"], resources: [.copy("Resources")]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers"]),
         .testTarget(name: "EndToEndTests", dependencies: ["musicvoting"]),
     ]
