@@ -28,8 +28,8 @@ public final class Application: @unchecked Sendable {
         ])
         service = PartyService(store: store, clock: clock, random: random, providers: providers, hub: hub)
         let resources = Self.resourcesDirectory(configuration.resourcesDirectory)
-        let router = Routes(service: service, publicFiles: StaticFiles(directory: resources.appendingPathComponent("Public")))
-            .router()
+        let router = Routes(service: service, publicFiles: StaticFiles(directory: resources.appendingPathComponent("Public")),
+                            pages: try PageRenderer(directory: resources.appendingPathComponent("Templates"))).router()
         server = Server { request in
             let started = DispatchTime.now().uptimeNanoseconds
             let (route, response) = router.handle(request)

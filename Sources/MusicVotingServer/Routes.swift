@@ -8,6 +8,7 @@ import Rendering
 struct Routes: Sendable {
     let service: PartyService
     let publicFiles: StaticFiles
+    let pages: PageRenderer
 
     func router() -> Router {
         var router = Router()
@@ -17,6 +18,7 @@ struct Routes: Sendable {
         addMonitorRoutes(to: &router)
         addProviderRoutes(to: &router)
         addAssetRoutes(to: &router)
+        addPageRoutes(to: &router, pages: pages)
         let document = router.openAPI(title: "MusicVoting", version: "1.0", securitySchemes: [
             ("hostPin", "Authorization: Bearer <hostPin>"),
             ("monitorOrHost", "Authorization: Bearer <monitorToken or hostPin>"),

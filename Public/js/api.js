@@ -1,0 +1,43 @@
+import { t } from './i18n.js';
+
+/** A refused API call; `message` is the server's own text, shown verbatim. */
+export class ApiError extends Error {
+  constructor(status, message, code, retryAfter) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.retryAfter = retryAfter;
+  }
+}
+
+/** JSON over fetch. Throws ApiError with the server's message (or a network message). */
+export async function api(method, path, { body, token, text } = {}) {
+  const headers = {};
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let payload;
+  if (text !== undefined) {
+    headers['Content-Type'] = 'text/plain';
+    payload = text;
+  } else if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, { method, headers, body: payload, cache: 'no-store' });
+  } catch {
+    throw new ApiError(0, t('error.network'), 'network');
+  }
+  const raw = await response.text();
+  let data = null;
+  if (raw) {
+    try { data = JSON.parse(raw); } catch { data = raw; }
+  }
+  if (!response.ok) {
+    const message = (data && data.error) || t('error.network');
+    throw new ApiError(response.status, message, data && data.code, Number(response.headers.get('Retry-After')) || undefined);
+  }
+  return data;
+}
+
+export const partyPath = (partyId) => `/api/party/${encodeURIComponent(partyId)}`;

@@ -1,0 +1,56 @@
+import { t } from './i18n.js';
+
+/** Builds an element; text goes in as text, so provider data can never become markup. */
+export function el(tag, attributes = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === 'text') node.textContent = value;
+    else if (name === 'className') node.className = value;
+    else if (name.startsWith('on')) node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value === true ? '' : value);
+  }
+  for (const child of [].concat(children)) if (child) node.append(child);
+  return node;
+}
+
+/** A cover box: the image, or the placeholder when there is none or it fails to load. */
+export function cover(url, className = 'cover') {
+  const box = el('div', { className });
+  if (url) box.append(coverImage(url));
+  return box;
+}
+
+export function coverImage(url) {
+  const image = el('img', { src: url, alt: '', loading: 'lazy' });
+  image.addEventListener('error', () => image.remove(), { once: true });
+  return image;
+}
+
+/** Server-rendered covers get the same fallback. */
+export function guardCovers(root = document) {
+  for (const image of root.querySelectorAll('img[data-cover]')) {
+    if (image.complete && image.naturalWidth === 0) image.remove();
+    else image.addEventListener('error', () => image.remove(), { once: true });
+  }
+}
+
+export const artistsOf = (track) => (track.artists || []).map((artist) => artist.name).join(', ');
+export const coverOf = (track) => track.album?.images?.[0]?.url || null;
+
+let toastTimer;
+export function toast(message) {
+  const node = document.getElementById('toast');
+  if (!node) return;
+  node.textContent = message;
+  node.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { node.hidden = true; }, 4000);
+}
+
+export function showError(name, message) {
+  const node = document.querySelector(`[data-error="${name}"]`);
+  if (node) node.textContent = message || '';
+}
+
+export function coverAlt(track) { return t('cover.alt', { title: track.name }); }

@@ -1,0 +1,12 @@
+// UI strings come from the page (the server picked the language and filled English gaps with German).
+const strings = JSON.parse(document.getElementById('strings')?.textContent || '{}');
+
+/** The string for `key` with `{name}` placeholders filled; never the raw key. */
+export function t(key, values = {}) {
+  const text = strings[key];
+  if (text === undefined) {
+    console.warn('missing string', key);
+    return '';
+  }
+  return text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ''));
+}

@@ -1,0 +1,158 @@
+import { api, partyPath } from '../api.js';
+import { t } from '../i18n.js';
+import { el, guardCovers, toast } from '../dom.js';
+import { connectEvents } from '../events.js';
+import { NowPlaying } from '../playback-clock.js';
+import { renderTracks } from '../track-list.js';
+import { deviceId } from '../storage.js';
+
+const root = document.getElementById('guest');
+const partyId = root.dataset.party;
+guardCovers();
+
+if (partyId) start();
+
+function start() {
+  const device = deviceId();
+  const base = partyPath(partyId);
+  const now = new NowPlaying();
+  const queueList = document.getElementById('queue-list');
+  const queueEmpty = document.getElementById('queue-empty');
+  const results = document.getElementById('results');
+  const caption = document.getElementById('results-caption');
+  const search = document.getElementById('search');
+  let queue = [];
+  let lastResults = [];
+  /** Likes the guest just toggled, shown before the server confirms (rolled back on error). */
+  const pendingLikes = new Map();
+
+  const queuedUris = () => new Set(queue.filter((entry) => !entry.isCurrentlyPlaying).map((entry) => entry.uri));
+
+  const likeButton = (entry) => {
+    const pending = pendingLikes.get(entry.uri);
+    const liked = pending ? pending.liked : entry.hasVoted;
+    const count = pending ? pending.likeCount : entry.likeCount;
+    return el('button', {
+      type: 'button', className: `icon-button like-button${liked ? ' liked' : ''}`,
+      'aria-pressed': liked ? 'true' : 'false', 'aria-label': `${liked ? t('guest.unlike') : t('guest.like')}: ${entry.name}`,
+      text: `♥ ${count}`, onclick: () => toggleLike(entry),
+    });
+  };
+
+  const renderQueue = () => {
+    const waiting = queue.filter((entry) => !entry.isCurrentlyPlaying);
+    renderTracks(queueList, waiting, { actions: (entry) => [likeButton(entry)] });
+    queueEmpty.hidden = waiting.length > 0;
+    renderResults(lastResults);
+  };
+
+  const renderResults = (tracks) => {
+    lastResults = tracks;
+    const queued = queuedUris();
+    renderTracks(results, tracks, {
+      actions: (track) => [queued.has(track.uri)
+        ? el('button', { type: 'button', className: 'icon-button', disabled: true, 'aria-label': `${t('guest.queued')}: ${track.name}`, text: '✓' })
+        : el('button', { type: 'button', className: 'icon-button add-button', 'aria-label': `${t('guest.add')}: ${track.name}`, text: '+', onclick: () => add(track) })],
+    });
+    if (!tracks.length) results.replaceChildren(el('li', { className: 'empty', text: t('guest.search.none') }));
+  };
+
+  const loadQueue = async () => {
+    try {
+      const body = await api('GET', `${base}/track/queue?deviceId=${encodeURIComponent(device)}`);
+      queue = body.queue;
+      renderQueue();
+    } catch (error) {
+      if (error.status === 404) ended();
+    }
+  };
+
+  const loadCurrent = async () => {
+    try {
+      const current = await api('GET', `${base}/track/current`);
+      const image = current.track?.album?.images?.[0]?.url;
+      now.update(current, image ? Object.assign(document.createElement('img'), { src: image, alt: '', onerror() { this.remove(); } }) : null);
+    } catch (error) {
+      if (error.status === 404) ended();
+    }
+  };
+
+  let searchTimer;
+  let searchSequence = 0;
+  const runSearch = async () => {
+    const sequence = ++searchSequence;
+    const query = search.value.trim();
+    try {
+      const body = await api('GET', `${base}/track/search?q=${encodeURIComponent(query)}`);
+      if (sequence !== searchSequence) return;
+      caption.textContent = query ? t('guest.search.results') : t('guest.search.top');
+      renderResults(body.tracks.items);
+    } catch (error) {
+      if (sequence === searchSequence) {
+        results.replaceChildren(el('li', { className: 'error', text: error.message }));
+      }
+    }
+  };
+  search.addEventListener('input', () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(runSearch, 250);
+  });
+
+  async function add(track) {
+    try {
+      await api('POST', `${base}/track/addToPlaylist`, { body: { uri: track.uri, deviceId: device } });
+      toast(t('guest.added'));
+      await loadQueue();
+    } catch (error) {
+      if (error.status === 409 && error.code === 'duplicate') {
+        if (confirm(t('guest.duplicate.confirm'))) {
+          const entry = queue.find((candidate) => candidate.uri === track.uri && !candidate.isCurrentlyPlaying);
+          if (entry && !entry.hasVoted) await toggleLike(entry);
+        }
+      } else {
+        toast(error.message);
+      }
+    }
+  }
+
+  async function toggleLike(entry) {
+    const current = pendingLikes.get(entry.uri) || { liked: entry.hasVoted, likeCount: entry.likeCount };
+    const optimistic = { liked: !current.liked, likeCount: current.likeCount + (current.liked ? -1 : 1) };
+    pendingLikes.set(entry.uri, optimistic);
+    renderQueue();
+    try {
+      const result = await api('POST', `${base}/track/vote`, { body: { uri: entry.uri, deviceId: device } });
+      entry.hasVoted = result.liked;
+      entry.likeCount = result.likeCount;
+    } catch (error) {
+      toast(error.message);
+    } finally {
+      pendingLikes.delete(entry.uri);
+      await loadQueue();
+    }
+  }
+
+  function ended() {
+    events?.stop();
+    document.getElementById('party-view').hidden = true;
+    document.getElementById('ended').hidden = false;
+  }
+
+  let reloadTimer;
+  const reloadSoon = () => {
+    clearTimeout(reloadTimer);
+    reloadTimer = setTimeout(() => { loadQueue(); loadCurrent(); }, 80);
+  };
+
+  const events = connectEvents(partyId, {
+    onEvent: (event) => {
+      if (['queue-updated', 'vote-updated', 'track-changed', 'playback-changed'].includes(event.type)) reloadSoon();
+    },
+    onResync: reloadSoon,
+    onEnded: ended,
+  });
+
+  loadQueue();
+  loadCurrent();
+  runSearch();
+}

@@ -1,0 +1,73 @@
+import { t } from './i18n.js';
+
+/**
+ * Five digit boxes in `container`: typing advances, backspace goes back, a pasted PIN fills all,
+ * and the fifth digit submits. Returns { clear, shake, focus }.
+ */
+export function pinInput(container, onComplete) {
+  const label = container.dataset.label || 'PIN';
+  container.setAttribute('role', 'group');
+  container.setAttribute('aria-label', label);
+  const boxes = Array.from({ length: 5 }, (_, index) => {
+    const box = document.createElement('input');
+    Object.assign(box, { type: 'text', inputMode: 'numeric', maxLength: 1, autocomplete: 'off' });
+    box.setAttribute('pattern', '[0-9]*');
+    box.setAttribute('aria-label', `${label}: ${t('pin.digit', { n: index + 1 })}`);
+    box.dataset.index = String(index);
+    container.append(box);
+    return box;
+  });
+  let busy = false;
+
+  const value = () => boxes.map((box) => box.value).join('');
+  const fill = (digits, from) => {
+    let index = from;
+    for (const digit of digits) {
+      if (index >= boxes.length) break;
+      boxes[index].value = digit;
+      index += 1;
+    }
+    boxes[Math.min(index, boxes.length - 1)].focus();
+    maybeSubmit();
+  };
+  const maybeSubmit = async () => {
+    const pin = value();
+    if (busy || !/^\d{5}$/.test(pin)) return;
+    busy = true;
+    try { await onComplete(pin); } finally { busy = false; }
+  };
+
+  boxes.forEach((box, index) => {
+    box.addEventListener('input', () => {
+      const digits = box.value.replace(/\D/g, '');
+      box.value = '';
+      if (digits) fill(digits, index);
+    });
+    box.addEventListener('keydown', (event) => {
+      if (event.key === 'Backspace' && !box.value && index > 0) {
+        boxes[index - 1].value = '';
+        boxes[index - 1].focus();
+        event.preventDefault();
+      } else if (event.key === 'ArrowLeft' && index > 0) boxes[index - 1].focus();
+      else if (event.key === 'ArrowRight' && index < 4) boxes[index + 1].focus();
+      else if (event.key === 'Enter') maybeSubmit();
+    });
+    box.addEventListener('paste', (event) => {
+      const digits = (event.clipboardData?.getData('text') || '').replace(/\D/g, '').slice(0, 5);
+      if (!digits) return;
+      event.preventDefault();
+      fill(digits, digits.length === 5 ? 0 : index);
+    });
+    box.addEventListener('focus', () => box.select());
+  });
+
+  return {
+    clear() { boxes.forEach((box) => { box.value = ''; }); boxes[0].focus(); },
+    shake() {
+      container.classList.remove('shake');
+      void container.offsetWidth;
+      container.classList.add('shake');
+    },
+    focus() { boxes[0].focus(); },
+  };
+}

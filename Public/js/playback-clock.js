@@ -1,0 +1,77 @@
+import { t } from './i18n.js';
+
+/** `m:ss` (or `h:mm:ss`), like the server's first paint. */
+export function clock(milliseconds) {
+  const total = Math.max(0, Math.floor(milliseconds / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor(total / 60) % 60;
+  const seconds = String(total % 60).padStart(2, '0');
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`;
+}
+
+/**
+ * The now-playing block of every page. The position is computed from the server's
+ * `playbackStartedAt` (corrected for this device's clock skew via `serverTime`), so it never drifts.
+ */
+export class NowPlaying {
+  constructor(root = document) {
+    this.section = root.querySelector('#now');
+    this.title = root.querySelector('#now-title');
+    this.artist = root.querySelector('#now-artist');
+    this.coverBox = root.querySelector('.now-cover');
+    this.progress = root.querySelector('#now-progress');
+    this.fill = root.querySelector('#now-fill');
+    this.bar = this.fill?.parentElement;
+    this.position = root.querySelector('#now-position');
+    this.duration = root.querySelector('#now-duration');
+    this.pausedBadge = root.querySelector('#now-paused');
+    this.state = null;
+    const initial = Number(this.fill?.dataset.percent);
+    if (this.fill && Number.isFinite(initial)) this.fill.style.setProperty('--progress', String(initial / 100));
+    this.tick = this.tick.bind(this);
+    requestAnimationFrame(this.tick);
+  }
+
+  /** `current` is the body of GET …/track/current. */
+  update(current, coverElement) {
+    const track = current.track;
+    const skew = (current.serverTime ?? Date.now()) - Date.now();
+    this.state = track ? {
+      isPlaying: current.isPlaying,
+      progressMs: current.progressMs,
+      startedAt: current.playbackStartedAt,
+      skew,
+      durationMs: track.duration_ms || 0,
+    } : null;
+    this.section.dataset.state = track ? (current.isPlaying ? 'playing' : 'paused') : 'idle';
+    this.title.textContent = track ? track.name : t('now.nothing');
+    this.artist.textContent = track ? (track.artists || []).map((artist) => artist.name).join(', ') : '';
+    this.progress.hidden = !track;
+    this.pausedBadge.hidden = !track || current.isPlaying;
+    if (coverElement !== undefined) this.coverBox.replaceChildren(...(coverElement ? [coverElement] : []));
+    this.render();
+  }
+
+  positionMs() {
+    const state = this.state;
+    if (!state) return 0;
+    const raw = state.isPlaying && state.startedAt ? Date.now() + state.skew - state.startedAt : state.progressMs;
+    return Math.min(Math.max(0, raw), state.durationMs || raw);
+  }
+
+  render() {
+    if (!this.state) return;
+    const position = this.positionMs();
+    const fraction = this.state.durationMs ? position / this.state.durationMs : 0;
+    this.fill.style.setProperty('--progress', fraction.toFixed(4));
+    this.bar.setAttribute('aria-valuenow', String(Math.round(fraction * 100)));
+    const text = clock(position);
+    if (this.position.textContent !== text) this.position.textContent = text;
+    this.duration.textContent = clock(this.state.durationMs);
+  }
+
+  tick() {
+    this.render();
+    requestAnimationFrame(this.tick);
+  }
+}

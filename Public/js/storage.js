@@ -1,0 +1,36 @@
+// Small wrappers so a browser without storage (private mode) still works for the session.
+const memory = new Map();
+
+export function load(key) {
+  try {
+    const raw = localStorage.getItem(key);
+    return raw ? JSON.parse(raw) : null;
+  } catch {
+    return memory.get(key) ?? null;
+  }
+}
+
+export function save(key, value) {
+  try { localStorage.setItem(key, JSON.stringify(value)); } catch { memory.set(key, value); }
+}
+
+export function forget(key) {
+  try { localStorage.removeItem(key); } catch { memory.delete(key); }
+}
+
+/** The guest's persistent device id (SPEC: a UUID the client creates once and keeps). */
+export function deviceId() {
+  let id = load('musicvoting.deviceId');
+  if (!id) {
+    id = crypto.randomUUID ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+    save('musicvoting.deviceId', id);
+  }
+  return id;
+}
+
+/** A hash like `#party=ID&hostPin=12345`, removed from the address bar once read. */
+export function takeHashParameters() {
+  const parameters = new URLSearchParams(location.hash.slice(1));
+  if (location.hash) history.replaceState(null, '', location.pathname + location.search);
+  return parameters;
+}
