@@ -105,10 +105,11 @@ function start() {
       await loadQueue();
     } catch (error) {
       if (error.status === 409 && error.code === 'duplicate') {
-        if (confirm(t('guest.duplicate.confirm'))) {
-          const entry = queue.find((candidate) => candidate.uri === track.uri && !candidate.isCurrentlyPlaying);
-          if (entry && !entry.hasVoted) await toggleLike(entry);
-        }
+        // The server's message verbatim, then the offer to like the queued copy instead.
+        const likeInstead = confirm(`${error.message} ${t('guest.duplicate.confirm')}`);
+        await loadQueue();
+        const entry = queue.find((candidate) => candidate.uri === track.uri && !candidate.isCurrentlyPlaying);
+        if (likeInstead && entry && !entry.hasVoted) await toggleLike(entry);
       } else {
         toast(error.message);
       }

@@ -81,7 +81,6 @@ async function run(partyId, hostPin) {
     skip.disabled = !enabled || !current.track;
     deviceHint.hidden = enabled;
     const playing = Boolean(current.isPlaying && current.track);
-    playPause.textContent = playing ? '⏸' : '▶';
     playPause.setAttribute('aria-label', playing ? t('host.pause') : t('host.play'));
     playPause.dataset.state = playing ? 'playing' : 'stopped';
   };

@@ -1,0 +1,92 @@
+"""Browser end-to-end tests: Debian's chromium + chromium-driver over WebDriver (python3-selenium).
+
+The real `musicvoting` binary runs on 127.0.0.1, port 0, with a fresh data folder per test module.
+Screenshots go to test-output/screenshots/.
+"""
+import json, os, shutil, subprocess, tempfile, urllib.request
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BINARY = os.environ.get("MUSICVOTING_BINARY", os.path.join(ROOT, ".build", "debug", "musicvoting"))
+SCREENSHOTS = os.path.join(ROOT, "test-output", "screenshots")
+PHONE = (390, 844)
+TV = (1920, 1080)
+
+
+class Server:
+    def __init__(self, data=None):
+        self.data = data or tempfile.mkdtemp(prefix="mv-browser-")
+        self.log = open(self.data + ".log", "w")
+        self.process = subprocess.Popen(
+            [BINARY, "--host", "127.0.0.1", "--port", "0", "--data", self.data, "--resources", ROOT],
+            stdout=subprocess.PIPE, stderr=self.log, text=True)
+        line = self.process.stdout.readline()
+        assert line.startswith("MusicVoting listening on"), line
+        self.port = int(line.strip().rsplit(":", 1)[1])
+        self.base = f"http://127.0.0.1:{self.port}"
+
+    def api(self, method, path, body=None, auth=None):
+        request = urllib.request.Request(self.base + path, method=method,
+                                         data=None if body is None else json.dumps(body).encode())
+        if auth:
+            request.add_header("Authorization", "Bearer " + auth)
+        with urllib.request.urlopen(request, timeout=10) as response:
+            raw = response.read()
+            return json.loads(raw) if raw else None
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.log.close()
+
+
+def make_browser(size, language="de-DE"):
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio",
+                     "--autoplay-policy=no-user-gesture-required", f"--window-size={size[0]},{size[1]}",
+                     f"--lang={language}"):
+        options.add_argument(argument)
+    options.add_experimental_option("prefs", {"intl.accept_languages": language})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_page_load_timeout(20)
+    return driver
+
+
+@pytest.fixture
+def server():
+    instance = Server()
+    yield instance
+    instance.stop()
+    shutil.rmtree(instance.data, ignore_errors=True)
+
+
+@pytest.fixture
+def browsers():
+    opened = []
+
+    def open_browser(size=PHONE, language="de-DE"):
+        driver = make_browser(size, language)
+        opened.append(driver)
+        return driver
+
+    yield open_browser
+    for driver in opened:
+        driver.quit()
+
+
+def screenshot(driver, name):
+    os.makedirs(SCREENSHOTS, exist_ok=True)
+    driver.save_screenshot(os.path.join(SCREENSHOTS, name + ".png"))
+
+
+def severe_console_errors(driver):
+    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"
+            and "favicon" not in entry["message"]]
