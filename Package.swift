@@ -28,6 +28,6 @@ let package = Package(
         .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"], resources: [.copy("Resources")]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["musicvoting"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore"]),
     ]
 )

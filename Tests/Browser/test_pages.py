@@ -1,0 +1,79 @@
+"""Single-page checks: language, escaping in the live UI, narrow phones, PIN boxes."""
+import os, sqlite3, time
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import Server, screenshot
+
+
+def wait(driver, condition, timeout=10, message=""):
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda _: condition(), message)
+
+
+def test_english_visitors_get_english_with_german_fallback(server, browsers):
+    driver = browsers(language="en-US")
+    driver.get(server.base + "/")
+    assert driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en"
+    assert driver.find_element(By.ID, "join-heading").text == "Join a party"
+    assert driver.find_element(By.TAG_NAME, "h1").text == "MusicVoting"
+    screenshot(driver, "start-english-phone")
+
+
+def test_provider_text_never_becomes_markup_in_the_live_page(browsers):
+    first = Server()
+    party = first.api("POST", "/api/party", {"provider": "demo"})
+    first.stop()
+    database = sqlite3.connect(os.path.join(first.data, "musicvoting.sqlite"))
+    database.execute(
+        "INSERT INTO queue_entries (party_id, uri, track_id, name, artists, album, image_url, duration_ms, added_at,"
+        " added_by, autofilled) VALUES (?, 'demo:track:x', 'x', ?, ?, 'A', NULL, 1000, ?, 'x', 0)",
+        (party["id"], "<img src=x onerror=alert(1)>", "<b>bold</b>", time.time()))
+    database.commit()
+    database.close()
+    server = Server(first.data)
+    try:
+        driver = browsers()
+        driver.get(f"{server.base}/join/{party['pin']}")
+        wait(driver, lambda: driver.execute_script(
+            "return [...document.querySelectorAll('#queue-list .track-name')].some(n => n.textContent.includes('<img'))"))
+        time.sleep(0.5)
+        assert driver.execute_script("return document.querySelectorAll('img[src=\"x\"], #queue-list b').length") == 0
+        assert driver.execute_script("return window.alertFired === undefined")
+    finally:
+        server.stop()
+
+
+def test_the_guest_page_fits_a_320px_phone(server, browsers):
+    party = server.api("POST", "/api/party", {"provider": "demo"})
+    server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": "demo:track:16", "deviceId": "d"})
+    driver = browsers()
+    # Chromium's window cannot be narrower than ~500 px; emulate the phone's viewport instead.
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 320, "height": 700, "deviceScaleFactor": 2, "mobile": True})
+    driver.get(f"{server.base}/join/{party['pin']}")
+    assert driver.execute_script("return window.innerWidth") == 320
+    wait(driver, lambda: len(driver.find_elements(By.CSS_SELECTOR, "#results .track")) == 10)
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= 320
+    sizes = driver.execute_script(
+        "return [...document.querySelectorAll('button')].filter(b => b.offsetParent).map(b => [b.offsetWidth, b.offsetHeight])")
+    assert sizes and all(width >= 44 and height >= 44 for width, height in sizes), sizes
+    screenshot(driver, "guest-320px")
+
+
+def test_a_wrong_host_pin_shakes_and_clears_the_boxes(server, browsers):
+    party = server.api("POST", "/api/party", {"provider": "demo"})
+    wrong = "00000" if party["hostPin"] != "00000" else "11111"
+    driver = browsers()
+    driver.get(server.base + "/host")
+    wait(driver, lambda: driver.find_element(By.ID, "login").is_displayed())
+    boxes = driver.find_elements(By.CSS_SELECTOR, '[data-pin="login"] input')
+    boxes[0].send_keys(wrong)  # a five-digit paste-like burst fills every box and submits
+    wait(driver, lambda: driver.find_element(By.CSS_SELECTOR, '[data-error="login"]').text == "Falsche PIN.")
+    assert "shake" in driver.find_element(By.CSS_SELECTOR, '[data-pin="login"]').get_attribute("class")
+    assert all(box.get_attribute("value") == "" for box in boxes)
+    boxes[0].send_keys(party["hostPin"])
+    wait(driver, lambda: driver.find_element(By.ID, "controls-view").is_displayed(), message="right PIN opens the controls")
+    assert driver.find_element(By.ID, "host-guest-pin").text == party["pin"]
+    wait(driver, lambda: driver.find_element(By.ID, "host-qr").is_displayed(), message="QR replaces the spinner")
+    screenshot(driver, "host-controls-phone")
