@@ -54,10 +54,10 @@ struct AssetTests {
     @Test func staticFilesHaveContentTypesAndETags() throws {
         let server = try ServerProcess()
         defer { server.stop() }
-        let file = try server.client.get("/assets/app.css")
+        let file = try server.client.get("/assets/css/app.css")
         #expect(file.status == 200 && file.header("content-type")?.hasPrefix("text/css") == true)
         let etag = try #require(file.header("etag"))
-        let cached = try server.client.get("/assets/app.css", headers: ["If-None-Match": etag])
+        let cached = try server.client.get("/assets/css/app.css", headers: ["If-None-Match": etag])
         #expect(cached.status == 304 && cached.body.isEmpty)
     }
 
