@@ -47,16 +47,21 @@ class Server:
         self.log.close()
 
 
-def make_browser(size, language="de-DE"):
+def make_browser(size, language="de-DE", autoplay=True):
     options = webdriver.ChromeOptions()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio",
-                     "--autoplay-policy=no-user-gesture-required", f"--window-size={size[0]},{size[1]}",
-                     f"--lang={language}"):
+    arguments = ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio",
+                 f"--window-size={size[0]},{size[1] + 160}", f"--lang={language}"]
+    # Kiosk TVs run with this flag (README); without it the monitor must offer its Start button.
+    arguments.append("--autoplay-policy=no-user-gesture-required" if autoplay else "--autoplay-policy=document-user-activation-required")
+    for argument in arguments:
         options.add_argument(argument)
     options.add_experimental_option("prefs", {"intl.accept_languages": language})
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_page_load_timeout(20)
+    # The exact viewport (a window's size includes the browser's own frame).
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": size[0] < 600})
     return driver
 
 
@@ -72,8 +77,8 @@ def server():
 def browsers():
     opened = []
 
-    def open_browser(size=PHONE, language="de-DE"):
-        driver = make_browser(size, language)
+    def open_browser(size=PHONE, language="de-DE", autoplay=True):
+        driver = make_browser(size, language, autoplay)
         opened.append(driver)
         return driver
 

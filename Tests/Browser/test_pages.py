@@ -47,10 +47,7 @@ def test_provider_text_never_becomes_markup_in_the_live_page(browsers):
 def test_the_guest_page_fits_a_320px_phone(server, browsers):
     party = server.api("POST", "/api/party", {"provider": "demo"})
     server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": "demo:track:16", "deviceId": "d"})
-    driver = browsers()
-    # Chromium's window cannot be narrower than ~500 px; emulate the phone's viewport instead.
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": 320, "height": 700, "deviceScaleFactor": 2, "mobile": True})
+    driver = browsers(size=(320, 700))
     driver.get(f"{server.base}/join/{party['pin']}")
     assert driver.execute_script("return window.innerWidth") == 320
     wait(driver, lambda: len(driver.find_elements(By.CSS_SELECTOR, "#results .track")) == 10)
@@ -77,3 +74,17 @@ def test_a_wrong_host_pin_shakes_and_clears_the_boxes(server, browsers):
     assert driver.find_element(By.ID, "host-guest-pin").text == party["pin"]
     wait(driver, lambda: driver.find_element(By.ID, "host-qr").is_displayed(), message="QR replaces the spinner")
     screenshot(driver, "host-controls-phone")
+
+
+def test_a_monitor_whose_browser_blocks_autoplay_offers_a_start_button(server, browsers):
+    party = server.api("POST", "/api/party", {"provider": "demo"})
+    monitor = browsers(size=(1920, 1080), autoplay=False)
+    monitor.get(f"{server.base}/monitor#party={party['id']}&hostPin={party['hostPin']}")
+    wait(monitor, lambda: monitor.find_element(By.ID, "stage").is_displayed())
+    server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": "demo:track:5", "deviceId": "d"})
+    wait(monitor, lambda: monitor.find_element(By.ID, "autoplay").is_displayed(), message="Start button offered")
+    screenshot(monitor, "monitor-autoplay-blocked-tv")
+    monitor.find_element(By.ID, "autoplay-start").click()
+    wait(monitor, lambda: monitor.execute_script("return document.getElementById('player').currentTime") > 0.5,
+         message="a click starts the music")
+    assert not monitor.find_element(By.ID, "autoplay").is_displayed()

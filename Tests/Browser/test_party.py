@@ -161,6 +161,14 @@ def test_a_whole_party(server, browsers):
     assert position >= before - 2, (before, position)
     assert abs(position - after) <= 2, (after, position)
 
+    # At the natural end the monitor itself moves on, once.
+    queue_before = queue_names(monitor)
+    monitor.execute_script("const p = document.getElementById('player'); p.currentTime = p.duration - 0.3;")
+    wait(monitor, lambda: text(monitor, "#now-title") == queue_before[0], message="natural end advances")
+    wait(guest1, lambda: text(guest1, "#now-title") == queue_before[0])
+    time.sleep(1.5)
+    assert text(monitor, "#now-title") == queue_before[0], "one song end, one advance"
+
     # Ending the party sends every tab back to its start state.
     host.execute_script("window.confirm = () => true;")
     host.find_element(By.ID, "end-party").click()
