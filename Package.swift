@@ -12,11 +12,13 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        // Issue 4 names TagLib's C API for the local folder rather than a hand-written tag parser.
+        .systemLibrary(name: "CTagLib", pkgConfig: "taglib_c", providers: [.apt(["libtagc0-dev"])]),
 
         .target(name: "PartyCore"),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite"]),
-        .target(name: "Providers", dependencies: ["PartyCore"]),
+        .target(name: "Providers", dependencies: ["PartyCore", "CTagLib"]),
         .target(name: "Rendering", dependencies: ["CQREncode", "CPNG"]),
         .target(
             name: "MusicVotingServer",
@@ -27,7 +29,7 @@ let package = Package(
         .testTarget(name: "PartyCoreTests", dependencies: ["PartyCore"]),
         .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"], resources: [.copy("Resources")]),
-        .testTarget(name: "ProvidersTests", dependencies: ["Providers"]),
+        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "CTagLib"]),
         .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore"]),
     ]
 )

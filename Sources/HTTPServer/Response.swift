@@ -3,6 +3,8 @@ public struct Response: Sendable {
     public enum Body: Sendable {
         case bytes([UInt8])
         case stream(EventStream)
+        /// `length` bytes of the open file `descriptor` from `offset`; libmicrohttpd sends and closes it.
+        case file(descriptor: Int32, offset: UInt64, length: UInt64)
     }
 
     public var status: Int

@@ -81,6 +81,10 @@ private func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Re
         let context = Unmanaged.passRetained(stream).toOpaque()
         handle = MHD_create_response_from_callback(mv_size_unknown(), 16 * 1024, streamReader, context, streamFreed)
         if handle == nil { Unmanaged<EventStream>.fromOpaque(context).release() }
+    case let .file(descriptor, offset, length):
+        // MHD owns the descriptor from here and closes it when the response is destroyed.
+        handle = MHD_create_response_from_fd_at_offset64(length, descriptor, offset)
+        if handle == nil { close(descriptor) }
     }
     guard let handle else { return .NO }
     for (name, value) in response.headers { MHD_add_response_header(handle, name, value) }

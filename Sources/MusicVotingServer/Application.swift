@@ -21,14 +21,17 @@ public final class Application: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let store = try PartyStore(path: configuration.dataDirectory + "/musicvoting.sqlite")
         hub = EventHub(clock: clock)
+        let library = configuration.libraryDirectory.map { LocalLibrary(root: URL(fileURLWithPath: $0)) }
         let providers = ProviderRegistry(all: [
             DemoProvider(),
+            library.map { LocalProvider(library: $0) } ?? UnconfiguredProvider(name: "local", playerAdapter: "audio"),
             UnconfiguredProvider(name: "spotify", playerAdapter: "spotify"),
             UnconfiguredProvider(name: "youtube", playerAdapter: "youtube"),
         ])
         service = PartyService(store: store, clock: clock, random: random, providers: providers, hub: hub)
         let resources = Self.resourcesDirectory(configuration.resourcesDirectory)
         let router = Routes(service: service, publicFiles: StaticFiles(directory: resources.appendingPathComponent("Public")),
+                            library: library,
                             pages: try PageRenderer(directory: resources.appendingPathComponent("Templates"))).router()
         server = Server { request in
             let started = DispatchTime.now().uptimeNanoseconds

@@ -11,6 +11,8 @@ public struct Configuration: Sendable, Equatable {
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
     public var threads = 2
+    /// `--library DIR`: the host's music folder for provider `local`.
+    public var libraryDirectory: String?
 
     public init() {}
 
@@ -27,6 +29,7 @@ public struct Configuration: Sendable, Equatable {
           --tls-cert FILE       PEM certificate: serve HTTPS                       MUSICVOTING_TLS_CERT
           --tls-key FILE        PEM private key for --tls-cert                     MUSICVOTING_TLS_KEY
           --threads N           HTTP worker threads (default 2)                    MUSICVOTING_THREADS
+          --library DIR         a folder of music files: provider 'local'          MUSICVOTING_LIBRARY
           --help                show this text
         """
 
@@ -50,6 +53,7 @@ public struct Configuration: Sendable, Equatable {
         ("--host", "MUSICVOTING_HOST"), ("--port", "MUSICVOTING_PORT"), ("--data", "MUSICVOTING_DATA"),
         ("--public-url", "MUSICVOTING_PUBLIC_URL"), ("--resources", "MUSICVOTING_RESOURCES"),
         ("--tls-cert", "MUSICVOTING_TLS_CERT"), ("--tls-key", "MUSICVOTING_TLS_KEY"), ("--threads", "MUSICVOTING_THREADS"),
+        ("--library", "MUSICVOTING_LIBRARY"),
     ]
 
     public static func parse(arguments: [String], environment: [String: String]) throws(ParseError) -> Configuration {
@@ -88,6 +92,7 @@ public struct Configuration: Sendable, Equatable {
         configuration.resourcesDirectory = values["--resources"]
         configuration.tlsCertificatePath = values["--tls-cert"]
         configuration.tlsKeyPath = values["--tls-key"]
+        configuration.libraryDirectory = values["--library"]
         return configuration
     }
 }

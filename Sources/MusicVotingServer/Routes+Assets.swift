@@ -18,6 +18,19 @@ extension Routes {
             return StaticContent(bytes: Array(svg.utf8), contentType: "image/svg+xml")
                 .response(to: request, cacheControl: "public, max-age=86400")
         }
+        let library = self.library
+        router.add("GET", "/local/audio/{id}", summary: "A local library file (byte ranges)") { request throws(HTTPError) in
+            guard let item = library?.item(id: request.parameter("id")),
+                  let response = FileContent(path: item.path, contentType: StaticFiles.contentType(for: item.path))
+                    .response(to: request, cacheControl: "public, max-age=3600") else { throw .notFound }
+            return response
+        }
+        router.add("GET", "/local/cover/{id}", summary: "The cover image beside a local file") { request throws(HTTPError) in
+            guard let cover = library?.item(id: request.parameter("id"))?.coverPath,
+                  let response = FileContent(path: cover, contentType: StaticFiles.contentType(for: cover))
+                    .response(to: request, cacheControl: "public, max-age=3600") else { throw .notFound }
+            return response
+        }
         router.add("GET", "/assets/{path*}", summary: "Static files from Public/") { request throws(HTTPError) in
             guard let content = publicFiles.content(at: request.parameter("path")) else { throw .notFound }
             return content.response(to: request)

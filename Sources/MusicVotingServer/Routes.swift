@@ -8,6 +8,7 @@ import Rendering
 struct Routes: Sendable {
     let service: PartyService
     let publicFiles: StaticFiles
+    let library: LocalLibrary?
     let pages: PageRenderer
 
     func router() -> Router {

@@ -17,11 +17,11 @@ TV = (1920, 1080)
 
 
 class Server:
-    def __init__(self, data=None):
+    def __init__(self, data=None, arguments=()):
         self.data = data or tempfile.mkdtemp(prefix="mv-browser-")
         self.log = open(self.data + ".log", "w")
         self.process = subprocess.Popen(
-            [BINARY, "--host", "127.0.0.1", "--port", "0", "--data", self.data, "--resources", ROOT],
+            [BINARY, "--host", "127.0.0.1", "--port", "0", "--data", self.data, "--resources", ROOT, *arguments],
             stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.process.stdout.readline()
         assert line.startswith("MusicVoting listening on"), line

@@ -22,7 +22,7 @@ struct PartyLifecycleTests {
         let missing = try server.client.send("POST", "/api/party", json: [String: String]())
         #expect(missing.status == 400 && missing.error == "Missing provider")
         let unknown = try server.client.send("POST", "/api/party", json: ["provider": "napster"])
-        #expect(unknown.status == 400 && unknown.error == "Invalid provider: must be 'demo', 'spotify' or 'youtube'")
+        #expect(unknown.status == 400 && unknown.error == "Invalid provider: must be 'demo', 'local', 'spotify' or 'youtube'")
         let wrongType = try server.client.send("POST", "/api/party", json: ["provider": 5])
         #expect(wrongType.status == 400)
         for provider in ["spotify", "youtube"] {

@@ -10,11 +10,8 @@ public struct DemoProvider: MusicProvider {
     public var playerAdapter: String { "audio" }
 
     public func search(_ query: String) throws(ProviderError) -> [Track] {
-        let needle = Self.folded(query)
-        guard !needle.isEmpty else { return Array(DemoCatalog.tracks.prefix(10)) }
-        return DemoCatalog.tracks.filter { track in
-            ([track.name, track.album] + track.artists).contains { Self.folded($0).contains(needle) }
-        }
+        guard !SearchText.folded(query).isEmpty else { return Array(DemoCatalog.tracks.prefix(10)) }
+        return DemoCatalog.tracks.filter { SearchText.matches(query, [$0.name, $0.album] + $0.artists) }
     }
 
     public func track(uri: String) throws(ProviderError) -> Track? {
@@ -42,11 +39,5 @@ public struct DemoProvider: MusicProvider {
             byAlbum[track.album, default: []].append(track)
         }
         return order.enumerated().map { index, album in ("album\(index + 1)", album, byAlbum[album] ?? []) }
-    }
-
-    /// Case- and accent-insensitive matching.
-    static func folded(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

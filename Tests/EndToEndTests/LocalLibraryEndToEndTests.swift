@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+@Suite("Provider local (--library)")
+struct LocalLibraryEndToEndTests {
+    @Test func aLocalPartySearchesQueuesAndStreamsTheFiles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mv-e2e-library-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("Album"), withIntermediateDirectories: true)
+        let song = [UInt8](repeating: 7, count: 50_000)
+        try Data(Array("RIFF".utf8) + song).write(to: folder.appendingPathComponent("Album/Übermut.wav"))
+        try Data([0x89, 0x50, 0x4E, 0x47]).write(to: folder.appendingPathComponent("Album/cover.png"))
+        let server = try ServerProcess(arguments: ["--library", folder.path])
+        defer { server.stop() }
+        #expect(try server.client.get("/").text.contains("value=\"local\""), "the start page offers the configured library")
+        let party = try TestParty(server, provider: "local")
+        let found = try party.client.get("\(party.base)/track/search?q=ubermut")
+        let item = try #require(((found.json["tracks"] as? [String: Any])?["items"] as? [[String: Any]])?.first)
+        let uri = try #require(item["uri"] as? String)
+        #expect(uri.hasPrefix("local:track:") && item["name"] as? String == "Übermut")
+        let cover = try #require(((item["album"] as? [String: Any])?["images"] as? [[String: Any]])?.first?["url"] as? String)
+        #expect(try party.client.get(cover).header("content-type") == "image/png")
+        #expect(try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": uri, "deviceId": "g"]).status == 200)
+        #expect(try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:1", "deviceId": "g"]).status == 404,
+                "R13: only the party's own provider")
+        let id = String(uri.dropFirst("local:track:".count))
+        let whole = try party.client.get("/local/audio/\(id)")
+        #expect(whole.status == 200 && whole.body.count == song.count + 4 && whole.header("content-type") == "audio/wav")
+        let part = try party.client.get("/local/audio/\(id)", headers: ["Range": "bytes=4-103"])
+        #expect(part.status == 206 && part.body == Array(song.prefix(100)))
+        #expect(part.header("content-range") == "bytes 4-103/\(song.count + 4)")
+        #expect(try party.client.get("/local/audio/../../etc/passwd").status == 404)
+    }
+
+    @Test func withoutALibraryTheLocalProviderIsNotConfigured() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        #expect(!(try server.client.get("/").text.contains("value=\"local\"")))
+        let party = try TestParty(server, provider: "local")
+        let search = try party.client.get("\(party.base)/track/search?q=")
+        #expect(search.status == 503 && search.error == "Anbieter nicht konfiguriert.")
+    }
+}

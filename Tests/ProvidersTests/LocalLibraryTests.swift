@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import PartyCore
+@testable import Providers
+
+/// Writes a short mono 8-bit WAV of `seconds` and, when given, tags it through TagLib.
+func makeSong(at path: String, seconds: Int, title: String? = nil, artist: String = "", album: String = "") throws {
+    let rate = 8000, count = seconds * rate
+    func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+    func le16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+    let header = Array("RIFF".utf8) + le32(36 + count) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(1)
+        + le32(rate) + le32(rate) + le16(1) + le16(8) + Array("data".utf8) + le32(count)
+    let samples = (0..<count).map { UInt8(128 + Int(60 * sin(Double($0) * 0.2))) }
+    try Data(header + samples).write(to: URL(fileURLWithPath: path))
+    if let title {
+        _ = TagFile.unicode
+        let file = try #require(TagFile(path: path))
+        #expect(file.write(title: title, artist: artist, album: album))
+    }
+}
+
+@Suite("Local folder provider")
+struct LocalLibraryTests {
+    let root: URL
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("mv-library-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("Sommer Mix/Teil 2"), withIntermediateDirectories: true)
+        try makeSong(at: root.appendingPathComponent("Sommer Mix/01.wav").path, seconds: 3,
+                     title: "Café del Mar", artist: "Señor Björk", album: "Strandgut")
+        try makeSong(at: root.appendingPathComponent("Sommer Mix/Teil 2/untagged song.wav").path, seconds: 2)
+        try makeSong(at: root.appendingPathComponent("top.wav").path, seconds: 4, title: "Ganz oben", artist: "Dach", album: "Haus")
+        try Data([0xFF, 0xD8, 0xFF]).write(to: root.appendingPathComponent("Sommer Mix/cover.jpg"))
+        try Data("not music".utf8).write(to: root.appendingPathComponent("notes.txt"))
+        try Data("garbage".utf8).write(to: root.appendingPathComponent("broken.mp3"))
+    }
+
+    @Test func tagsTitlesAndDurationsComeFromTheFiles() throws {
+        let library = LocalLibrary(root: root)
+        let tracks = library.tracks
+        let cafe = try #require(tracks.first { $0.name == "Café del Mar" })
+        #expect(cafe.artists == ["Señor Björk"] && cafe.album == "Strandgut" && cafe.durationMs == 3000)
+        #expect(cafe.imageURL == "/local/cover/\(cafe.id)", "cover.jpg beside the file")
+        let untagged = try #require(tracks.first { $0.name == "untagged song" }, "file name when there is no title tag")
+        #expect(untagged.artists == ["Unbekannt"] && untagged.album == "Sommer Mix/Teil 2" && untagged.durationMs == 2000)
+        #expect(untagged.imageURL == nil)
+        #expect(!tracks.contains { $0.name == "notes" })
+        #expect(tracks.contains { $0.name == "broken" }, "an unreadable file still shows by name")
+        #expect(LocalLibrary(root: root).tracks.map(\.id) == tracks.map(\.id), "ids are stable across scans")
+    }
+
+    @Test func searchCoversTitleArtistAndAlbumIgnoringAccentsAndCase() throws {
+        let provider = LocalProvider(library: LocalLibrary(root: root))
+        #expect(try provider.search("cafe").map(\.name) == ["Café del Mar"])
+        #expect(try provider.search("BJORK").count == 1)
+        #expect(try provider.search("strandgut").count == 1)
+        #expect(try provider.search("").count == 4)
+        let track = try #require(try provider.search("oben").first)
+        #expect(try provider.track(uri: track.uri) == track)
+        #expect(try provider.track(uri: "local:track:nope") == nil)
+        #expect(try provider.track(uri: "demo:track:1") == nil)
+    }
+
+    @Test func newFilesAppearAfterARescan() throws {
+        let library = LocalLibrary(root: root)
+        #expect(library.tracks.count == 4)
+        try makeSong(at: root.appendingPathComponent("new.wav").path, seconds: 1, title: "Neu", artist: "A", album: "B")
+        library.rescan()
+        #expect(library.tracks.contains { $0.name == "Neu" })
+    }
+
+    @Test func foldersAreThePlaylists() throws {
+        let provider = LocalProvider(library: LocalLibrary(root: root))
+        let playlists = try provider.playlists()
+        #expect(playlists.map(\.name) == ["Sommer Mix", "Sommer Mix/Teil 2"])
+        #expect(try provider.playlistTracks(id: playlists[0].id).map(\.name) == ["Café del Mar"])
+        #expect(try provider.charts().count == 4)
+    }
+}
