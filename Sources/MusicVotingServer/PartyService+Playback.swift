@@ -45,8 +45,14 @@ extension PartyService {
     /// R14/R20: deletes the current entry and plays the next; a repeat within 3 s is a no-op.
     func next(_ party: Party) throws -> PlayOutcome {
         try requireDevice(party)
+        return try advance(party, force: false)
+    }
+
+    /// Fetches refill candidates first when the advance will leave nothing waiting (providers may be remote,
+    /// so not under the lock), then advances.
+    func advance(_ party: Party, force: Bool) throws -> PlayOutcome {
         let refill = try locked { try queue(of: party).waiting.count <= 1 } ? refillTracks(for: party) : []
-        return try locked { try advanceLocked(partyId: party.id, refill: refill, force: false) }
+        return try locked { try advanceLocked(partyId: party.id, refill: refill, force: force) }
     }
 
     /// Moves past the current entry. `force` skips the R20 debounce (host removal of the playing song).
@@ -58,12 +64,13 @@ extension PartyService {
         }
         let finished = queue.current
         if let finished {
+            try store.recordPlayed(uri: finished.track.uri, partyId: partyId, at: now)
             try store.deleteEntry(id: finished.id)
             queue.entries.removeAll { $0.id == finished.id }
             queue.currentEntryId = nil
         }
         if queue.entries.count <= 1 {
-            try insertRefill(refill, into: &queue, partyId: partyId, excluding: finished?.track.uri)
+            try insertRefill(refill, into: &queue, partyId: partyId)
         }
         playback.lastAdvanceAt = now
         guard let upcoming = queue.ordered().first else {
@@ -85,7 +92,10 @@ extension PartyService {
             guard var playback = try store.party(id: party.id)?.playback else { throw PartyError.partyNotFound }
             let queue = try store.queue(partyId: party.id, currentEntryId: playback.currentEntryId)
             guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
-            if let current = queue.current, current.id != entry.id { try store.deleteEntry(id: current.id) }
+            if let current = queue.current, current.id != entry.id {
+                try store.recordPlayed(uri: current.track.uri, partyId: party.id, at: now)
+                try store.deleteEntry(id: current.id)
+            }
             playback.play(entryId: entry.id, at: now)
             playback.lastAdvanceAt = now
             try store.save(playback: playback, partyId: party.id)

@@ -69,16 +69,15 @@ extension PartyService {
 
     /// Host removal; removing the playing entry moves on to the next one.
     func remove(uri: String, party: Party) throws {
-        try locked {
+        let removesCurrent = try locked {
             let queue = try queue(of: party)
             guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
-            if entry.id == queue.currentEntryId {
-                _ = try advanceLocked(partyId: party.id, refill: [], force: true)
-            } else {
-                try store.deleteEntry(id: entry.id)
-                hub.publish(ServerEvent(type: .queueUpdated, partyId: party.id, payload: [("reason", "remove")]))
-            }
+            if entry.id == queue.currentEntryId { return true }
+            try store.deleteEntry(id: entry.id)
+            hub.publish(ServerEvent(type: .queueUpdated, partyId: party.id, payload: [("reason", "remove")]))
+            return false
         }
+        if removesCurrent { _ = try advance(party, force: true) }
     }
 
     func blacklist(of party: Party) throws -> Blacklist { try locked { try store.blacklist(partyId: party.id) } }

@@ -14,17 +14,15 @@ extension PartyService {
         return (try? provider.charts()) ?? []
     }
 
-    /// Adds the refill tracks that R10/R12 admit, marked `autofilled`, skipping the song that just played.
-    func insertRefill(_ tracks: [Track], into queue: inout Queue, partyId: String, excluding justPlayed: String?) throws {
-        let blacklist = try store.blacklist(partyId: partyId)
-        var added = 0
-        for track in tracks where track.uri != justPlayed && track.uri != queue.current?.track.uri {
-            guard queue.admission(for: track, blacklist: blacklist) == .insert else { continue }
+    /// Adds the refill tracks `Refill.choose` picks, marked `autofilled` (R9 sorts them below guest songs).
+    func insertRefill(_ tracks: [Track], into queue: inout Queue, partyId: String) throws {
+        let chosen = Refill.choose(from: tracks, queue: queue, blacklist: try store.blacklist(partyId: partyId),
+                                   recentlyPlayed: try store.recentlyPlayed(partyId: partyId))
+        for track in chosen {
             let id = try store.insertEntry(partyId: partyId, track: track, addedAt: now, addedBy: "autofill", autofilled: true)
             queue.entries.append(QueueEntry(id: id, track: track, addedAt: now, addedBy: "autofill", autofilled: true))
-            added += 1
         }
-        if added > 0 { hub.publish(ServerEvent(type: .queueUpdated, partyId: partyId, payload: [("reason", "refill")])) }
+        if !chosen.isEmpty { hub.publish(ServerEvent(type: .queueUpdated, partyId: partyId, payload: [("reason", "refill")])) }
     }
 
     /// R15 after a start, and `prepare-next`: refills when nothing is waiting.
@@ -34,7 +32,7 @@ extension PartyService {
         try locked {
             var queue = try queue(of: party)
             guard queue.waiting.isEmpty else { return }
-            try insertRefill(tracks, into: &queue, partyId: party.id, excluding: nil)
+            try insertRefill(tracks, into: &queue, partyId: party.id)
         }
     }
 }

@@ -55,6 +55,21 @@ extension PartyStore {
         try run("DELETE FROM queue_entries WHERE id = ?", [.integer(id)])
     }
 
+    /// Remembers that `uri` finished playing (or was skipped) in the party; keeps the newest 50.
+    public func recordPlayed(uri: String, partyId: String, at now: Date) throws {
+        try run("INSERT INTO played (party_id, uri, played_at) VALUES (?, ?, ?)", [.text(partyId), .text(uri), .date(now)])
+        try run("""
+            DELETE FROM played WHERE party_id = ? AND rowid NOT IN
+                (SELECT rowid FROM played WHERE party_id = ? ORDER BY played_at DESC, rowid DESC LIMIT 50)
+            """, [.text(partyId), .text(partyId)])
+    }
+
+    /// The party's recently played uris, newest first.
+    public func recentlyPlayed(partyId: String) throws -> [String] {
+        try run("SELECT uri FROM played WHERE party_id = ? ORDER BY played_at DESC, rowid DESC", [.text(partyId)])
+            .compactMap { $0.text(0) }
+    }
+
     /// R17: one like per device per entry; a second call removes it. Returns whether it is liked now.
     public func toggleVote(entryId: Int64, deviceId: String) throws -> Bool {
         try run("DELETE FROM votes WHERE entry_id = ? AND device_id = ?", [.integer(entryId), .text(deviceId)])

@@ -55,5 +55,14 @@ enum Schema {
             expires_at REAL
         );
         """,
+        // R15: the refill avoids songs this party played recently; only uris, pruned to the last 50.
+        """
+        CREATE TABLE played (
+            party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+            uri TEXT NOT NULL,
+            played_at REAL NOT NULL
+        );
+        CREATE INDEX played_party ON played(party_id, played_at);
+        """,
     ]
 }

@@ -138,3 +138,24 @@ struct PlaybackTests {
         #expect(try party.host("POST", "/track/start").status == 409)
     }
 }
+
+@Suite("R15 refill memory")
+struct RefillMemoryTests {
+    @Test func aSongThatJustPlayedIsNotRefilledAgain() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        _ = try party.registerMonitor()
+        try party.add(24)
+        var played: [String] = []
+        for _ in 0..<12 {
+            let current = try party.current()
+            let uri = try #require((current["track"] as? [String: Any])?["uri"] as? String)
+            played.append(uri)
+            #expect(try party.host("DELETE", "/track/remove", json: ["uri": uri]).status == 200)
+            let waiting = try party.queue().filter { $0["isCurrentlyPlaying"] as? Bool == false }.compactMap { $0["uri"] as? String }
+            #expect(!waiting.contains(uri), "\(uri) came straight back")
+        }
+        #expect(Set(played).count == played.count, "twelve different songs in a row: \(played)")
+    }
+}

@@ -127,3 +127,18 @@ struct PartyStoreTests {
         #expect(try store.entries(partyId: "p1").isEmpty)
     }
 }
+
+@Suite("R15 play memory")
+struct PlayedTests {
+    @Test func theNewestFiftyPlaysAreKeptNewestFirst() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mv-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let store = try PartyStore(path: folder.appendingPathComponent("t.sqlite").path)
+        try store.insert(Party(id: "p", guestPin: "12345", hostPin: "54321", provider: "demo", createdAt: Date()))
+        for index in 0..<60 {
+            try store.recordPlayed(uri: "demo:track:\(index)", partyId: "p", at: Date(timeIntervalSince1970: Double(index)))
+        }
+        let recent = try store.recentlyPlayed(partyId: "p")
+        #expect(recent.count == 50 && recent.first == "demo:track:59" && recent.last == "demo:track:10")
+    }
+}

@@ -20,7 +20,8 @@ public struct DemoProvider: MusicProvider {
 
     public func uri(forTrackId id: String) -> String { DemoCatalog.uriPrefix + id }
 
-    public func charts() throws(ProviderError) -> [Track] { Array(DemoCatalog.tracks.prefix(10)) }
+    /// The whole catalog, so the refill can rotate through songs the party has not heard yet.
+    public func charts() throws(ProviderError) -> [Track] { DemoCatalog.tracks }
 
     public func playlists() throws(ProviderError) -> [Playlist] {
         albums.map { Playlist(id: $0.id, name: $0.name, trackCount: $0.tracks.count, imageURL: $0.tracks.first?.imageURL) }
