@@ -30,6 +30,6 @@ let package = Package(
         .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"], resources: [.copy("Resources")]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "CTagLib"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore", "HTTPServer"], resources: [.copy("Fixtures")]),
     ]
 )

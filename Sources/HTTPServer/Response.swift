@@ -5,6 +5,8 @@ public struct Response: Sendable {
         case stream(EventStream)
         /// `length` bytes of the open file `descriptor` from `offset`; libmicrohttpd sends and closes it.
         case file(descriptor: Int32, offset: UInt64, length: UInt64)
+        /// Work that may block (a remote provider): the connection is suspended while it runs elsewhere.
+        case deferred(DeferredResponse)
     }
 
     public var status: Int
@@ -30,6 +32,11 @@ public struct Response: Sendable {
     }
 
     public static let noContent = Response(status: 204)
+
+    /// Answers later: `work` runs off libmicrohttpd's threads, which never wait for it (STYLE 6).
+    public static func deferred(_ work: @escaping @Sendable () -> Response) -> Response {
+        Response(status: 0, body: .deferred(DeferredResponse(work: work)))
+    }
 
     public static func redirect(to location: String, status: Int = 303) -> Response {
         Response(status: status, headers: [("Location", location)])

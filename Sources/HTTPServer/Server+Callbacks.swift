@@ -5,6 +5,8 @@ import Foundation
 final class PendingRequest {
     var body: [UInt8] = []
     var tooLarge = false
+    /// Set while a deferred response is being computed; its result is queued on the call after the resume.
+    var deferred: DeferredResponse?
 }
 
 /// libmicrohttpd's access handler: collects the body, then answers on the final call.
@@ -38,6 +40,11 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         return .YES
     }
     if pending.tooLarge { return queue(Response(error: .payloadTooLarge), on: connection) }
+    if let deferred = pending.deferred {
+        // Called again after the worker resumed the connection: answer with what it computed.
+        pending.deferred = nil
+        return queue(deferred.result ?? Response(error: HTTPError(status: 500, message: "Interner Fehler.")), on: connection)
+    }
     var request = Request(
         method: method.map { String(cString: $0) } ?? "GET",
         path: url.map { String(cString: $0) } ?? "/",
@@ -46,7 +53,25 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         body: pending.body,
         clientAddress: clientAddress(connection))
     if request.path.isEmpty { request.path = "/" }
-    return queue(server.respond(request), on: connection)
+    let response = server.respond(request)
+    guard case .deferred(let deferred) = response.body else { return queue(response, on: connection) }
+    pending.deferred = deferred
+    // Suspend before the work starts, so its resume can never come first (NOTES: suspend from the handler).
+    MHD_suspend_connection(connection)
+    let resumable = ResumableConnection(connection)
+    DeferredResponse.workers.async {
+        deferred.result = deferred.work()
+        resumable.resume()
+    }
+    return .YES
+}
+
+/// Carries the connection pointer to the worker; valid until MHD completes the request, which cannot
+/// happen while the connection is suspended.
+private struct ResumableConnection: @unchecked Sendable {
+    let connection: OpaquePointer
+    init(_ connection: OpaquePointer) { self.connection = connection }
+    func resume() { MHD_resume_connection(connection) }
 }
 
 let requestCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
@@ -85,6 +110,8 @@ private func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Re
         // MHD owns the descriptor from here and closes it when the response is destroyed.
         handle = MHD_create_response_from_fd_at_offset64(length, descriptor, offset)
         if handle == nil { close(descriptor) }
+    case .deferred:
+        handle = nil
     }
     guard let handle else { return .NO }
     for (name, value) in response.headers { MHD_add_response_header(handle, name, value) }

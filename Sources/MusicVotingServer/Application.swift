@@ -26,7 +26,9 @@ public final class Application: @unchecked Sendable {
             DemoProvider(),
             library.map { LocalProvider(library: $0) } ?? UnconfiguredProvider(name: "local", playerAdapter: "audio"),
             UnconfiguredProvider(name: "spotify", playerAdapter: "spotify"),
-            UnconfiguredProvider(name: "youtube", playerAdapter: "youtube"),
+            configuration.youtubeKey.map { key in
+                YouTubeProvider(apiKey: key, base: configuration.youtubeBase.flatMap(URL.init(string:)) ?? YouTubeProvider.defaultBase)
+            } ?? UnconfiguredProvider(name: "youtube", playerAdapter: "youtube"),
         ])
         service = PartyService(store: store, clock: clock, random: random, providers: providers, hub: hub)
         let resources = Self.resourcesDirectory(configuration.resourcesDirectory)
@@ -36,9 +38,13 @@ public final class Application: @unchecked Sendable {
         server = Server { request in
             let started = DispatchTime.now().uptimeNanoseconds
             let (route, response) = router.handle(request)
-            let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
-            Log.access(method: request.method, route: route, status: response.status, milliseconds: milliseconds)
-            return response
+            @Sendable func logged(_ response: Response) -> Response {
+                let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+                Log.access(method: request.method, route: route, status: response.status, milliseconds: milliseconds)
+                return response
+            }
+            guard case .deferred(let deferred) = response.body else { return logged(response) }
+            return .deferred { logged(deferred.work()) }
         }
     }
 

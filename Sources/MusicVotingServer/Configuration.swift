@@ -13,6 +13,9 @@ public struct Configuration: Sendable, Equatable {
     public var threads = 2
     /// `--library DIR`: the host's music folder for provider `local`.
     public var libraryDirectory: String?
+    /// YouTube Data API key; the base is configurable so tests talk to a local fake.
+    public var youtubeKey: String?
+    public var youtubeBase: String?
 
     public init() {}
 
@@ -30,6 +33,8 @@ public struct Configuration: Sendable, Equatable {
           --tls-key FILE        PEM private key for --tls-cert                     MUSICVOTING_TLS_KEY
           --threads N           HTTP worker threads (default 2)                    MUSICVOTING_THREADS
           --library DIR         a folder of music files: provider 'local'          MUSICVOTING_LIBRARY
+          --youtube-key KEY     YouTube Data API key: provider 'youtube'           MUSICVOTING_YOUTUBE_KEY
+          --youtube-api-base URL  (tests) default https://www.googleapis.com/youtube/v3  MUSICVOTING_YOUTUBE_API_BASE
           --help                show this text
         """
 
@@ -53,7 +58,8 @@ public struct Configuration: Sendable, Equatable {
         ("--host", "MUSICVOTING_HOST"), ("--port", "MUSICVOTING_PORT"), ("--data", "MUSICVOTING_DATA"),
         ("--public-url", "MUSICVOTING_PUBLIC_URL"), ("--resources", "MUSICVOTING_RESOURCES"),
         ("--tls-cert", "MUSICVOTING_TLS_CERT"), ("--tls-key", "MUSICVOTING_TLS_KEY"), ("--threads", "MUSICVOTING_THREADS"),
-        ("--library", "MUSICVOTING_LIBRARY"),
+        ("--library", "MUSICVOTING_LIBRARY"), ("--youtube-key", "MUSICVOTING_YOUTUBE_KEY"),
+        ("--youtube-api-base", "MUSICVOTING_YOUTUBE_API_BASE"),
     ]
 
     public static func parse(arguments: [String], environment: [String: String]) throws(ParseError) -> Configuration {
@@ -93,6 +99,11 @@ public struct Configuration: Sendable, Equatable {
         configuration.tlsCertificatePath = values["--tls-cert"]
         configuration.tlsKeyPath = values["--tls-key"]
         configuration.libraryDirectory = values["--library"]
+        configuration.youtubeKey = values["--youtube-key"]
+        if let base = values["--youtube-api-base"] {
+            guard URL(string: base)?.scheme?.hasPrefix("http") == true else { throw .invalidValue(option: "--youtube-api-base", value: base) }
+            configuration.youtubeBase = base
+        }
         return configuration
     }
 }

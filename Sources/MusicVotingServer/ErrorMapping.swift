@@ -54,6 +54,14 @@ enum ErrorMapping {
         switch error {
         case .notConfigured: return HTTPError(status: 503, message: "Anbieter nicht konfiguriert.", code: "provider_not_configured")
         case .unavailable(let message): return HTTPError(status: 502, message: message, code: "provider_unavailable")
+        case .quotaExceeded:
+            return HTTPError(status: 503, message: "Das YouTube-Kontingent für heute ist aufgebraucht. Bitte später noch einmal versuchen.",
+                             code: "quota_exceeded")
+        case .rateLimited(let seconds):
+            return HTTPError(status: 503, message: "Der Musikdienst bittet um eine kurze Pause. Bitte gleich noch einmal versuchen.",
+                             code: "provider_rate_limited", headers: [("Retry-After", String(seconds))])
+        case .sessionExpired:
+            return HTTPError(status: 401, message: "Spotify-Sitzung abgelaufen. Bitte neu anmelden.", code: "provider_session_expired")
         }
     }
 }

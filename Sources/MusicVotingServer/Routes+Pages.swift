@@ -22,7 +22,9 @@ extension Routes {
             return pages.render("guest", for: request, title: "app.name", data: view)
         }
         router.add("GET", "/monitor", summary: "Monitor / TV page") { request in
-            pages.render("monitor", for: request, title: "monitor.title")
+            // The provider players load their own scripts: YouTube's IFrame API, Spotify's Web Playback SDK.
+            pages.render("monitor", for: request, title: "monitor.title",
+                         extraScriptSources: ["https://www.youtube.com", "https://s.ytimg.com", "https://sdk.scdn.co"])
         }
         router.add("GET", "/host", summary: "Host page") { request in
             pages.render("host", for: request, title: "host.title")

@@ -8,13 +8,13 @@ extension Routes {
         router.add("POST", "/api/party/{id}/track/start", summary: "Play the first entry (R20)", security: "hostPin") { request throws(HTTPError) in
             try respond("start") {
                 let party = try service.requireHost(request, partyId: request.parameter("id"))
-                return Self.outcome(try service.start(party), service: service)
+                return respond("start", calling: try service.provider(for: party)) { Self.outcome(try service.start(party)) }
             }
         }
         router.add("POST", "/api/party/{id}/track/next", summary: "Skip / song end (R14, R20)", security: "monitorOrHost") { request throws(HTTPError) in
             try respond("next") {
                 let (party, _) = try service.requireHostOrMonitor(request, partyId: request.parameter("id"))
-                return Self.outcome(try service.next(party), service: service)
+                return respond("next", calling: try service.provider(for: party)) { Self.outcome(try service.next(party)) }
             }
         }
         router.add("POST", "/api/party/{id}/track/pause", summary: "Pause (R19)", security: "hostPin") { request throws(HTTPError) in
@@ -40,13 +40,16 @@ extension Routes {
         }
         router.add("POST", "/api/party/{id}/track/prepare-next", summary: "Run the refill (R15)", security: "hostPin") { request throws(HTTPError) in
             try respond("prepare next") {
-                try service.refillIfDry(try service.requireHost(request, partyId: request.parameter("id")))
-                return .noContent
+                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                return respond("prepare next", calling: try service.provider(for: party)) {
+                    try service.refillIfDry(party)
+                    return .noContent
+                }
             }
         }
     }
 
-    static func outcome(_ outcome: PlayOutcome, service: PartyService) -> Response {
+    static func outcome(_ outcome: PlayOutcome) -> Response {
         switch outcome {
         case .playing(let entry):
             return .json(["status": "playing", "track": TrackJSON.entry(entry, currentEntryId: entry.id, voter: nil)])

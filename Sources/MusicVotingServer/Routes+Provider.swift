@@ -34,11 +34,13 @@ extension Routes {
         router.add("GET", "/api/party/{id}/spotify/playlists", summary: "The host's playlists", security: "hostPin") { request throws(HTTPError) in
             try respond("playlists") {
                 let party = try service.requireHost(request, partyId: request.parameter("id"))
-                let playlists = try service.provider(for: party).playlists()
-                return .json(["playlists": .array(playlists.map { playlist in
-                    ["id": .string(playlist.id), "name": .string(playlist.name), "trackCount": .integer(playlist.trackCount),
-                     "imageUrl": .optional(playlist.imageURL)]
-                })])
+                let provider = try service.provider(for: party)
+                return respond("playlists", calling: provider) {
+                    .json(["playlists": .array(try provider.playlists().map { playlist in
+                        ["id": .string(playlist.id), "name": .string(playlist.name), "trackCount": .integer(playlist.trackCount),
+                         "imageUrl": .optional(playlist.imageURL)]
+                    })])
+                }
             }
         }
         router.add("GET", "/api/party/{id}/spotify/login", summary: "Start the provider login (303)") { request throws(HTTPError) in

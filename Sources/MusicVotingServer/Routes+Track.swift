@@ -9,8 +9,10 @@ extension Routes {
             try respond("search") {
                 let party = try service.activeParty(id: request.parameter("id"))
                 let query = String((request.query["q"] ?? "").prefix(200))
-                let tracks = try service.provider(for: party).search(query)
-                return .json(["tracks": ["items": .array(tracks.map(TrackJSON.track))]])
+                let provider = try service.provider(for: party)
+                return respond("search", calling: provider) {
+                    .json(["tracks": ["items": .array(try provider.search(query).map(TrackJSON.track))]])
+                }
             }
         }
         router.add("GET", "/api/party/{id}/track/queue", summary: "The queue in R9 order (R18 hasVoted with deviceId)") { request throws(HTTPError) in
@@ -47,10 +49,11 @@ extension Routes {
             try respond("track") {
                 let party = try service.activeParty(id: request.parameter("id"))
                 let provider = try service.provider(for: party)
-                guard let track = try provider.track(uri: provider.uri(forTrackId: request.parameter("trackId"))) else {
-                    throw PartyError.trackNotFound
+                let uri = provider.uri(forTrackId: request.parameter("trackId"))
+                return respond("track", calling: provider) {
+                    guard let track = try provider.track(uri: uri) else { throw PartyError.trackNotFound }
+                    return .json(TrackJSON.track(track))
                 }
-                return .json(TrackJSON.track(track))
             }
         }
         router.add("POST", "/api/party/{id}/track/addToPlaylist", summary: "Add songs by uri (R10–R13, R16)") { request throws(HTTPError) in
@@ -71,8 +74,10 @@ extension Routes {
                 }
                 let device = try request.deviceId(from: { if case .object = json { return json } else { return nil } }())
                     ?? "address:" + request.clientAddress
-                try service.add(uris: uris, deviceId: device, party: party)
-                return .json(["status": "added"])
+                return respond("add", calling: try service.provider(for: party)) {
+                    try service.add(uris: uris, deviceId: device, party: party)
+                    return .json(["status": "added"])
+                }
             }
         }
         router.add("POST", "/api/party/{id}/track/vote", summary: "Toggle this device's like (R17)") { request throws(HTTPError) in
@@ -92,8 +97,10 @@ extension Routes {
                 guard let uri = try request.stringField("uri", in: json) ?? request.query["uri"], !uri.isEmpty else {
                     throw PartyError.missingUri
                 }
-                try service.remove(uri: uri, party: party)
-                return .json(["status": "removed"])
+                return respond("remove", calling: try service.provider(for: party)) {
+                    try service.remove(uri: uri, party: party)
+                    return .json(["status": "removed"])
+                }
             }
         }
     }

@@ -35,6 +35,14 @@ func respond(_ context: String, _ body: () throws -> Response) throws(HTTPError)
     do { return try body() } catch { throw ErrorMapping.httpError(error, context: context) }
 }
 
+/// Like `respond`, but off libmicrohttpd's threads when `provider` is remote (its calls can take seconds).
+func respond(_ context: String, calling provider: any MusicProvider, _ body: @escaping @Sendable () throws -> Response) -> Response {
+    let run: @Sendable () -> Response = {
+        do { return try body() } catch { return Response(error: ErrorMapping.httpError(error, context: context)) }
+    }
+    return provider.isRemote ? .deferred(run) : run()
+}
+
 extension Request {
     /// A string field of the JSON body; 400 with `message` when the body is not an object or the field has another type.
     func stringField(_ name: String, in json: JSON?) throws -> String? {

@@ -20,6 +20,12 @@ public enum ProviderError: Error, Equatable, Sendable {
     /// SPEC: 503 `Anbieter nicht konfiguriert.`
     case notConfigured
     case unavailable(String)
+    /// YouTube's daily quota is used up.
+    case quotaExceeded
+    /// The service asked us to slow down (Spotify 429 with Retry-After).
+    case rateLimited(retryAfterSeconds: Int)
+    /// The host's login is gone (revoked or expired refresh token).
+    case sessionExpired
 }
 
 /// What every music source offers a party (SPEC "Providers").
@@ -30,6 +36,8 @@ public protocol MusicProvider: Sendable {
     var isConfigured: Bool { get }
     /// The monitor-side player adapter that plays this provider's tracks.
     var playerAdapter: String { get }
+    /// Whether calls go over the network (the server then runs them off its HTTP threads).
+    var isRemote: Bool { get }
     /// Matching tracks; an empty query answers the top 10.
     func search(_ query: String) throws(ProviderError) -> [Track]
     /// R13: the only way a song enters a queue is by a uri this returns a track for.
@@ -40,4 +48,8 @@ public protocol MusicProvider: Sendable {
     func charts() throws(ProviderError) -> [Track]
     func playlists() throws(ProviderError) -> [Playlist]
     func playlistTracks(id: String) throws(ProviderError) -> [Track]
+}
+
+extension MusicProvider {
+    public var isRemote: Bool { false }
 }

@@ -65,3 +65,17 @@ struct DemoProviderTests {
         #expect(throws: ProviderError.notConfigured) { try spotify.track(uri: "spotify:track:x") }
     }
 }
+
+@Suite("YouTube durations")
+struct ISODurationTests {
+    @Test func iso8601DurationsBecomeMilliseconds() {
+        #expect(ISODuration.milliseconds("PT4M13S") == 253_000)
+        #expect(ISODuration.milliseconds("PT1H2M3S") == 3_723_000)
+        #expect(ISODuration.milliseconds("PT45S") == 45_000)
+        #expect(ISODuration.milliseconds("PT3M") == 180_000)
+        #expect(ISODuration.milliseconds("P1DT2S") == 86_402_000)
+        #expect(ISODuration.milliseconds("PT0.5S") == 500)
+        #expect(ISODuration.milliseconds("P0D") == 0)
+        for broken in ["", "4M13S", "PT", "PTXS", "PT4X", "PT1M2"] { #expect(ISODuration.milliseconds(broken) == nil, "\(broken)") }
+    }
+}

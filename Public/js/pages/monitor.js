@@ -89,7 +89,8 @@ async function run(partyId, token) {
   let loadedEntry = null;
   let shownCover = null;
 
-  const player = createPlayer(party.provider, document.getElementById('player'), {
+  const videoBox = document.getElementById('video');
+  const player = await createPlayer(party.provider, { audio: document.getElementById('player'), video: videoBox }, {
     onEnded: () => advance(),
     onBlocked: () => { overlay.hidden = false; },
     onError: () => {
@@ -98,7 +99,12 @@ async function run(partyId, token) {
       setTimeout(() => { notice.hidden = true; }, 6000);
       advance();
     },
+  }).catch(() => {
+    notice.textContent = t('monitor.playerUnavailable');
+    notice.hidden = false;
+    return null;
   });
+  if (!videoBox.hidden) document.querySelector('.now-cover').hidden = true;
 
   /** R20 guard on this side too: one song-end report per entry. */
   async function advance() {

@@ -1,4 +1,5 @@
 import { AudioPlayer } from './audio-player.js';
+import { YouTubePlayer } from './youtube-player.js';
 
 /** The audio file of a track, for the providers the `<audio>` adapter plays. */
 const audioSources = {
@@ -6,8 +7,13 @@ const audioSources = {
   local: (track) => `/local/audio/${encodeURIComponent(track.trackId)}`,
 };
 
-/** The monitor's player adapter for a party's provider (Spotify and YouTube adapters join here). */
-export function createPlayer(provider, element, handlers) {
+/**
+ * The monitor's player adapter for a party's provider. Every adapter offers
+ * load · play · pause · stop · seek · positionMs · durationMs · isPaused.
+ */
+export async function createPlayer(provider, elements, handlers) {
   const source = audioSources[provider];
-  return source ? new AudioPlayer(element, source, handlers) : null;
+  if (source) return new AudioPlayer(elements.audio, source, handlers);
+  if (provider === 'youtube') return YouTubePlayer.create(elements.video, handlers);
+  return null;
 }

@@ -1,0 +1,13 @@
+import Foundation
+
+/// A response computed on a background queue while its connection is suspended.
+/// `@unchecked Sendable`: `result` is written once by the worker before it resumes the connection,
+/// and read by the libmicrohttpd thread only after the resume (the resume orders the two).
+public final class DeferredResponse: @unchecked Sendable {
+    static let workers = DispatchQueue(label: "musicvoting.deferred", attributes: .concurrent)
+
+    public let work: @Sendable () -> Response
+    var result: Response?
+
+    init(work: @escaping @Sendable () -> Response) { self.work = work }
+}
