@@ -13,12 +13,15 @@ let package = Package(
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         // Issue 4 names TagLib's C API for the local folder rather than a hand-written tag parser.
+        // SHA-256, HMAC and key-grade randomness for Spotify's PKCE and signed OAuth state, from the GnuTLS that
+        // libmicrohttpd already links (libmicrohttpd-dev depends on libgnutls28-dev): no new library.
+        .systemLibrary(name: "CGnuTLS", pkgConfig: "gnutls", providers: [.apt(["libgnutls28-dev"])]),
         .systemLibrary(name: "CTagLib", pkgConfig: "taglib_c", providers: [.apt(["libtagc0-dev"])]),
 
         .target(name: "PartyCore"),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite"]),
-        .target(name: "Providers", dependencies: ["PartyCore", "CTagLib"]),
+        .target(name: "Providers", dependencies: ["PartyCore", "CTagLib", "CGnuTLS"]),
         .target(name: "Rendering", dependencies: ["CQREncode", "CPNG"]),
         .target(
             name: "MusicVotingServer",

@@ -22,15 +22,25 @@ public final class Application: @unchecked Sendable {
         let store = try PartyStore(path: configuration.dataDirectory + "/musicvoting.sqlite")
         hub = EventHub(clock: clock)
         let library = configuration.libraryDirectory.map { LocalLibrary(root: URL(fileURLWithPath: $0)) }
+        let vault = StoreTokenVault()
+        let spotify = configuration.spotifyClientId.map { clientId in
+            SpotifyProvider(client: SpotifyClient(configuration: SpotifyConfiguration(
+                clientId: clientId, clientSecret: configuration.spotifyClientSecret,
+                redirectURI: configuration.spotifyRedirectURI ?? "",
+                accountsBase: configuration.spotifyAccountsBase.flatMap(URL.init(string:)) ?? SpotifyConfiguration.defaultAccountsBase,
+                apiBase: configuration.spotifyAPIBase.flatMap(URL.init(string:)) ?? SpotifyConfiguration.defaultAPIBase),
+                vault: vault), loginState: SpotifyLoginState())
+        }
         let providers = ProviderRegistry(all: [
             DemoProvider(),
             library.map { LocalProvider(library: $0) } ?? UnconfiguredProvider(name: "local", playerAdapter: "audio"),
-            UnconfiguredProvider(name: "spotify", playerAdapter: "spotify"),
+            spotify ?? UnconfiguredProvider(name: "spotify", playerAdapter: "spotify"),
             configuration.youtubeKey.map { key in
                 YouTubeProvider(apiKey: key, base: configuration.youtubeBase.flatMap(URL.init(string:)) ?? YouTubeProvider.defaultBase)
             } ?? UnconfiguredProvider(name: "youtube", playerAdapter: "youtube"),
         ])
         service = PartyService(store: store, clock: clock, random: random, providers: providers, hub: hub)
+        vault.service = service
         let resources = Self.resourcesDirectory(configuration.resourcesDirectory)
         let router = Routes(service: service, publicFiles: StaticFiles(directory: resources.appendingPathComponent("Public")),
                             library: library,

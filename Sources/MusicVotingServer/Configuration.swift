@@ -16,6 +16,12 @@ public struct Configuration: Sendable, Equatable {
     /// YouTube Data API key; the base is configurable so tests talk to a local fake.
     public var youtubeKey: String?
     public var youtubeBase: String?
+    /// The host's Spotify app; redirect default: `<public url>/api/spotify/callback`.
+    public var spotifyClientId: String?
+    public var spotifyClientSecret: String?
+    public var spotifyRedirectURI: String?
+    public var spotifyAccountsBase: String?
+    public var spotifyAPIBase: String?
 
     public init() {}
 
@@ -35,6 +41,10 @@ public struct Configuration: Sendable, Equatable {
           --library DIR         a folder of music files: provider 'local'          MUSICVOTING_LIBRARY
           --youtube-key KEY     YouTube Data API key: provider 'youtube'           MUSICVOTING_YOUTUBE_KEY
           --youtube-api-base URL  (tests) default https://www.googleapis.com/youtube/v3  MUSICVOTING_YOUTUBE_API_BASE
+          --spotify-client-id ID      Spotify app: provider 'spotify'           MUSICVOTING_SPOTIFY_CLIENT_ID
+          --spotify-client-secret S   optional (PKCE works without)             MUSICVOTING_SPOTIFY_CLIENT_SECRET
+          --spotify-redirect-uri URL  default <public url>/api/spotify/callback MUSICVOTING_SPOTIFY_REDIRECT_URI
+          --spotify-accounts-base URL, --spotify-api-base URL   (tests)         MUSICVOTING_SPOTIFY_ACCOUNTS_BASE, _API_BASE
           --help                show this text
         """
 
@@ -59,7 +69,9 @@ public struct Configuration: Sendable, Equatable {
         ("--public-url", "MUSICVOTING_PUBLIC_URL"), ("--resources", "MUSICVOTING_RESOURCES"),
         ("--tls-cert", "MUSICVOTING_TLS_CERT"), ("--tls-key", "MUSICVOTING_TLS_KEY"), ("--threads", "MUSICVOTING_THREADS"),
         ("--library", "MUSICVOTING_LIBRARY"), ("--youtube-key", "MUSICVOTING_YOUTUBE_KEY"),
-        ("--youtube-api-base", "MUSICVOTING_YOUTUBE_API_BASE"),
+        ("--youtube-api-base", "MUSICVOTING_YOUTUBE_API_BASE"), ("--spotify-client-id", "MUSICVOTING_SPOTIFY_CLIENT_ID"),
+        ("--spotify-client-secret", "MUSICVOTING_SPOTIFY_CLIENT_SECRET"), ("--spotify-redirect-uri", "MUSICVOTING_SPOTIFY_REDIRECT_URI"),
+        ("--spotify-accounts-base", "MUSICVOTING_SPOTIFY_ACCOUNTS_BASE"), ("--spotify-api-base", "MUSICVOTING_SPOTIFY_API_BASE"),
     ]
 
     public static func parse(arguments: [String], environment: [String: String]) throws(ParseError) -> Configuration {
@@ -100,6 +112,15 @@ public struct Configuration: Sendable, Equatable {
         configuration.tlsKeyPath = values["--tls-key"]
         configuration.libraryDirectory = values["--library"]
         configuration.youtubeKey = values["--youtube-key"]
+        configuration.spotifyClientId = values["--spotify-client-id"]
+        configuration.spotifyClientSecret = values["--spotify-client-secret"]
+        for (option, keyPath) in [("--spotify-redirect-uri", \Configuration.spotifyRedirectURI),
+                                  ("--spotify-accounts-base", \Configuration.spotifyAccountsBase),
+                                  ("--spotify-api-base", \Configuration.spotifyAPIBase)] {
+            guard let value = values[option] else { continue }
+            guard URL(string: value)?.scheme?.hasPrefix("http") == true else { throw .invalidValue(option: option, value: value) }
+            configuration[keyPath: keyPath] = value
+        }
         if let base = values["--youtube-api-base"] {
             guard URL(string: base)?.scheme?.hasPrefix("http") == true else { throw .invalidValue(option: "--youtube-api-base", value: base) }
             configuration.youtubeBase = base

@@ -60,6 +60,8 @@ enum ErrorMapping {
         case .rateLimited(let seconds):
             return HTTPError(status: 503, message: "Der Musikdienst bittet um eine kurze Pause. Bitte gleich noch einmal versuchen.",
                              code: "provider_rate_limited", headers: [("Retry-After", String(seconds))])
+        case .notLoggedIn:
+            return HTTPError(status: 503, message: "Spotify ist noch nicht verbunden. Der Host muss sich anmelden.", code: "provider_not_logged_in")
         case .sessionExpired:
             return HTTPError(status: 401, message: "Spotify-Sitzung abgelaufen. Bitte neu anmelden.", code: "provider_session_expired")
         }

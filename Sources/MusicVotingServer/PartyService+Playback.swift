@@ -135,6 +135,7 @@ extension PartyService {
     }
 
     func publishPlayback(partyId: String, _ playback: Playback) {
+        driveRemotePlayer(partyId: partyId)
         hub.publish(ServerEvent(type: .playbackChanged, partyId: partyId, payload: [
             ("isPlaying", String(playback.isPlaying)), ("progressMs", String(playback.positionMs(at: now))),
         ]))
@@ -152,6 +153,7 @@ extension PartyService {
             payload.append(("playbackStartedAt", String(Int(startedAt.timeIntervalSince1970 * 1000))))
         }
         hub.publish(ServerEvent(type: .trackChanged, partyId: partyId, payload: payload))
+        driveRemotePlayer(partyId: partyId)
         hub.publish(ServerEvent(type: .queueUpdated, partyId: partyId, payload: [("reason", "advance")]))
     }
 }

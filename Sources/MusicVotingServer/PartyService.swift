@@ -17,6 +17,8 @@ final class PartyService: @unchecked Sendable {
     /// Set once the listening port is known (port 0 picks one).
     private var joinBaseURL = ""
     var presence = Presence()
+    /// Spotify Web Playback SDK device per party (the monitor's SDK makes a new one on every load).
+    var sdkDevices: [String: String] = [:]
     /// R11: 10 adds per device per rolling minute.
     var addLimiter = SlidingWindowLimiter(limit: 10)
     /// R24: 10 wrong host PINs per client address per minute.
@@ -57,9 +59,10 @@ final class PartyService: @unchecked Sendable {
         }
     }
 
+    /// The party's provider, bound to the party (Spotify acts with the party's own login).
     func provider(for party: Party) throws -> any MusicProvider {
         guard let provider = providers.provider(named: party.provider) else { throw ProviderError.notConfigured }
-        return provider
+        return provider.bound(to: party.id)
     }
 
     /// R1/R2/R3: a new party with fresh PINs.
@@ -76,7 +79,10 @@ final class PartyService: @unchecked Sendable {
     }
 
     /// R4: `<public base>/join/<guestPin>`.
-    func joinURL(for party: Party) -> String { locked { joinBaseURL } + "/join/" + party.guestPin }
+    func joinURL(for party: Party) -> String { publicBase + "/join/" + party.guestPin }
+
+    /// The base URL phones and TVs reach this server under.
+    var publicBase: String { locked { joinBaseURL } }
 
     func setJoinBase(_ url: String) { locked { joinBaseURL = url } }
 

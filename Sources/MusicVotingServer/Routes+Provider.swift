@@ -13,6 +13,7 @@ extension Routes {
                 guard !deviceId.isEmpty else { throw PartyError.invalidInput("Device ID darf nicht leer sein") }
                 guard Identifiers.isWellFormedDeviceId(deviceId) else { throw PartyError.invalidInput("Invalid device id") }
                 _ = try service.registerMonitor(deviceId: deviceId, caller: caller, party: party)
+                service.registerSDKDevice(deviceId, party: party)
                 return .json(["status": "Device ID gesetzt"])
             }
         }
@@ -25,10 +26,10 @@ extension Routes {
         router.add("GET", "/api/party/{id}/spotify/token", summary: "Access token for the monitor's SDK (R28)", security: "monitorOrHost") { request throws(HTTPError) in
             try respond("spotify token") {
                 let (party, _) = try service.requireHostOrMonitor(request, partyId: request.parameter("id"))
-                guard let token = try service.providerTokens(of: party)?.accessToken else {
-                    throw ProviderError.notConfigured
+                guard let spotify = try service.provider(for: party) as? SpotifyProvider else { throw ProviderError.notConfigured }
+                return respond("spotify token", calling: spotify) {
+                    .text(try spotify.client.accessToken(partyId: party.id)).adding(header: "Cache-Control", "no-store")
                 }
-                return .text(token).adding(header: "Cache-Control", "no-store")
             }
         }
         router.add("GET", "/api/party/{id}/spotify/playlists", summary: "The host's playlists", security: "hostPin") { request throws(HTTPError) in
@@ -43,22 +44,52 @@ extension Routes {
                 }
             }
         }
-        router.add("GET", "/api/party/{id}/spotify/login", summary: "Start the provider login (303)") { request throws(HTTPError) in
+        router.add("GET", "/api/party/{id}/spotify/login", summary: "Start the host's Spotify login (303)") { request throws(HTTPError) in
             try respond("spotify login") {
-                _ = try service.activeParty(id: request.parameter("id"))
-                // The OAuth flow arrives with the Spotify provider; until then no provider can log in.
-                throw ProviderError.notConfigured
+                let party = try service.activeParty(id: request.parameter("id"))
+                // Ours: only the host may attach a Spotify account to the party (hostPin query or Bearer).
+                var authorized = request
+                if authorized.bearerToken == nil, let pin = request.query["hostPin"] { authorized.headers["authorization"] = "Bearer \(pin)" }
+                try service.authorize(authorized, party: party, allowMonitor: false)
+                guard let spotify = try service.provider(for: party) as? SpotifyProvider else { throw ProviderError.notConfigured }
+                let source = request.query["source"] == "ios" ? "ios" : "web"
+                let installation = request.query["installationId"].flatMap { Identifiers.isWellFormedDeviceId($0) ? $0 : nil }
+                let (state, challenge) = spotify.loginState.begin(partyId: party.id, source: source, installationId: installation)
+                let url = spotify.client.authorizeURL(state: state, challenge: challenge,
+                                                      redirectURI: Self.redirectURI(spotify, source: source, service: service))
+                return .redirect(to: url.absoluteString)
             }
         }
         let callback: Handler = { request throws(HTTPError) in
             try respond("spotify callback") {
-                guard let state = request.query["state"], !state.isEmpty, let code = request.query["code"], !code.isEmpty else {
+                guard let spotify = service.providers.provider(named: "spotify") as? SpotifyProvider else { throw ProviderError.notConfigured }
+                // The host said no on Spotify's page: the state is used up, the host page says so.
+                if request.query["error"] != nil, let state = request.query["state"], (try? spotify.loginState.redeem(state)) != nil {
+                    return .redirect(to: "/host?spotify=denied")
+                }
+                guard let code = request.query["code"], !code.isEmpty, let state = request.query["state"], !state.isEmpty else {
                     throw PartyError.invalidInput("Missing code or state")
                 }
-                throw PartyError.invalidInput("Invalid state")
+                guard let login = try? spotify.loginState.redeem(state) else { throw PartyError.invalidInput("Invalid state") }
+                let party = try service.activeParty(id: login.partyId)
+                return respond("spotify callback", calling: spotify) {
+                    try spotify.client.exchange(code: code, verifier: login.verifier,
+                                                redirectURI: Self.redirectURI(spotify, source: login.source, service: service), partyId: party.id)
+                    service.publishLogin(party: party, source: login.source, installationId: login.installationId)
+                    return login.source == "ios"
+                        ? .text("Spotify verbunden. Du kannst zur App zurückkehren.")
+                        : .redirect(to: "/host?spotify=connected")
+                }
             }
         }
         router.add("GET", "/api/spotify/callback", summary: "OAuth callback (web)", callback)
         router.add("GET", "/api/spotify/ios/callback", summary: "OAuth callback (iOS)", callback)
+    }
+
+    /// The redirect URI registered in the host's Spotify app, or this server's own callback path.
+    static func redirectURI(_ spotify: SpotifyProvider, source: String, service: PartyService) -> String {
+        let configured = spotify.client.configuration
+        if !configured.redirectURI.isEmpty { return source == "ios" ? configured.iosRedirectURI : configured.redirectURI }
+        return service.publicBase + (source == "ios" ? "/api/spotify/ios/callback" : "/api/spotify/callback")
     }
 }

@@ -1,21 +1,6 @@
 import Foundation
 import PartyCore
 
-/// A provider's OAuth tokens for one party (R7: the refresh token survives restarts; R5 deletes them).
-public struct ProviderTokens: Equatable, Sendable {
-    public var provider: String
-    public var accessToken: String?
-    public var refreshToken: String?
-    public var expiresAt: Date?
-
-    public init(provider: String, accessToken: String?, refreshToken: String?, expiresAt: Date?) {
-        self.provider = provider
-        self.accessToken = accessToken
-        self.refreshToken = refreshToken
-        self.expiresAt = expiresAt
-    }
-}
-
 extension PartyStore {
     public func blacklist(partyId: String) throws -> Blacklist {
         Blacklist(words: try run("SELECT word FROM blacklist WHERE party_id = ? ORDER BY word", [.text(partyId)])
@@ -54,5 +39,11 @@ extension PartyStore {
                 [.text(partyId)]).first.map {
             ProviderTokens(provider: $0.text(0) ?? "", accessToken: $0.text(1), refreshToken: $0.text(2), expiresAt: $0.date(3))
         }
+    }
+}
+
+extension PartyStore {
+    public func deleteTokens(partyId: String) throws {
+        try run("DELETE FROM provider_tokens WHERE party_id = ?", [.text(partyId)])
     }
 }

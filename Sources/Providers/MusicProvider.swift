@@ -26,6 +26,8 @@ public enum ProviderError: Error, Equatable, Sendable {
     case rateLimited(retryAfterSeconds: Int)
     /// The host's login is gone (revoked or expired refresh token).
     case sessionExpired
+    /// The host has not logged in to the provider for this party yet.
+    case notLoggedIn
 }
 
 /// What every music source offers a party (SPEC "Providers").
@@ -48,8 +50,18 @@ public protocol MusicProvider: Sendable {
     func charts() throws(ProviderError) -> [Track]
     func playlists() throws(ProviderError) -> [Playlist]
     func playlistTracks(id: String) throws(ProviderError) -> [Track]
+    /// The provider acting for one party (a per-party login); most providers are the same for every party.
+    func bound(to partyId: String) -> any MusicProvider
 }
 
 extension MusicProvider {
     public var isRemote: Bool { false }
+    public func bound(to partyId: String) -> any MusicProvider { self }
+}
+
+/// Where a provider keeps a party's OAuth tokens (the server's database; R7 persists, R5 deletes).
+public protocol TokenVault: Sendable {
+    func tokens(partyId: String) -> ProviderTokens?
+    func save(_ tokens: ProviderTokens, partyId: String)
+    func delete(partyId: String)
 }

@@ -1,0 +1,2 @@
+#include <gnutls/gnutls.h>
+#include <gnutls/crypto.h>

@@ -1,0 +1,21 @@
+import Foundation
+import PartyCore
+import Providers
+
+/// Providers keep their tokens through this, in the party's database rows (R7 keeps them, R5 deletes them).
+/// `@unchecked Sendable`: `service` is set once at start-up, before any request; the service serializes the rest.
+final class StoreTokenVault: TokenVault, @unchecked Sendable {
+    weak var service: PartyService?
+
+    func tokens(partyId: String) -> ProviderTokens? {
+        service.flatMap { service in service.locked { try? service.store.tokens(partyId: partyId) } } ?? nil
+    }
+
+    func save(_ tokens: ProviderTokens, partyId: String) {
+        service?.locked { do { try service?.store.save(tokens: tokens, partyId: partyId) } catch { Log.error("saving tokens: \(error)") } }
+    }
+
+    func delete(partyId: String) {
+        service?.locked { _ = try? service?.store.deleteTokens(partyId: partyId) }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import HTTPServer
+
+/// Spotify's Accounts service and Web API, as far as the server uses them, on 127.0.0.1.
+/// Tokens are real state: codes exchange once, access tokens can be expired and refresh tokens revoked.
+/// `@unchecked Sendable`: `lock` guards every field.
+final class FakeSpotify: @unchecked Sendable {
+    private let lock = NSLock()
+    private var validAccess: Set<String> = []
+    private var issued = 0
+    private var revoked = false
+    private var rateLimitSeconds: Int?
+    var service: FakeService!
+
+    init() throws {
+        service = try FakeService { router, _ in
+            router.add("POST", "/api/token") { [unowned self] request in self.token(request) }
+            router.add("GET", "/v1/search") { [unowned self] request in self.authorized(request) { FakeService.json("spotify/search") } }
+            router.add("GET", "/v1/tracks/{id}") { [unowned self] request in
+                self.authorized(request) { request.parameter("id") == "trk1" ? FakeService.json("spotify/track") : FakeService.json("spotify/expired", status: 404) }
+            }
+            router.add("GET", "/v1/me/top/tracks") { [unowned self] request in self.authorized(request) { FakeService.json("spotify/top-tracks") } }
+            router.add("GET", "/v1/me/playlists") { [unowned self] request in self.authorized(request) { FakeService.json("spotify/playlists") } }
+            router.add("GET", "/v1/playlists/{id}/tracks") { [unowned self] request in
+                self.authorized(request) { FakeService.json("spotify/playlist-tracks") }
+            }
+            router.add("PUT", "/v1/me/player/play") { [unowned self] request in self.authorized(request) { .noContent } }
+            router.add("PUT", "/v1/me/player/pause") { [unowned self] request in self.authorized(request) { .noContent } }
+        }
+    }
+
+    var base: String { service.base }
+    var requests: [Request] { service.requests }
+    func stop() { service.stop() }
+
+    func expireAccessTokens() { lock.lock(); validAccess.removeAll(); lock.unlock() }
+    func revokeRefreshTokens() { lock.lock(); revoked = true; validAccess.removeAll(); lock.unlock() }
+    func rateLimit(_ seconds: Int?) { lock.lock(); rateLimitSeconds = seconds; lock.unlock() }
+
+    static func form(_ request: Request) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in request.bodyText.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
+            if parts.count == 2 { fields[parts[0]] = parts[1] }
+        }
+        return fields
+    }
+
+    private func token(_ request: Request) -> Response {
+        let form = Self.form(request)
+        lock.lock()
+        defer { lock.unlock() }
+        switch form["grant_type"] {
+        case "authorization_code" where form["code"] == "good-code" && form["code_verifier"] != nil:
+            issued += 1
+            validAccess.insert("access-\(issued)")
+            return .json(["access_token": .string("access-\(issued)"), "token_type": "Bearer", "expires_in": 3600,
+                          "refresh_token": "refresh-1", "scope": "streaming user-read-email"])
+        case "refresh_token" where form["refresh_token"] == "refresh-1" && !revoked:
+            issued += 1
+            validAccess.insert("access-\(issued)")
+            return .json(["access_token": .string("access-\(issued)"), "token_type": "Bearer", "expires_in": 3600, "scope": "streaming"])
+        default:
+            return FakeService.json("spotify/invalid-grant", status: 400)
+        }
+    }
+
+    private func authorized(_ request: Request, _ answer: () -> Response) -> Response {
+        lock.lock()
+        let valid = request.bearerToken.map { validAccess.contains($0) } ?? false
+        let limit = rateLimitSeconds
+        lock.unlock()
+        guard valid else { return FakeService.json("spotify/expired", status: 401) }
+        if let limit { return FakeService.json("spotify/rate-limited", status: 429).adding(header: "Retry-After", String(limit)) }
+        return answer()
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import Testing
+import HTTPServer
+import PartyStore
+
+private func spotifyServer(_ spotify: FakeSpotify) throws -> ServerProcess {
+    try ServerProcess(arguments: ["--spotify-client-id", "client-123", "--spotify-accounts-base", spotify.base,
+                                  "--spotify-api-base", spotify.base + "/v1"])
+}
+
+/// base64url(SHA-256(text)), computed by openssl, independent of the server's own code.
+private func challenge(of verifier: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", "printf '%s' \"$0\" | /usr/bin/openssl dgst -sha256 -binary | /usr/bin/base64", verifier]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    process.waitUntilExit()
+    return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+        .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+}
+
+/// Logs the host in through the server's real redirect and callback; returns the authorize URL's query.
+@discardableResult
+private func logIn(_ party: TestParty, source: String = "web") throws -> [String: String] {
+    let redirect = try party.client.get("\(party.base)/spotify/login?source=\(source)&installationId=phone-1&hostPin=\(party.hostPin)")
+    guard redirect.status == 303, let location = redirect.header("location"), let url = URLComponents(string: location) else {
+        throw TestFailure(description: "login: \(redirect.status) \(redirect.text)")
+    }
+    let query = Dictionary(uniqueKeysWithValues: (url.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+    let path = source == "ios" ? "/api/spotify/ios/callback" : "/api/spotify/callback"
+    let state = query["state"]?.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+    let callback = try party.client.get("\(path)?code=good-code&state=\(state)")
+    guard callback.status == (source == "ios" ? 200 : 303) else { throw TestFailure(description: "callback: \(callback.status) \(callback.text)") }
+    return query
+}
+
+@Suite("Provider spotify against local fakes", .serialized)
+struct SpotifyTests {
+    @Test func theOAuthRoundTripUsesPKCEAndASignedSingleUseState() throws {
+        let spotify = try FakeSpotify()
+        defer { spotify.stop() }
+        let server = try spotifyServer(spotify)
+        defer { server.stop() }
+        let party = try TestParty(server, provider: "spotify")
+        let other = try TestParty(server, provider: "spotify")
+        #expect(try party.client.get("\(party.base)/spotify/status").json["loggedIn"] as? Bool == false)
+        #expect(try party.client.get("\(party.base)/spotify/login?source=web").status == 401, "only the host logs in")
+        let stream = try party.events()
+        let otherStream = try other.events()
+
+        let redirect = try party.client.get("\(party.base)/spotify/login?source=web&hostPin=\(party.hostPin)")
+        #expect(redirect.status == 303)
+        let location = try #require(redirect.header("location").flatMap(URLComponents.init(string:)))
+        #expect(location.path == "/authorize")
+        let query = Dictionary(uniqueKeysWithValues: (location.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+        #expect(query["client_id"] == "client-123" && query["response_type"] == "code" && query["code_challenge_method"] == "S256")
+        #expect(query["redirect_uri"] == "http://127.0.0.1:\(server.port)/api/spotify/callback")
+        for scope in ["streaming", "user-read-email", "user-read-private", "user-modify-playback-state", "playlist-read-private"] {
+            #expect(query["scope"]?.split(separator: " ").contains(Substring(scope)) == true, "\(scope)")
+        }
+        let state = try #require(query["state"])
+        let encodedState = state.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+
+        var forged = Array(state)
+        forged[forged.count - 2] = forged[forged.count - 2] == "A" ? "B" : "A"
+        #expect(try party.client.get("/api/spotify/callback?code=good-code&state=\(String(forged).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")").status == 400)
+        #expect(try party.client.get("/api/spotify/callback?code=good-code").status == 400)
+
+        let callback = try party.client.get("/api/spotify/callback?code=good-code&state=\(encodedState)")
+        #expect(callback.status == 303 && callback.header("location") == "/host?spotify=connected")
+        let exchange = try #require(spotify.requests.first { $0.path == "/api/token" })
+        let form = FakeSpotify.form(exchange)
+        #expect(form["grant_type"] == "authorization_code" && form["code"] == "good-code" && form["client_id"] == "client-123")
+        #expect(form["redirect_uri"] == query["redirect_uri"])
+        let verifier = try #require(form["code_verifier"])
+        #expect(verifier.count >= 43)
+        #expect(try challenge(of: verifier) == query["code_challenge"], "S256 challenge of the verifier")
+
+        #expect(try party.client.get("/api/spotify/callback?code=good-code&state=\(encodedState)").status == 400, "a replayed state")
+
+        let login = try stream.waitFor("login-success")
+        #expect(login.payload["source"] as? String == "web" && login.payload["partyId"] as? String == party.id)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(!otherStream.received.contains { $0.type == "login-success" }, "scoped to the party")
+
+        #expect(try party.client.get("\(party.base)/spotify/status").json["loggedIn"] as? Bool == true)
+        let token = try party.client.get("\(party.base)/spotify/token", headers: ["Authorization": "Bearer \(party.hostPin)"])
+        #expect(token.status == 200 && token.text == "access-1" && token.header("content-type")?.hasPrefix("text/plain") == true)
+        #expect(try party.client.get("\(party.base)/spotify/token").status == 401, "R28")
+    }
+
+    @Test func anIOSLoginEmitsOnlyItsIOSEvent() throws {
+        let spotify = try FakeSpotify()
+        defer { spotify.stop() }
+        let server = try spotifyServer(spotify)
+        defer { server.stop() }
+        let party = try TestParty(server, provider: "spotify")
+        let stream = try party.events()
+        let query = try logIn(party, source: "ios")
+        #expect(query["redirect_uri"] == "http://127.0.0.1:\(server.port)/api/spotify/ios/callback")
+        let event = try stream.waitFor("login-success")
+        #expect(event.payload["source"] as? String == "ios" && event.payload["installationId"] as? String == "phone-1")
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(stream.received.filter { $0.type == "login-success" }.count == 1)
+    }
+
+    @Test func searchMapsTracksSkipsNullsRefreshesOn401AndHonoursRateLimits() throws {
+        let spotify = try FakeSpotify()
+        defer { spotify.stop() }
+        let server = try spotifyServer(spotify)
+        defer { server.stop() }
+        let party = try TestParty(server, provider: "spotify")
+        let before = try party.client.get("\(party.base)/track/search?q=licht")
+        #expect(before.status == 503 && before.error == "Spotify ist noch nicht verbunden. Der Host muss sich anmelden.")
+        try logIn(party)
+
+        let found = try party.client.get("\(party.base)/track/search?q=licht")
+        let items = (found.json["tracks"] as? [String: Any])?["items"] as? [[String: Any]] ?? []
+        #expect(items.map { $0["uri"] as? String } == ["spotify:track:trk1", "spotify:track:trk2"], "the null item is skipped")
+        #expect(items.first?["name"] as? String == "Lichter der Stadt" && items.first?["duration_ms"] as? Int == 201_000)
+        #expect((((items.first?["album"] as? [String: Any])?["images"]) as? [[String: Any]])?.first?["url"] as? String == "https://i.scdn.co/image/cover1-640")
+        let search = try #require(spotify.requests.last { $0.path == "/v1/search" })
+        #expect(search.query["type"] == "track" && search.query["limit"] == "10" && search.query["q"] == "licht")
+        #expect(search.header("authorization") == "Bearer access-1")
+
+        spotify.expireAccessTokens()
+        #expect(try party.client.get("\(party.base)/track/search?q=welle").status == 200, "refreshed and retried")
+        let refresh = try #require(spotify.requests.last { $0.path == "/api/token" })
+        #expect(FakeSpotify.form(refresh)["grant_type"] == "refresh_token" && FakeSpotify.form(refresh)["refresh_token"] == "refresh-1")
+        #expect(spotify.requests.last { $0.path == "/v1/search" }?.header("authorization") == "Bearer access-2")
+
+        spotify.rateLimit(7)
+        let limited = try party.client.get("\(party.base)/track/search?q=x")
+        #expect(limited.status == 503 && limited.header("retry-after") == "7")
+        spotify.rateLimit(nil)
+
+        let top = try party.client.get("\(party.base)/track/search?q=")
+        #expect(((top.json["tracks"] as? [String: Any])?["items"] as? [[String: Any]])?.first?["name"] as? String == "Top Hit")
+
+        spotify.revokeRefreshTokens()
+        let expired = try party.client.get("\(party.base)/track/search?q=y")
+        #expect(expired.status == 401 && expired.error == "Spotify-Sitzung abgelaufen. Bitte neu anmelden.")
+        #expect(try party.client.get("\(party.base)/spotify/status").json["loggedIn"] as? Bool == false)
+    }
+
+    @Test func theServerPlaysOnTheSDKDeviceByUriAndPosition() throws {
+        let spotify = try FakeSpotify()
+        defer { spotify.stop() }
+        let server = try spotifyServer(spotify)
+        defer { server.stop() }
+        let party = try TestParty(server, provider: "spotify")
+        try logIn(party)
+        let token = try party.registerMonitor()
+        #expect(try party.client.send("PUT", "\(party.base)/spotify/deviceId", raw: "sdk-device-9", auth: token).status == 200)
+        #expect(try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "spotify:track:trk1", "deviceId": "g"]).status == 200)
+        #expect(eventually { spotify.requests.contains { $0.path == "/v1/me/player/play" } }, "R16 start plays on the device")
+        let play = try #require(spotify.requests.first { $0.path == "/v1/me/player/play" })
+        #expect(play.method == "PUT" && play.query["device_id"] == "sdk-device-9")
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(play.body)) as? [String: Any])
+        #expect(body["uris"] as? [String] == ["spotify:track:trk1"])
+        #expect((body["position_ms"] as? Int).map { $0 < 2_000 } == true)
+        #expect(!spotify.requests.contains { $0.path.contains("/me/player") && $0.method == "PUT" && $0.path.hasSuffix("/player") },
+                "never a device transfer")
+
+        Thread.sleep(forTimeInterval: 1.2)
+        #expect(try party.host("POST", "/track/pause").status == 200)
+        #expect(eventually { spotify.requests.contains { $0.path == "/v1/me/player/pause" && $0.query["device_id"] == "sdk-device-9" } })
+        #expect(try party.host("POST", "/track/resume").status == 200)
+        #expect(eventually { spotify.requests.filter { $0.path == "/v1/me/player/play" }.count == 2 })
+        let resumed = try #require(spotify.requests.last { $0.path == "/v1/me/player/play" })
+        let resumedBody = try #require(try JSONSerialization.jsonObject(with: Data(resumed.body)) as? [String: Any])
+        #expect(resumedBody["uris"] as? [String] == ["spotify:track:trk1"])
+        #expect((resumedBody["position_ms"] as? Int ?? 0) >= 1_000, "resume continues where it paused, not from 0:00")
+    }
+
+    @Test func playlistsFeedTheDefaultPlaylistAndEndingThePartyDeletesItsTokens() throws {
+        let spotify = try FakeSpotify()
+        defer { spotify.stop() }
+        let server = try spotifyServer(spotify)
+        let party = try TestParty(server, provider: "spotify")
+        try logIn(party)
+        let playlists = try party.host("GET", "/spotify/playlists").json["playlists"] as? [[String: Any]] ?? []
+        #expect(playlists.count == 1, "null items skipped")
+        #expect(playlists.first?["id"] as? String == "pl1" && playlists.first?["trackCount"] as? Int == 2)
+        #expect(playlists.first?["imageUrl"] as? String == "https://mosaic.scdn.co/640/pl1")
+        #expect(try party.host("PUT", "/default-playlist", json: ["playlistId": "pl1"]).status == 200)
+        _ = try party.registerMonitor()
+        #expect(try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "spotify:track:trk1", "deviceId": "g"]).status == 200)
+        let queue = try party.queue()
+        #expect(queue.map { $0["uri"] as? String } == ["spotify:track:trk1", "spotify:track:trk2", "spotify:track:trk3"], "refilled from the playlist")
+        #expect(queue.dropFirst().allSatisfy { $0["autofilled"] as? Bool == true })
+
+        #expect(try party.host("DELETE", "").status == 204)
+        server.stop()
+        let store = try PartyStore(path: server.dataDirectory + "/musicvoting.sqlite")
+        #expect(try store.tokens(partyId: party.id) == nil, "R5: the party's provider tokens are gone")
+    }
+}
