@@ -45,6 +45,7 @@ public struct Configuration: Sendable, Equatable {
           --spotify-client-secret S   optional (PKCE works without)             MUSICVOTING_SPOTIFY_CLIENT_SECRET
           --spotify-redirect-uri URL  default <public url>/api/spotify/callback MUSICVOTING_SPOTIFY_REDIRECT_URI
           --spotify-accounts-base URL, --spotify-api-base URL   (tests)         MUSICVOTING_SPOTIFY_ACCOUNTS_BASE, _API_BASE
+          --config FILE         'name = value' lines with these flag names          MUSICVOTING_CONFIG
           --help                show this text
         """
 
@@ -74,13 +75,37 @@ public struct Configuration: Sendable, Equatable {
         ("--spotify-accounts-base", "MUSICVOTING_SPOTIFY_ACCOUNTS_BASE"), ("--spotify-api-base", "MUSICVOTING_SPOTIFY_API_BASE"),
     ]
 
-    public static func parse(arguments: [String], environment: [String: String]) throws(ParseError) -> Configuration {
+    /// Flags win over `MUSICVOTING_*` variables, which win over the optional `--config FILE`
+    /// (`name = value` lines with the flag names, `#` comments).
+    public static func parse(arguments: [String], environment: [String: String],
+                             readFile: (String) -> String? = { try? String(contentsOfFile: $0, encoding: .utf8) }) throws(ParseError) -> Configuration {
         var values: [String: String] = [:]
+        var configPath = environment["MUSICVOTING_CONFIG"]
+        if let index = arguments.firstIndex(of: "--config") {
+            guard index + 1 < arguments.count else { throw .missingValue("--config") }
+            configPath = arguments[index + 1]
+        } else if let inline = arguments.first(where: { $0.hasPrefix("--config=") }) {
+            configPath = String(inline.dropFirst("--config=".count))
+        }
+        if let configPath {
+            guard let text = readFile(configPath) else { throw .invalidValue(option: "--config", value: configPath) }
+            for rawLine in text.split(whereSeparator: \.isNewline) {
+                let line = rawLine.trimmingCharacters(in: .whitespaces)
+                guard !line.isEmpty, !line.hasPrefix("#") else { continue }
+                let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2, options.contains(where: { $0.flag == "--" + parts[0] }) else {
+                    throw .invalidValue(option: "--config", value: line)
+                }
+                values["--" + parts[0]] = parts[1]
+            }
+        }
         for option in options { if let value = environment[option.environment], !value.isEmpty { values[option.flag] = value } }
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
             if argument == "--help" || argument == "-h" { throw .help }
+            if argument == "--config" { index += 2; continue }
+            if argument.hasPrefix("--config=") { index += 1; continue }
             let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
             guard options.contains(where: { $0.flag == parts[0] }) else { throw .unknownOption(argument) }
             if parts.count == 2 {

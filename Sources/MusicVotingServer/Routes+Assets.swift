@@ -31,6 +31,15 @@ extension Routes {
                     .response(to: request, cacheControl: "public, max-age=3600") else { throw .notFound }
             return response
         }
+        let service = self.service
+        router.add("POST", "/api/party/{id}/library/rescan", summary: "Rescan the local music folder now (ours)", security: "hostPin") { request throws(HTTPError) in
+            try respond("rescan") {
+                _ = try service.requireHost(request, partyId: request.parameter("id"))
+                guard let library else { throw ProviderError.notConfigured }
+                library.rescan()
+                return .json(["tracks": .integer(library.tracks.count)])
+            }
+        }
         router.add("GET", "/assets/{path*}", summary: "Static files from Public/") { request throws(HTTPError) in
             guard let content = publicFiles.content(at: request.parameter("path")) else { throw .notFound }
             return content.response(to: request)

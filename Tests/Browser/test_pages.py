@@ -88,3 +88,20 @@ def test_a_monitor_whose_browser_blocks_autoplay_offers_a_start_button(server, b
     wait(monitor, lambda: monitor.execute_script("return document.getElementById('player').currentTime") > 0.5,
          message="a click starts the music")
     assert not monitor.find_element(By.ID, "autoplay").is_displayed()
+
+
+def test_a_spotify_party_offers_the_host_login(browsers):
+    # The Web API base points at a closed loopback port: nothing leaves this machine.
+    server = Server(arguments=("--spotify-client-id", "client-1", "--spotify-api-base", "http://127.0.0.1:9/v1",
+                               "--spotify-accounts-base", "http://127.0.0.1:9"))
+    try:
+        party = server.api("POST", "/api/party", {"provider": "spotify"})
+        driver = browsers()
+        driver.get(f"{server.base}/host#party={party['id']}&hostPin={party['hostPin']}")
+        wait(driver, lambda: driver.find_element(By.ID, "spotify-login").is_displayed(), message="login button")
+        href = driver.find_element(By.ID, "spotify-login").get_attribute("href")
+        assert href.endswith(f"/api/party/{party['id']}/spotify/login?source=web&hostPin={party['hostPin']}")
+        assert driver.find_element(By.ID, "spotify-login").text == "Mit Spotify anmelden"
+        screenshot(driver, "host-spotify-phone")
+    finally:
+        server.stop()

@@ -29,6 +29,13 @@ struct LocalLibraryEndToEndTests {
         #expect(part.status == 206 && part.body == Array(song.prefix(100)))
         #expect(part.header("content-range") == "bytes 4-103/\(song.count + 4)")
         #expect(try party.client.get("/local/audio/../../etc/passwd").status == 404)
+
+        try Data(Array("RIFF".utf8) + song).write(to: folder.appendingPathComponent("Neuzugang.wav"))
+        #expect(try party.client.send("POST", "\(party.base)/library/rescan").status == 401)
+        let rescan = try party.host("POST", "/library/rescan")
+        #expect(rescan.status == 200 && rescan.json["tracks"] as? Int == 2)
+        let fresh = try party.client.get("\(party.base)/track/search?q=neuzugang")
+        #expect((((fresh.json["tracks"] as? [String: Any])?["items"]) as? [Any])?.count == 1, "a new file appears after a rescan")
     }
 
     @Test func withoutALibraryTheLocalProviderIsNotConfigured() throws {

@@ -118,8 +118,27 @@ async function run(partyId, hostPin) {
     ])));
   };
 
+  const spotifyCard = document.getElementById('spotify-card');
+  const loadSpotify = async () => {
+    if (party.provider !== 'spotify') return;
+    spotifyCard.hidden = false;
+    const { loggedIn } = await api('GET', `${base}/spotify/status`);
+    document.getElementById('spotify-connected').hidden = !loggedIn;
+    const login = document.getElementById('spotify-login');
+    login.hidden = loggedIn;
+    // The browser follows the server's redirect to Spotify; the PIN proves the host (only the route is logged).
+    login.href = `${base}/spotify/login?source=web&hostPin=${encodeURIComponent(hostPin)}`;
+  };
+  const outcome = new URLSearchParams(location.search).get('spotify');
+  if (outcome) {
+    toast(outcome === 'connected' ? t('host.spotify.connected') : t('host.spotify.denied'));
+    history.replaceState(null, '', location.pathname);
+  }
+
   const loadPlaylists = async () => {
     const select = document.getElementById('playlist');
+    select.replaceChildren(select.options[0]);
+    showError('playlist', '');
     try {
       const { playlists } = await api('GET', `${base}/spotify/playlists`, { token: hostPin });
       for (const playlist of playlists) select.append(el('option', { value: playlist.id, text: playlist.name }));
@@ -187,7 +206,10 @@ async function run(partyId, hostPin) {
   };
   const events = connectEvents(partyId, {
     onEvent: (event) => {
-      if (event.type === 'device-changed') {
+      if (event.type === 'login-success') {
+        loadSpotify().catch(() => {});
+        loadPlaylists();
+      } else if (event.type === 'device-changed') {
         current.deviceActive = event.payload.deviceActive === 'true';
         renderControls();
       } else if (event.type !== 'progress') {
@@ -198,7 +220,7 @@ async function run(partyId, hostPin) {
     onEnded: ended,
   });
 
-  await Promise.all([loadCurrent(), loadQueue(), loadBlacklist(), loadPlaylists()]);
+  await Promise.all([loadCurrent(), loadQueue(), loadBlacklist(), loadPlaylists(), loadSpotify().catch(() => {})]);
 }
 
 const hash = takeHashParameters();

@@ -99,7 +99,7 @@ async function run(partyId, token) {
       setTimeout(() => { notice.hidden = true; }, 6000);
       advance();
     },
-  }).catch(() => {
+  }, { base, token }).catch(() => {
     notice.textContent = t('monitor.playerUnavailable');
     notice.hidden = false;
     return null;
@@ -164,6 +164,8 @@ async function run(partyId, token) {
   const events = connectEvents(partyId, {
     monitorToken: token,
     onEvent: (event) => {
+      // A web login gives the Spotify player its token: start it afresh (an iOS login leaves it alone).
+      if (event.type === 'login-success' && event.payload.source === 'web' && party.provider === 'spotify') location.reload();
       if (['track-changed', 'playback-changed', 'queue-updated', 'vote-updated'].includes(event.type)) syncSoon();
     },
     onResync: async () => {

@@ -1,0 +1,79 @@
+import { api } from '../api.js';
+
+/**
+ * The Spotify Web Playback SDK adapter. The server drives playback (it starts each track on this device
+ * by uri and position through the Web API), so load/seek are no-ops here; the adapter registers the
+ * device, reports position and the natural end, and unlocks audio on a click.
+ */
+let sdkReady;
+function loadSdk() {
+  sdkReady ??= new Promise((resolve, reject) => {
+    if (window.Spotify?.Player) return resolve(window.Spotify);
+    window.onSpotifyWebPlaybackSDKReady = () => resolve(window.Spotify);
+    const script = document.createElement('script');
+    script.src = 'https://sdk.scdn.co/spotify-player.js';
+    script.onerror = () => reject(new Error('Spotify Web Playback SDK unavailable'));
+    document.head.append(script);
+  });
+  return sdkReady;
+}
+
+export class SpotifyPlayer {
+  static async create(handlers, { base, token }) {
+    const Spotify = await loadSdk();
+    const adapter = new SpotifyPlayer(handlers);
+    adapter.player = new Spotify.Player({
+      name: 'MusicVoting',
+      volume: 0.9,
+      // R28: the access token comes from the server, for the registered monitor only.
+      getOAuthToken: (callback) => {
+        fetch(`${base}/spotify/token`, { headers: { Authorization: `Bearer ${token}` }, cache: 'no-store' })
+          .then((response) => (response.ok ? response.text() : Promise.reject(response.status)))
+          .then(callback)
+          .catch(() => handlers.onError?.());
+      },
+    });
+    adapter.player.addListener('ready', ({ device_id: deviceId }) => {
+      api('PUT', `${base}/spotify/deviceId`, { token, text: deviceId }).catch(() => handlers.onError?.());
+    });
+    adapter.player.addListener('player_state_changed', (state) => adapter.stateChanged(state));
+    adapter.player.addListener('autoplay_failed', () => handlers.onBlocked?.());
+    for (const failure of ['initialization_error', 'authentication_error', 'account_error', 'playback_error']) {
+      adapter.player.addListener(failure, () => handlers.onError?.());
+    }
+    if (!(await adapter.player.connect())) throw new Error('Spotify player did not connect');
+    return adapter;
+  }
+
+  constructor(handlers) {
+    this.handlers = handlers;
+    this.state = null;
+    this.stateAt = 0;
+  }
+
+  stateChanged(state) {
+    const previous = this.state;
+    this.state = state;
+    this.stateAt = performance.now();
+    if (!state || !previous) return;
+    // The SDK's end of a track: it stops at 0 with the finished track moved to previous_tracks.
+    const finished = state.paused && state.position === 0 && !previous.paused
+      && state.track_window?.previous_tracks?.some((track) => track.uri === previous.track_window?.current_track?.uri);
+    if (finished) this.handlers.onEnded?.();
+  }
+
+  async load() {}
+  async play() {
+    await this.player.activateElement?.();
+    return true;
+  }
+  pause() {}
+  stop() {}
+  seek() {}
+  positionMs() {
+    if (!this.state) return 0;
+    return this.state.paused ? this.state.position : Math.round(this.state.position + performance.now() - this.stateAt);
+  }
+  durationMs() { return this.state?.duration || 0; }
+  isPaused() { return this.state ? this.state.paused : true; }
+}
