@@ -10,6 +10,7 @@ final class FakeSpotify: @unchecked Sendable {
     private var issued = 0
     private var revoked = false
     private var rateLimitSeconds: Int?
+    private var lifetime = 3600
     var service: FakeService!
 
     init() throws {
@@ -36,6 +37,8 @@ final class FakeSpotify: @unchecked Sendable {
     func expireAccessTokens() { lock.lock(); validAccess.removeAll(); lock.unlock() }
     func revokeRefreshTokens() { lock.lock(); revoked = true; validAccess.removeAll(); lock.unlock() }
     func rateLimit(_ seconds: Int?) { lock.lock(); rateLimitSeconds = seconds; lock.unlock() }
+    /// Access tokens issued from now on expire after `seconds`.
+    func tokenLifetime(_ seconds: Int) { lock.lock(); lifetime = seconds; lock.unlock() }
 
     static func form(_ request: Request) -> [String: String] {
         var fields: [String: String] = [:]
@@ -54,7 +57,7 @@ final class FakeSpotify: @unchecked Sendable {
         case "authorization_code" where form["code"] == "good-code" && form["code_verifier"] != nil:
             issued += 1
             validAccess.insert("access-\(issued)")
-            return .json(["access_token": .string("access-\(issued)"), "token_type": "Bearer", "expires_in": 3600,
+            return .json(["access_token": .string("access-\(issued)"), "token_type": "Bearer", "expires_in": .integer(lifetime),
                           "refresh_token": "refresh-1", "scope": "streaming user-read-email"])
         case "refresh_token" where form["refresh_token"] == "refresh-1" && !revoked:
             issued += 1

@@ -198,4 +198,40 @@ struct SpotifyTests {
         let store = try PartyStore(path: server.dataDirectory + "/musicvoting.sqlite")
         #expect(try store.tokens(partyId: party.id) == nil, "R5: the party's provider tokens are gone")
     }
+
+    @Test func anAccessTokenAboutToExpireIsRefreshedBeforeTheCall() throws {
+        let spotify = try FakeSpotify()
+        defer { spotify.stop() }
+        spotify.tokenLifetime(30)
+        let server = try spotifyServer(spotify)
+        defer { server.stop() }
+        let party = try TestParty(server, provider: "spotify")
+        try logIn(party)
+        #expect(try party.client.get("\(party.base)/track/search?q=licht").status == 200)
+        let calls = spotify.requests.filter { $0.path == "/api/token" || $0.path == "/v1/search" }
+        #expect(calls.map(\.path) == ["/api/token", "/api/token", "/v1/search"], "exchange, proactive refresh, then the search")
+        #expect(FakeSpotify.form(calls[1])["grant_type"] == "refresh_token")
+        #expect(calls[2].header("authorization") == "Bearer access-2")
+        #expect(!spotify.requests.contains { $0.path == "/v1/search" && $0.header("authorization") == "Bearer access-1" })
+    }
+
+    @Test func aReRegisteredSDKDeviceContinuesTheTrackAtItsPosition() throws {
+        let spotify = try FakeSpotify()
+        defer { spotify.stop() }
+        let server = try spotifyServer(spotify)
+        defer { server.stop() }
+        let party = try TestParty(server, provider: "spotify")
+        try logIn(party)
+        let token = try party.registerMonitor()
+        _ = try party.client.send("PUT", "\(party.base)/spotify/deviceId", raw: "sdk-first", auth: token)
+        _ = try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "spotify:track:trk1", "deviceId": "g"])
+        Thread.sleep(forTimeInterval: 1.2)
+        // The TV reloads: its SDK reports a new device id.
+        _ = try party.client.send("PUT", "\(party.base)/spotify/deviceId", raw: "sdk-second", auth: token)
+        #expect(eventually { spotify.requests.contains { $0.path == "/v1/me/player/play" && $0.query["device_id"] == "sdk-second" } })
+        let resumed = try #require(spotify.requests.last { $0.path == "/v1/me/player/play" && $0.query["device_id"] == "sdk-second" })
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(resumed.body)) as? [String: Any])
+        #expect(body["uris"] as? [String] == ["spotify:track:trk1"])
+        #expect((body["position_ms"] as? Int ?? 0) >= 1_000, "R22: never from 0:00")
+    }
 }

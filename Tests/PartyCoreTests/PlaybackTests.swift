@@ -68,3 +68,13 @@ struct PartyLifetimeTests {
         #expect(ended.isDueForPurge(at: epoch.addingTimeInterval(31 * 86_400)))
     }
 }
+
+@Suite("Provider tokens")
+struct ProviderTokensTests {
+    @Test func tokensAreRefreshedAMinuteBeforeTheyExpire() {
+        let tokens = ProviderTokens(provider: "spotify", accessToken: "a", refreshToken: "r", expiresAt: epoch.addingTimeInterval(120))
+        #expect(!tokens.needsRefresh(at: epoch))
+        #expect(tokens.needsRefresh(at: epoch.addingTimeInterval(61)))
+        #expect(ProviderTokens(provider: "spotify", accessToken: nil, refreshToken: "r", expiresAt: nil).needsRefresh(at: epoch))
+    }
+}
