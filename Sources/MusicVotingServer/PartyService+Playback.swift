@@ -131,7 +131,7 @@ extension PartyService {
     }
 
     func playback(of party: Party) throws -> Playback {
-        try locked { try store.party(id: party.id)?.playback ?? party.playback }
+        try locked { try cachedParty(id: party.id)?.playback ?? party.playback }
     }
 
     func publishPlayback(partyId: String, _ playback: Playback) {

@@ -5,8 +5,12 @@ import Providers
 extension PartyService {
     func queue(of party: Party) throws -> Queue {
         try locked {
-            let current = try store.party(id: party.id)?.playback.currentEntryId
-            return try store.queue(partyId: party.id, currentEntryId: current)
+            readCache.align(to: store.writeVersion)
+            if let cached = readCache.queues[party.id] { return cached }
+            let current = try cachedParty(id: party.id)?.playback.currentEntryId
+            let queue = try store.queue(partyId: party.id, currentEntryId: current)
+            readCache.remember(queue: queue, partyId: party.id)
+            return queue
         }
     }
 

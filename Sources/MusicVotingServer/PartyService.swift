@@ -17,6 +17,9 @@ final class PartyService: @unchecked Sendable {
     /// Set once the listening port is known (port 0 picks one).
     private var joinBaseURL = ""
     var presence = Presence()
+    /// Reads remembered until the next write to the database (`PartyStore.writeVersion`), so the database
+    /// stays the single source of truth: a stale entry cannot be served, because any write changes the version.
+    var readCache = ReadCache()
     /// Spotify Web Playback SDK device per party (the monitor's SDK makes a new one on every load).
     var sdkDevices: [String: String] = [:]
     /// R11: 10 adds per device per rolling minute.
@@ -48,7 +51,7 @@ final class PartyService: @unchecked Sendable {
     /// R3/R5/R6: the active party with this id, else `.partyNotFound`. Ends it first when it is due (R6).
     func activeParty(id: String) throws -> Party {
         try locked {
-            guard Identifiers.isWellFormedToken(id), let party = try store.party(id: id), party.isActive else {
+            guard Identifiers.isWellFormedToken(id), let party = try cachedParty(id: id), party.isActive else {
                 throw PartyError.partyNotFound
             }
             if party.isDueToAutoEnd(at: now) {
@@ -117,5 +120,42 @@ struct AnyRandomNumberGenerator: RandomNumberGenerator {
 extension PartyService {
     func providerTokens(of party: Party) throws -> ProviderTokens? {
         try locked { try store.tokens(partyId: party.id) }
+    }
+}
+
+/// Parties and queues read at one `PartyStore.writeVersion`; emptied when the version moves on.
+struct ReadCache {
+    static let capacity = 1_000
+    private var version: Int64 = -1
+    private(set) var parties: [String: Party?] = [:]
+    private(set) var queues: [String: Queue] = [:]
+
+    mutating func align(to version: Int64) {
+        guard version != self.version else { return }
+        self.version = version
+        parties.removeAll(keepingCapacity: true)
+        queues.removeAll(keepingCapacity: true)
+    }
+
+    mutating func remember(party: Party?, id: String) {
+        if parties.count >= Self.capacity { parties.removeAll() }
+        parties[id] = party
+    }
+
+    mutating func remember(queue: Queue, partyId: String) {
+        if queues.count >= Self.capacity { queues.removeAll() }
+        queues[partyId] = queue
+    }
+}
+
+extension PartyService {
+    func cachedParty(id: String) throws -> Party? {
+        try locked {
+            readCache.align(to: store.writeVersion)
+            if let cached = readCache.parties[id] { return cached }
+            let party = try store.party(id: id)
+            readCache.remember(party: party, id: id)
+            return party
+        }
     }
 }

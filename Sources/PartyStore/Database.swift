@@ -58,6 +58,9 @@ final class Database {
     var lastInsertRowId: Int64 { sqlite3_last_insert_rowid(handle) }
     var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// Rows inserted, updated or deleted through this connection since it opened; grows with every write.
+    var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
     func error(_ status: Int32) -> DatabaseError {
         DatabaseError(code: status, message: String(cString: sqlite3_errmsg(handle)))
     }

@@ -13,6 +13,10 @@ public final class PartyStore {
 
     public var schemaVersion: Int { get throws { try database.schemaVersion } }
 
+    /// Changes whenever anything was written: what was read at one value is still true at the same value.
+    /// (This connection is the database's only writer.)
+    public var writeVersion: Int64 { database.totalChanges }
+
     /// Runs `body` atomically: all of its writes land, or none.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try database.transaction(body)

@@ -142,3 +142,26 @@ struct PlayedTests {
         #expect(recent.count == 50 && recent.first == "demo:track:59" && recent.last == "demo:track:10")
     }
 }
+
+@Suite("Write version for read caches")
+struct WriteVersionTests {
+    @Test func everyWriteMovesTheVersionAndReadsDoNot() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mv-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let store = try PartyStore(path: folder.appendingPathComponent("t.sqlite").path)
+        try store.insert(Party(id: "p", guestPin: "12345", hostPin: "54321", provider: "demo", createdAt: Date()))
+        var version = store.writeVersion
+        _ = try store.entries(partyId: "p")
+        _ = try store.party(id: "p")
+        #expect(store.writeVersion == version, "reads leave it alone")
+        let id = try store.insertEntry(partyId: "p", track: Track(id: "1", uri: "demo:track:1", name: "a", artists: ["b"], album: "c",
+                                                                  imageURL: nil, durationMs: 1), addedAt: Date(), addedBy: "d", autofilled: false)
+        #expect(store.writeVersion > version); version = store.writeVersion
+        _ = try store.toggleVote(entryId: id, deviceId: "x")
+        #expect(store.writeVersion > version); version = store.writeVersion
+        try store.save(playback: Playback(currentEntryId: id), partyId: "p")
+        #expect(store.writeVersion > version); version = store.writeVersion
+        try store.deleteEntry(id: id)
+        #expect(store.writeVersion > version)
+    }
+}
