@@ -60,6 +60,8 @@ enum ErrorMapping {
         case .rateLimited(let seconds):
             return HTTPError(status: 503, message: "Der Musikdienst bittet um eine kurze Pause. Bitte gleich noch einmal versuchen.",
                              code: "provider_rate_limited", headers: [("Retry-After", String(seconds))])
+        case .deviceNotFound:
+            return HTTPError(status: 409, message: "Spotify findet den Monitor nicht. Bitte die Monitor-Seite neu laden.", code: "provider_device_not_found")
         case .notLoggedIn:
             return HTTPError(status: 503, message: "Spotify ist noch nicht verbunden. Der Host muss sich anmelden.", code: "provider_not_logged_in")
         case .sessionExpired:

@@ -21,9 +21,12 @@ extension PartyService {
             return (spotify, deviceId, current?.track.uri, party.playback.positionMs(at: now), party.playback.isPlaying && current != nil)
         }
         guard let (spotify, deviceId, uri, position, playing) = command else { return }
+        let hub = self.hub
         Self.remoteControl.async {
             do { try spotify.control(deviceId: deviceId, uri: uri, positionMs: position, isPlaying: playing) } catch {
-                Log.error("spotify playback control: \(error)")
+                // Music must never stop silently: the host and the TV are told why.
+                let message = ErrorMapping.httpError(error, context: "spotify playback control").message
+                hub.publish(ServerEvent(type: .playbackError, partyId: partyId, payload: [("message", message)]))
             }
         }
     }

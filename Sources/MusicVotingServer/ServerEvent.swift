@@ -11,6 +11,8 @@ enum EventType: String, Sendable {
     case loginSuccess = "login-success"
     case deviceChanged = "device-changed"
     case playbackChanged = "playback-changed"
+    /// Ours: the provider refused to play; the host and the monitor show `message`.
+    case playbackError = "playback-error"
 }
 
 /// One event; payload values are strings only, because the existing clients drop any other kind.

@@ -28,6 +28,8 @@ public enum ProviderError: Error, Equatable, Sendable {
     case sessionExpired
     /// The host has not logged in to the provider for this party yet.
     case notLoggedIn
+    /// The player device the server wanted to control is gone (Spotify 404 on /me/player).
+    case deviceNotFound
 }
 
 /// What every music source offers a party (SPEC "Providers").

@@ -11,6 +11,7 @@ final class FakeSpotify: @unchecked Sendable {
     private var revoked = false
     private var rateLimitSeconds: Int?
     private var lifetime = 3600
+    private var deviceGone = false
     var service: FakeService!
 
     init() throws {
@@ -25,7 +26,9 @@ final class FakeSpotify: @unchecked Sendable {
             router.add("GET", "/v1/playlists/{id}/tracks") { [unowned self] request in
                 self.authorized(request) { FakeService.json("spotify/playlist-tracks") }
             }
-            router.add("PUT", "/v1/me/player/play") { [unowned self] request in self.authorized(request) { .noContent } }
+            router.add("PUT", "/v1/me/player/play") { [unowned self] request in
+                self.authorized(request) { self.isDeviceGone ? FakeService.json("spotify/no-device", status: 404) : .noContent }
+            }
             router.add("PUT", "/v1/me/player/pause") { [unowned self] request in self.authorized(request) { .noContent } }
         }
     }
@@ -37,6 +40,9 @@ final class FakeSpotify: @unchecked Sendable {
     func expireAccessTokens() { lock.lock(); validAccess.removeAll(); lock.unlock() }
     func revokeRefreshTokens() { lock.lock(); revoked = true; validAccess.removeAll(); lock.unlock() }
     func rateLimit(_ seconds: Int?) { lock.lock(); rateLimitSeconds = seconds; lock.unlock() }
+    /// The SDK device vanished (the TV closed the tab): player calls answer 404.
+    func loseDevice() { lock.lock(); deviceGone = true; lock.unlock() }
+    private var isDeviceGone: Bool { lock.lock(); defer { lock.unlock() }; return deviceGone }
     /// Access tokens issued from now on expire after `seconds`.
     func tokenLifetime(_ seconds: Int) { lock.lock(); lifetime = seconds; lock.unlock() }
 

@@ -234,4 +234,20 @@ struct SpotifyTests {
         #expect(body["uris"] as? [String] == ["spotify:track:trk1"])
         #expect((body["position_ms"] as? Int ?? 0) >= 1_000, "R22: never from 0:00")
     }
+
+    @Test func aVanishedDeviceIsReportedToHostAndMonitorInsteadOfSilence() throws {
+        let spotify = try FakeSpotify()
+        defer { spotify.stop() }
+        let server = try spotifyServer(spotify)
+        defer { server.stop() }
+        let party = try TestParty(server, provider: "spotify")
+        try logIn(party)
+        let token = try party.registerMonitor()
+        _ = try party.client.send("PUT", "\(party.base)/spotify/deviceId", raw: "sdk-1", auth: token)
+        let stream = try party.events()
+        spotify.loseDevice()
+        _ = try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "spotify:track:trk1", "deviceId": "g"])
+        let failure = try stream.waitFor("playback-error")
+        #expect(failure.payload["message"] as? String == "Spotify findet den Monitor nicht. Bitte die Monitor-Seite neu laden.")
+    }
 }

@@ -206,7 +206,9 @@ async function run(partyId, hostPin) {
   };
   const events = connectEvents(partyId, {
     onEvent: (event) => {
-      if (event.type === 'login-success') {
+      if (event.type === 'playback-error') {
+        toast(event.payload.message);
+      } else if (event.type === 'login-success') {
         loadSpotify().catch(() => {});
         loadPlaylists();
       } else if (event.type === 'device-changed') {

@@ -166,6 +166,10 @@ async function run(partyId, token) {
     onEvent: (event) => {
       // A web login gives the Spotify player its token: start it afresh (an iOS login leaves it alone).
       if (event.type === 'login-success' && event.payload.source === 'web' && party.provider === 'spotify') location.reload();
+      if (event.type === 'playback-error') {
+        notice.textContent = event.payload.message;
+        notice.hidden = false;
+      }
       if (['track-changed', 'playback-changed', 'queue-updated', 'vote-updated'].includes(event.type)) syncSoon();
     },
     onResync: async () => {

@@ -91,6 +91,7 @@ public struct SpotifyClient: Sendable {
             throw .rateLimited(retryAfterSeconds: Int(reply.headers["retry-after"] ?? "") ?? 5)
         }
         if reply.status == 401 { throw .sessionExpired }
+        if reply.status == 404, path.hasPrefix("me/player") { throw .deviceNotFound }
         guard (200..<300).contains(reply.status) else { throw .unavailable("Spotify antwortet gerade nicht (\(reply.status)).") }
         return reply
     }
