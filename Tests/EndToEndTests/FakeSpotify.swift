@@ -46,6 +46,14 @@ final class FakeSpotify: @unchecked Sendable {
     /// Access tokens issued from now on expire after `seconds`.
     func tokenLifetime(_ seconds: Int) { lock.lock(); lifetime = seconds; lock.unlock() }
 
+    /// The play commands the server sent, in order: device, uris and position from each request.
+    func plays(device: String? = nil) -> [(deviceId: String?, uris: [String], positionMs: Int)] {
+        requests.filter { $0.path == "/v1/me/player/play" && (device == nil || $0.query["device_id"] == device) }.map { request in
+            let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] ?? [:]
+            return (request.query["device_id"], body["uris"] as? [String] ?? [], body["position_ms"] as? Int ?? -1)
+        }
+    }
+
     static func form(_ request: Request) -> [String: String] {
         var fields: [String: String] = [:]
         for pair in request.bodyText.split(separator: "&") {

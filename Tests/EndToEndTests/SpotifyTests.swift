@@ -37,6 +37,39 @@ private func logIn(_ party: TestParty, source: String = "web") throws -> [String
     return query
 }
 
+/// A Spotify party on a fresh server against a fresh fake, the host logged in; both stop when it goes away.
+private final class SpotifyParty {
+    let spotify: FakeSpotify
+    let server: ServerProcess
+    let party: TestParty
+
+    init(prepare: (FakeSpotify) -> Void = { _ in }) throws {
+        spotify = try FakeSpotify()
+        prepare(spotify)
+        server = try spotifyServer(spotify)
+        party = try TestParty(server, provider: "spotify")
+        try logIn(party)
+    }
+
+    deinit {
+        server.stop()
+        spotify.stop()
+    }
+
+    /// Pairs the monitor and registers its SDK device; returns the monitor token.
+    @discardableResult
+    func pairMonitor(sdkDevice: String) throws -> String {
+        let token = try party.registerMonitor()
+        _ = try party.client.send("PUT", "\(party.base)/spotify/deviceId", raw: sdkDevice, auth: token)
+        return token
+    }
+
+    @discardableResult
+    func add(_ uri: String) throws -> HTTPResponse {
+        try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": uri, "deviceId": "g"])
+    }
+}
+
 @Suite("Provider spotify against local fakes", .serialized)
 struct SpotifyTests {
     @Test func theOAuthRoundTripUsesPKCEAndASignedSingleUseState() throws {
@@ -147,21 +180,15 @@ struct SpotifyTests {
     }
 
     @Test func theServerPlaysOnTheSDKDeviceByUriAndPosition() throws {
-        let spotify = try FakeSpotify()
-        defer { spotify.stop() }
-        let server = try spotifyServer(spotify)
-        defer { server.stop() }
-        let party = try TestParty(server, provider: "spotify")
-        try logIn(party)
+        let fixture = try SpotifyParty()
+        let (spotify, party) = (fixture.spotify, fixture.party)
         let token = try party.registerMonitor()
         #expect(try party.client.send("PUT", "\(party.base)/spotify/deviceId", raw: "sdk-device-9", auth: token).status == 200)
-        #expect(try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "spotify:track:trk1", "deviceId": "g"]).status == 200)
-        #expect(eventually { spotify.requests.contains { $0.path == "/v1/me/player/play" } }, "R16 start plays on the device")
-        let play = try #require(spotify.requests.first { $0.path == "/v1/me/player/play" })
-        #expect(play.method == "PUT" && play.query["device_id"] == "sdk-device-9")
-        let body = try #require(try JSONSerialization.jsonObject(with: Data(play.body)) as? [String: Any])
-        #expect(body["uris"] as? [String] == ["spotify:track:trk1"])
-        #expect((body["position_ms"] as? Int).map { $0 < 2_000 } == true)
+        #expect(try fixture.add("spotify:track:trk1").status == 200)
+        #expect(eventually { !spotify.plays().isEmpty }, "R16 start plays on the device")
+        let play = try #require(spotify.plays().first)
+        #expect(play.deviceId == "sdk-device-9" && play.uris == ["spotify:track:trk1"])
+        #expect((0..<2_000).contains(play.positionMs))
         #expect(!spotify.requests.contains { $0.path.contains("/me/player") && $0.method == "PUT" && $0.path.hasSuffix("/player") },
                 "never a device transfer")
 
@@ -169,11 +196,10 @@ struct SpotifyTests {
         #expect(try party.host("POST", "/track/pause").status == 200)
         #expect(eventually { spotify.requests.contains { $0.path == "/v1/me/player/pause" && $0.query["device_id"] == "sdk-device-9" } })
         #expect(try party.host("POST", "/track/resume").status == 200)
-        #expect(eventually { spotify.requests.filter { $0.path == "/v1/me/player/play" }.count == 2 })
-        let resumed = try #require(spotify.requests.last { $0.path == "/v1/me/player/play" })
-        let resumedBody = try #require(try JSONSerialization.jsonObject(with: Data(resumed.body)) as? [String: Any])
-        #expect(resumedBody["uris"] as? [String] == ["spotify:track:trk1"])
-        #expect((resumedBody["position_ms"] as? Int ?? 0) >= 1_000, "resume continues where it paused, not from 0:00")
+        #expect(eventually { spotify.plays().count == 2 })
+        let resumed = try #require(spotify.plays().last)
+        #expect(resumed.uris == ["spotify:track:trk1"])
+        #expect(resumed.positionMs >= 1_000, "resume continues where it paused, not from 0:00")
     }
 
     @Test func playlistsFeedTheDefaultPlaylistAndEndingThePartyDeletesItsTokens() throws {
@@ -200,13 +226,8 @@ struct SpotifyTests {
     }
 
     @Test func anAccessTokenAboutToExpireIsRefreshedBeforeTheCall() throws {
-        let spotify = try FakeSpotify()
-        defer { spotify.stop() }
-        spotify.tokenLifetime(30)
-        let server = try spotifyServer(spotify)
-        defer { server.stop() }
-        let party = try TestParty(server, provider: "spotify")
-        try logIn(party)
+        let fixture = try SpotifyParty { $0.tokenLifetime(30) }
+        let (spotify, party) = (fixture.spotify, fixture.party)
         #expect(try party.client.get("\(party.base)/track/search?q=licht").status == 200)
         let calls = spotify.requests.filter { $0.path == "/api/token" || $0.path == "/v1/search" }
         #expect(calls.map(\.path) == ["/api/token", "/api/token", "/v1/search"], "exchange, proactive refresh, then the search")
@@ -216,37 +237,25 @@ struct SpotifyTests {
     }
 
     @Test func aReRegisteredSDKDeviceContinuesTheTrackAtItsPosition() throws {
-        let spotify = try FakeSpotify()
-        defer { spotify.stop() }
-        let server = try spotifyServer(spotify)
-        defer { server.stop() }
-        let party = try TestParty(server, provider: "spotify")
-        try logIn(party)
-        let token = try party.registerMonitor()
-        _ = try party.client.send("PUT", "\(party.base)/spotify/deviceId", raw: "sdk-first", auth: token)
-        _ = try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "spotify:track:trk1", "deviceId": "g"])
+        let fixture = try SpotifyParty()
+        let (spotify, party) = (fixture.spotify, fixture.party)
+        let token = try fixture.pairMonitor(sdkDevice: "sdk-first")
+        try fixture.add("spotify:track:trk1")
         Thread.sleep(forTimeInterval: 1.2)
         // The TV reloads: its SDK reports a new device id.
         _ = try party.client.send("PUT", "\(party.base)/spotify/deviceId", raw: "sdk-second", auth: token)
-        #expect(eventually { spotify.requests.contains { $0.path == "/v1/me/player/play" && $0.query["device_id"] == "sdk-second" } })
-        let resumed = try #require(spotify.requests.last { $0.path == "/v1/me/player/play" && $0.query["device_id"] == "sdk-second" })
-        let body = try #require(try JSONSerialization.jsonObject(with: Data(resumed.body)) as? [String: Any])
-        #expect(body["uris"] as? [String] == ["spotify:track:trk1"])
-        #expect((body["position_ms"] as? Int ?? 0) >= 1_000, "R22: never from 0:00")
+        #expect(eventually { !spotify.plays(device: "sdk-second").isEmpty })
+        let resumed = try #require(spotify.plays(device: "sdk-second").last)
+        #expect(resumed.uris == ["spotify:track:trk1"])
+        #expect(resumed.positionMs >= 1_000, "R22: never from 0:00")
     }
 
     @Test func aVanishedDeviceIsReportedToHostAndMonitorInsteadOfSilence() throws {
-        let spotify = try FakeSpotify()
-        defer { spotify.stop() }
-        let server = try spotifyServer(spotify)
-        defer { server.stop() }
-        let party = try TestParty(server, provider: "spotify")
-        try logIn(party)
-        let token = try party.registerMonitor()
-        _ = try party.client.send("PUT", "\(party.base)/spotify/deviceId", raw: "sdk-1", auth: token)
-        let stream = try party.events()
-        spotify.loseDevice()
-        _ = try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "spotify:track:trk1", "deviceId": "g"])
+        let fixture = try SpotifyParty()
+        try fixture.pairMonitor(sdkDevice: "sdk-1")
+        let stream = try fixture.party.events()
+        fixture.spotify.loseDevice()
+        try fixture.add("spotify:track:trk1")
         let failure = try stream.waitFor("playback-error")
         #expect(failure.payload["message"] as? String == "Spotify findet den Monitor nicht. Bitte die Monitor-Seite neu laden.")
     }

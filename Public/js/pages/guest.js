@@ -93,9 +93,14 @@ function start() {
       }
     }
   };
+  // Remote catalogues cost quota per search (YouTube: about 100 a day): wait for a pause in typing
+  // and for at least two characters there; the in-memory ones answer as you type.
+  const remote = ['youtube', 'spotify'].includes(root.dataset.provider);
   search.addEventListener('input', () => {
     clearTimeout(searchTimer);
-    searchTimer = setTimeout(runSearch, 250);
+    const query = search.value.trim();
+    if (remote && query.length === 1) return;
+    searchTimer = setTimeout(runSearch, remote ? 700 : 250);
   });
 
   async function add(track) {
