@@ -88,6 +88,9 @@ public final class Application: @unchecked Sendable {
         hub.closeAll()
         Thread.sleep(forTimeInterval: 0.2)
         server.stop()
+        service.locked {
+            do { try service.store.checkpoint() } catch { Log.error("checkpoint on shutdown: \(error)") }
+        }
     }
 
     private func tick() {

@@ -17,6 +17,11 @@ public final class PartyStore {
     /// (This connection is the database's only writer.)
     public var writeVersion: Int64 { database.totalChanges }
 
+    /// Folds the write-ahead log into the database file (on shutdown: the folder then holds one complete file).
+    public func checkpoint() throws {
+        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
     /// Runs `body` atomically: all of its writes land, or none.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try database.transaction(body)

@@ -78,6 +78,8 @@ struct ShutdownTests {
         server.stop()
         #expect(stream.waitForEnd(timeout: 5), "the stream is closed by the server")
         #expect(server.exitStatus == 0)
+        let wal = try FileManager.default.attributesOfItem(atPath: server.dataDirectory + "/musicvoting.sqlite-wal")[.size] as? Int
+        #expect(wal == 0, "the database was checkpointed and closed")
     }
 
     @Test func theAccessLogHasOneLinePerRequestAndNoSecrets() throws {

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import PartyCore
+@testable import MusicVotingServer
+
+/// A clock the test moves by hand. `@unchecked Sendable`: `lock` guards `current`.
+final class ManualClock: PartyClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+    init(_ start: Date) { current = start }
+    func now() -> Date { lock.lock(); defer { lock.unlock() }; return current }
+    func advance(by seconds: TimeInterval) { lock.lock(); current += seconds; lock.unlock() }
+}
+
+private func makeApplication(clock: ManualClock) throws -> Application {
+    var configuration = Configuration()
+    configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("mv-app-\(UUID().uuidString)").path
+    return try Application(configuration: configuration, clock: clock)
+}
+
+@Suite("R6 through the service, with an injected clock")
+struct PartyLifetimeServiceTests {
+    @Test func aPartyEndsTwoDaysAfterCreationAndIsPurgedAMonthLater() throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let application = try makeApplication(clock: clock)
+        let service = application.service
+        let party = try service.createParty(provider: "demo")
+        try service.add(uris: ["demo:track:1"], deviceId: "guest", party: party)
+        clock.advance(by: 2 * 86_400 - 60)
+        #expect(try service.activeParty(id: party.id).id == party.id)
+        try service.expireParties()
+        #expect(try service.store.party(id: party.id)?.isActive == true, "not yet")
+
+        clock.advance(by: 60)
+        try service.expireParties()
+        let ended = try #require(try service.store.party(id: party.id))
+        #expect(!ended.isActive && ended.endedAt == clock.now())
+        #expect(try service.store.entries(partyId: party.id).isEmpty, "R5 effects: the queue is emptied")
+        #expect(throws: PartyError.partyNotFound) { try service.activeParty(id: party.id) }
+        #expect(throws: PartyError.partyNotFound) { try service.joinParty(guestPin: party.guestPin, clientAddress: "x") }
+
+        clock.advance(by: 30 * 86_400 + 1)
+        try service.expireParties()
+        #expect(try service.store.party(id: party.id) == nil, "deleted a month after it ended")
+    }
+
+    @Test func anOverduePartyIsEndedWhenItIsNextUsedEvenBeforeTheTimerRuns() throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let application = try makeApplication(clock: clock)
+        let party = try application.service.createParty(provider: "demo")
+        clock.advance(by: 3 * 86_400)
+        #expect(throws: PartyError.partyNotFound) { try application.service.activeParty(id: party.id) }
+        #expect(try application.service.store.party(id: party.id)?.isActive == false)
+        let fresh = try application.service.createParty(provider: "demo")
+        #expect(try application.service.activeParty(id: fresh.id).id == fresh.id)
+    }
+
+    @Test func theAddLimitSlidesWithTheInjectedClock() throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let service = try makeApplication(clock: clock).service
+        let party = try service.createParty(provider: "demo")
+        for number in 1...10 { try service.add(uris: ["demo:track:\(number)"], deviceId: "phone", party: party) }
+        #expect(throws: PartyError.rateLimited(retryAfterSeconds: 60)) { try service.add(uris: ["demo:track:11"], deviceId: "phone", party: party) }
+        clock.advance(by: 60)
+        try service.add(uris: ["demo:track:11"], deviceId: "phone", party: party)
+    }
+}
