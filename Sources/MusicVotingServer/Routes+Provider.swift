@@ -62,7 +62,10 @@ extension Routes {
         }
         let callback: Handler = { request throws(HTTPError) in
             try respond("spotify callback") {
-                guard let spotify = service.providers.provider(named: "spotify") as? SpotifyProvider else { throw ProviderError.notConfigured }
+                // R26: a callback is input; without a Spotify app no state can be valid, so it is a 400, not a 503.
+                guard let spotify = service.providers.provider(named: "spotify") as? SpotifyProvider else {
+                    throw PartyError.invalidInput(request.query["state"] == nil ? "Missing code or state" : "Invalid state")
+                }
                 // The host said no on Spotify's page: the state is used up, the host page says so.
                 if request.query["error"] != nil, let state = request.query["state"], (try? spotify.loginState.redeem(state)) != nil {
                     return .redirect(to: "/host?spotify=denied")

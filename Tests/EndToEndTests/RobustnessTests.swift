@@ -15,6 +15,9 @@ struct RobustnessTests {
         let tooLarge = try server.client.send("POST", "\(party.base)/track/addToPlaylist", raw: huge)
         #expect(tooLarge.status == 413 && tooLarge.error != nil)
         #expect(try server.client.get("/healthz").json["status"] as? String == "ok", "the server still answers")
+        // Found by schemathesis against /api/openapi.json: OAuth callbacks without a Spotify app were 503s.
+        #expect(try server.client.get("/api/spotify/callback").status == 400)
+        #expect(try server.client.get("/api/spotify/ios/callback?code=x&state=y").status == 400)
     }
 
     @Test func malformedAndMistypedBodiesAnswer4xxOnEveryEndpoint() throws {
