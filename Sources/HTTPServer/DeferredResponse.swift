@@ -5,6 +5,9 @@ import Foundation
 /// and read by the libmicrohttpd thread only after the resume (the resume orders the two).
 public final class DeferredResponse: @unchecked Sendable {
     static let workers = DispatchQueue(label: "musicvoting.deferred", attributes: .concurrent)
+    /// Suspended connections still waiting for their work; the server drains them before it stops
+    /// (NOTES-libmicrohttpd: stopping with suspended connections is undefined behaviour).
+    static let inFlight = DispatchGroup()
 
     public let work: @Sendable () -> Response
     var result: Response?

@@ -59,7 +59,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     // Suspend before the work starts, so its resume can never come first (NOTES: suspend from the handler).
     MHD_suspend_connection(connection)
     let resumable = ResumableConnection(connection)
-    DeferredResponse.workers.async {
+    DeferredResponse.workers.async(group: DeferredResponse.inFlight) {
         deferred.result = deferred.work()
         resumable.resume()
     }

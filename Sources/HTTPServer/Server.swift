@@ -61,6 +61,9 @@ public final class Server: @unchecked Sendable {
     public func stop() {
         guard let daemon else { return }
         self.daemon = nil
+        // Deferred work ends within the providers' timeout (10 s); its connections must be resumed first.
+        _ = DeferredResponse.inFlight.wait(timeout: .now() + 12)
+        Thread.sleep(forTimeInterval: 0.05)
         MHD_stop_daemon(daemon)
     }
 
