@@ -93,6 +93,10 @@ async function run(partyId, token) {
   const player = await createPlayer(party.provider, { audio: document.getElementById('player'), video: videoBox }, {
     onEnded: () => advance(),
     onBlocked: () => { overlay.hidden = false; },
+    onUnavailable: () => {
+      notice.textContent = t('monitor.playerUnavailable');
+      notice.hidden = false;
+    },
     onError: () => {
       notice.textContent = t('monitor.playbackFailed');
       notice.hidden = false;

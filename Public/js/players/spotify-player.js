@@ -30,16 +30,19 @@ export class SpotifyPlayer {
         fetch(`${base}/spotify/token`, { headers: { Authorization: `Bearer ${token}` }, cache: 'no-store' })
           .then((response) => (response.ok ? response.text() : Promise.reject(response.status)))
           .then(callback)
-          .catch(() => handlers.onError?.());
+          .catch(() => handlers.onUnavailable?.());
       },
     });
     adapter.player.addListener('ready', ({ device_id: deviceId }) => {
-      api('PUT', `${base}/spotify/deviceId`, { token, text: deviceId }).catch(() => handlers.onError?.());
+      api('PUT', `${base}/spotify/deviceId`, { token, text: deviceId }).catch(() => handlers.onUnavailable?.());
     });
     adapter.player.addListener('player_state_changed', (state) => adapter.stateChanged(state));
     adapter.player.addListener('autoplay_failed', () => handlers.onBlocked?.());
-    for (const failure of ['initialization_error', 'authentication_error', 'account_error', 'playback_error']) {
-      adapter.player.addListener(failure, () => handlers.onError?.());
+    // A song that fails moves on; a player that cannot work at all (no Premium, bad token) must not skip
+    // through the whole queue, so it only says so on the screen.
+    adapter.player.addListener('playback_error', () => handlers.onError?.());
+    for (const failure of ['initialization_error', 'authentication_error', 'account_error']) {
+      adapter.player.addListener(failure, () => handlers.onUnavailable?.());
     }
     if (!(await adapter.player.connect())) throw new Error('Spotify player did not connect');
     return adapter;
