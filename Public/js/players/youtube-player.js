@@ -27,8 +27,9 @@ export class YouTubePlayer {
         events: {
           onReady: resolve,
           onStateChange: (event) => player.stateChanged(event.data),
-          // 2 bad id, 5 HTML5 error, 100 removed, 101/150 not embeddable, 153 missing Referer.
-          onError: () => handlers.onError?.(),
+          // 2 bad id, 5 HTML5 error, 100 removed, 101/150 not embeddable: this song, so move on.
+          // 153 (no Referer sent) fails every video: say so instead of skipping the whole queue.
+          onError: (event) => (event.data === 153 ? handlers.onUnavailable?.() : handlers.onError?.()),
         },
       });
     });
