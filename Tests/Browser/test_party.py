@@ -150,6 +150,13 @@ def test_a_whole_party(server, browsers):
         wait(driver, lambda: text(driver, "#now-title") == "Satellite Heart", message="skip advances")
     wait(monitor, lambda: audio_time(monitor) > 0.5)
 
+    # The host plays a queued song right now.
+    host.execute_script("""[...document.querySelectorAll('#queue-list .track')]
+        .find(r => r.textContent.includes('Neon Boulevard')).querySelector('.play-now-button').click()""")
+    for driver in (monitor, guest1):
+        wait(driver, lambda: text(driver, "#now-title") == "Neon Boulevard", message="play now")
+    wait(monitor, lambda: audio_time(monitor) > 0.5)
+
     # The monitor reloads and continues at the same position without a PIN.
     time.sleep(2)
     before = server.api("GET", f"/api/party/{host_party_id(host)}/track/current")["progressMs"] / 1000

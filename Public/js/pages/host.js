@@ -97,10 +97,16 @@ async function run(partyId, hostPin) {
     const { queue } = await api('GET', `${base}/track/queue`);
     renderTracks(queueList, queue, {
       showLikes: true, showCurrent: true,
-      actions: (entry) => [el('button', {
-        type: 'button', className: 'icon-button remove-button', 'aria-label': `${t('host.remove')}: ${entry.name}`, text: '✕',
-        onclick: () => command('DELETE', '/track/remove', { uri: entry.uri }),
-      })],
+      actions: (entry) => [
+        entry.isCurrentlyPlaying ? null : el('button', {
+          type: 'button', className: 'icon-button play-now-button', 'aria-label': `${t('host.playNow')}: ${entry.name}`, text: '▶',
+          disabled: !current.deviceActive, onclick: () => command('PUT', '/track/play', { uri: entry.uri }),
+        }),
+        el('button', {
+          type: 'button', className: 'icon-button remove-button', 'aria-label': `${t('host.remove')}: ${entry.name}`, text: '✕',
+          onclick: () => command('DELETE', '/track/remove', { uri: entry.uri }),
+        }),
+      ].filter(Boolean),
     });
     queueEmpty.hidden = queue.length > 0;
   };
@@ -214,6 +220,7 @@ async function run(partyId, hostPin) {
       } else if (event.type === 'device-changed') {
         current.deviceActive = event.payload.deviceActive === 'true';
         renderControls();
+        loadQueue().catch(() => {});
       } else if (event.type !== 'progress') {
         reloadSoon();
       }
