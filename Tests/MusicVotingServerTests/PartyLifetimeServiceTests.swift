@@ -65,3 +65,20 @@ struct PartyLifetimeServiceTests {
         try service.add(uris: ["demo:track:11"], deviceId: "phone", party: party)
     }
 }
+
+/// Always the same numbers: every party would get the same PINs.
+private struct StuckGenerator: RandomNumberGenerator {
+    mutating func next() -> UInt64 { 7 }
+}
+
+@Suite("R2 PIN exhaustion through the service")
+struct PinExhaustionTests {
+    @Test func whenNoUniquePinsAreLeftCreatingAPartyAnswers503WithTheSpecMessage() throws {
+        var configuration = Configuration()
+        configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("mv-app-\(UUID().uuidString)").path
+        let service = try Application(configuration: configuration, clock: SystemClock(), random: StuckGenerator()).service
+        #expect(throws: PartyError.pinsExhausted, "guest and host PIN would be equal") { try service.createParty(provider: "demo") }
+        let error = ErrorMapping.httpError(PartyError.pinsExhausted)
+        #expect(error.status == 503 && error.message == "Could not generate unique PINs — please retry")
+    }
+}
