@@ -1,5 +1,3 @@
-import { t } from './i18n.js';
-
 /** Builds an element; text goes in as text, so provider data can never become markup. */
 export function el(tag, attributes = {}, children = []) {
   const node = document.createElement(tag);
@@ -52,5 +50,3 @@ export function showError(name, message) {
   const node = document.querySelector(`[data-error="${name}"]`);
   if (node) node.textContent = message || '';
 }
-
-export function coverAlt(track) { return t('cover.alt', { title: track.name }); }

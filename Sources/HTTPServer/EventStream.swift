@@ -57,12 +57,6 @@ public final class EventStream: @unchecked Sendable {
         wakeLocked()
     }
 
-    public var isOpen: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return !closing && !finished
-    }
-
     private func wakeLocked() {
         if suspended, let connection {
             suspended = false

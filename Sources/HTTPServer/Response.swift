@@ -59,8 +59,4 @@ public struct Response: Sendable {
         return copy
     }
 
-    public var bodyBytes: [UInt8] {
-        if case .bytes(let bytes) = body { return bytes }
-        return []
-    }
 }

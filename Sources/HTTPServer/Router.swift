@@ -50,11 +50,6 @@ public struct Router: Sendable {
         }
     }
 
-    public func allowedMethods(for path: String) -> [String] {
-        let segments = Self.split(path)
-        return routes.filter { Self.match($0.segments, segments) != nil }.map(\.method)
-    }
-
     private static func split(_ path: String) -> [Substring] {
         path.split(separator: "/", omittingEmptySubsequences: true)
     }

@@ -78,12 +78,6 @@ final class EventHub: @unchecked Sendable {
         for stream in all { stream.close() }
     }
 
-    var streamCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return streams.values.reduce(0) { $0 + $1.count }
-    }
-
     private func remove(_ stream: EventStream, partyId: String) {
         lock.lock()
         defer { lock.unlock() }
