@@ -58,5 +58,4 @@ public struct Response: Sendable {
         copy.headers.append((name, value))
         return copy
     }
-
 }
