@@ -33,6 +33,7 @@ let package = Package(
         .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"], resources: [.copy("Resources")]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "CTagLib"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "MusicVotingServerTests", dependencies: ["MusicVotingServer"]),
         .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore", "HTTPServer"], resources: [.copy("Fixtures")]),
     ]

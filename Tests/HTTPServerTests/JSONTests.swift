@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import HTTPServer
+
+/// Deterministic bytes for the fuzz-style cases.
+private struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite("JSON parser and serializer")
+struct JSONTests {
+    @Test func valuesRoundTrip() throws {
+        let value: JSON = ["text": "Grüße \"zitat\" \\ \n\t <script> \u{2028}", "number": 42, "fraction": .number(1.5), "negative": -3,
+                           "flag": true, "nothing": nil, "list": [1, "two", ["three": false]], "emoji": "🎉"]
+        let parsed = try JSON.parse(value.bytes)
+        #expect(parsed == value)
+        #expect(!value.serialized.contains("<script>") && !value.serialized.contains("\u{2028}"), "safe inside <script> and SSE lines")
+    }
+
+    @Test func standardEscapesAndSurrogatePairsParse() throws {
+        let parsed = try JSON.parse(Array(#"{"a":"\u00e4\ud83c\udf89\/\b\f\n\r\t","b":[1e3,-0.5,0]}"#.utf8))
+        #expect(parsed["a"]?.stringValue == "ä🎉/\u{08}\u{0C}\n\r\t")
+        #expect(parsed["b"]?.arrayValue?.compactMap(\.numberValue) == [1000, -0.5, 0])
+    }
+
+    @Test func malformedInputIsAnErrorNeverACrash() {
+        for text in ["", "{", "[1,]", "{\"a\" 1}", "tru", "nul", "\"unterminated", "\"\\x\"", "\"\\ud800\"", "01x", "+1", "1 2",
+                     "{\"a\":1,}", "\u{0}", String(repeating: "[", count: 100_000), "\"a\nb\""] {
+            #expect(throws: JSONParseError.self, "\(text.prefix(20))") { try JSON.parse(Array(text.utf8)) }
+        }
+    }
+
+    @Test func randomAndMutatedBytesNeverCrashTheParser() {
+        var random = SplitMix64(state: 2026)
+        let seed = Array(#"{"uri":"demo:track:1","deviceId":"abc","list":[1,2.5,true,null,{"x":"\u00fc"}]}"#.utf8)
+        for round in 0..<5_000 {
+            var bytes = seed
+            for _ in 0..<(1 + round % 6) {
+                let index = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: bytes[index] = UInt8.random(in: 0...255, using: &random)
+                case 1: bytes.remove(at: index)
+                default: bytes.insert(UInt8.random(in: 0...255, using: &random), at: index)
+                }
+                if bytes.isEmpty { bytes = [0x7B] }
+            }
+            if let value = try? JSON.parse(bytes) { #expect((try? JSON.parse(value.bytes)) == value, "what parses round-trips") }
+        }
+        for _ in 0..<2_000 {
+            let bytes = (0..<Int.random(in: 0..<64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            _ = try? JSON.parse(bytes)
+        }
+    }
+}
+
+@Suite("Byte ranges")
+struct RangeTests {
+    @Test func rangesAreParsedAndClamped() {
+        #expect(StaticContent.parseRange("bytes=0-9", length: 100) == 0...9)
+        #expect(StaticContent.parseRange("bytes=90-", length: 100) == 90...99)
+        #expect(StaticContent.parseRange("bytes=-10", length: 100) == 90...99)
+        #expect(StaticContent.parseRange("bytes=50-500", length: 100) == 50...99)
+        for bad in ["bytes=100-", "bytes=9-1", "items=0-1", "bytes=-0", "bytes=a-b", "bytes=-"] {
+            #expect(StaticContent.parseRange(bad, length: 100) == nil, "\(bad)")
+        }
+    }
+}
