@@ -44,9 +44,14 @@ extension JSON {
 
     private static func writeString(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        // Fast path: most strings need no escaping and are copied in one go.
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x3C || $0 == 0xE2 }) {
-            output.append(contentsOf: text.utf8)
+        // Fast path: most strings need no escaping and are copied in one go (scanned as contiguous bytes;
+        // the generic UTF8View scan was a tenth of GET queue's time).
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x3C || $0 == 0xE2 }) else { return false }
+            output.append(contentsOf: bytes)
+            return true
+        } ?? false
+        if copied {
             output.append(UInt8(ascii: "\""))
             return
         }
