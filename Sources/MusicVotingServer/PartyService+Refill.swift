@@ -3,7 +3,8 @@ import PartyCore
 import Providers
 
 extension PartyService {
-    /// R15 source: the default playlist if set (and not empty), else the provider's charts.
+    /// R15 source: the default playlist if set (and not empty), else the provider's charts. A provider that fails
+    /// is reported as `playback-error`, so a queue that runs dry is never a silent mystery.
     func refillTracks(for party: Party) -> [Track] {
         guard let provider = try? provider(for: party) else { return [] }
         let stored = locked { try? store.party(id: party.id) }
@@ -11,7 +12,14 @@ extension PartyService {
            let tracks = try? provider.playlistTracks(id: playlistId), !tracks.isEmpty {
             return tracks
         }
-        return (try? provider.charts()) ?? []
+        do {
+            return try provider.charts()
+        } catch {
+            let reason = ErrorMapping.httpError(error, context: "refill").message
+            hub.publish(ServerEvent(type: .playbackError, partyId: party.id,
+                                    payload: [("message", "Kein Nachschub für die Warteschlange: \(reason)")]))
+            return []
+        }
     }
 
     /// Adds the refill tracks `Refill.choose` picks, marked `autofilled` (R9 sorts them below guest songs).

@@ -81,6 +81,12 @@ struct YouTubeTests {
         let response = try party.client.get("\(party.base)/track/search?q=anything")
         #expect(response.status == 503)
         #expect(response.error == "Das YouTube-Kontingent für heute ist aufgebraucht. Bitte später noch einmal versuchen.")
+        let stream = try party.events()
+        _ = try party.registerMonitor()
+        #expect(try party.host("POST", "/track/prepare-next").status == 204)
+        let failure = try stream.waitFor("playback-error")
+        #expect(failure.payload["message"] as? String == "Kein Nachschub für die Warteschlange: "
+                + "Das YouTube-Kontingent für heute ist aufgebraucht. Bitte später noch einmal versuchen.")
         youtube.fail(with: Response(status: 500))
         let broken = try party.client.get("\(party.base)/track/search?q=other")
         #expect(broken.status == 502 && broken.error?.contains("YouTube") == true)
