@@ -29,11 +29,12 @@ let package = Package(
         ),
         .executableTarget(name: "musicvoting", dependencies: ["MusicVotingServer"]),
 
-        .testTarget(name: "PartyCoreTests", dependencies: ["PartyCore"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "PartyCoreTests", dependencies: ["PartyCore", "TestSupport"]),
         .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"], resources: [.copy("Resources")]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "CTagLib"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "MusicVotingServerTests", dependencies: ["MusicVotingServer"]),
         .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore", "HTTPServer"], resources: [.copy("Fixtures")]),
     ]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PartyCore
 
 @Suite("R11, R24, R27 sliding windows")

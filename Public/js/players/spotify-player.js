@@ -1,22 +1,12 @@
 import { api } from '../api.js';
+import { vendorScript } from './vendor-script.js';
 
 /**
  * The Spotify Web Playback SDK adapter. The server drives playback (it starts each track on this device
  * by uri and position through the Web API), so load/seek are no-ops here; the adapter registers the
  * device, reports position and the natural end, and unlocks audio on a click.
  */
-let sdkReady;
-function loadSdk() {
-  sdkReady ??= new Promise((resolve, reject) => {
-    if (window.Spotify?.Player) return resolve(window.Spotify);
-    window.onSpotifyWebPlaybackSDKReady = () => resolve(window.Spotify);
-    const script = document.createElement('script');
-    script.src = 'https://sdk.scdn.co/spotify-player.js';
-    script.onerror = () => reject(new Error('Spotify Web Playback SDK unavailable'));
-    document.head.append(script);
-  });
-  return sdkReady;
-}
+const loadSdk = () => vendorScript('https://sdk.scdn.co/spotify-player.js', 'onSpotifyWebPlaybackSDKReady', () => window.Spotify?.Player && window.Spotify);
 
 export class SpotifyPlayer {
   static async create(handlers, { base, token }) {

@@ -1,19 +1,10 @@
+import { vendorScript } from './vendor-script.js';
+
 /**
  * The YouTube IFrame Player adapter: same surface as AudioPlayer. The video shows on the TV
  * (YouTube requires a visible player of at least 200×200). Loads the IFrame API once.
  */
-let apiReady;
-function loadApi() {
-  apiReady ??= new Promise((resolve, reject) => {
-    if (window.YT?.Player) return resolve(window.YT);
-    window.onYouTubeIframeAPIReady = () => resolve(window.YT);
-    const script = document.createElement('script');
-    script.src = 'https://www.youtube.com/iframe_api';
-    script.onerror = () => reject(new Error('YouTube IFrame API unavailable'));
-    document.head.append(script);
-  });
-  return apiReady;
-}
+const loadApi = () => vendorScript('https://www.youtube.com/iframe_api', 'onYouTubeIframeAPIReady', () => window.YT?.Player && window.YT);
 
 export class YouTubePlayer {
   static async create(container, handlers) {
