@@ -23,8 +23,7 @@ extension PartyService {
 
     /// R22: tells every client (the monitor first of all) what plays and where, after a re-register.
     func republishCurrentTrack(partyId: String) {
-        guard let playback = try? store.party(id: partyId)?.playback, playback.currentEntryId != nil,
-              let entry = try? store.queue(partyId: partyId, currentEntryId: playback.currentEntryId).current else { return }
+        guard let (playback, queue) = try? storedPlayback(partyId: partyId), let entry = queue.current else { return }
         publishTrackChanged(partyId: partyId, entry: entry, playback: playback)
     }
 

@@ -19,14 +19,24 @@ extension PartyService {
     /// R20: plays the first entry without removing anything; a paused current entry resumes.
     func start(_ party: Party) throws -> PlayOutcome {
         try requireDevice(party)
+        return try startAndRefill(party)
+    }
+
+    /// Starts, then refills when nothing is left waiting behind the song that now plays (R15).
+    func startAndRefill(_ party: Party) throws -> PlayOutcome {
         let outcome = try locked { try startLocked(partyId: party.id) }
         if case .playing = outcome { try refillIfDry(party) }
         return outcome
     }
 
+    /// The party's stored playback state and queue, read together under the lock.
+    func storedPlayback(partyId: String) throws -> (Playback, Queue) {
+        guard let playback = try store.party(id: partyId)?.playback else { throw PartyError.partyNotFound }
+        return (playback, try store.queue(partyId: partyId, currentEntryId: playback.currentEntryId))
+    }
+
     func startLocked(partyId: String) throws -> PlayOutcome {
-        guard var playback = try store.party(id: partyId)?.playback else { throw PartyError.partyNotFound }
-        let queue = try store.queue(partyId: partyId, currentEntryId: playback.currentEntryId)
+        var (playback, queue) = try storedPlayback(partyId: partyId)
         if let current = queue.current {
             if !playback.isPlaying {
                 playback.resume(at: now)
@@ -57,8 +67,7 @@ extension PartyService {
 
     /// Moves past the current entry. `force` skips the R20 debounce (host removal of the playing song).
     func advanceLocked(partyId: String, refill: [Track], force: Bool) throws -> PlayOutcome {
-        guard var playback = try store.party(id: partyId)?.playback else { throw PartyError.partyNotFound }
-        var queue = try store.queue(partyId: partyId, currentEntryId: playback.currentEntryId)
+        var (playback, queue) = try storedPlayback(partyId: partyId)
         if !force, playback.advanceIsDuplicate(at: now) {
             return queue.current.map(PlayOutcome.playing) ?? .empty
         }
@@ -89,8 +98,7 @@ extension PartyService {
     func play(uri: String, party: Party) throws -> QueueEntry {
         try requireDevice(party)
         return try locked {
-            guard var playback = try store.party(id: party.id)?.playback else { throw PartyError.partyNotFound }
-            let queue = try store.queue(partyId: party.id, currentEntryId: playback.currentEntryId)
+            var (playback, queue) = try storedPlayback(partyId: party.id)
             guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
             if let current = queue.current, current.id != entry.id {
                 try store.recordPlayed(uri: current.track.uri, partyId: party.id, at: now)
@@ -116,17 +124,12 @@ extension PartyService {
     }
 
     /// R19: resume continues the current entry at its position; with nothing current it starts.
+    /// That is exactly what `startLocked` does, so resume is start without the refill.
     func resume(_ party: Party) throws -> Playback {
         try requireDevice(party)
         return try locked {
-            guard let playback = try store.party(id: party.id)?.playback else { throw PartyError.partyNotFound }
-            if playback.currentEntryId == nil { _ = try startLocked(partyId: party.id) } else if !playback.isPlaying {
-                var resumed = playback
-                resumed.resume(at: now)
-                try store.save(playback: resumed, partyId: party.id)
-                publishPlayback(partyId: party.id, resumed)
-            }
-            return try store.party(id: party.id)?.playback ?? playback
+            _ = try startLocked(partyId: party.id)
+            return try storedPlayback(partyId: party.id).0
         }
     }
 

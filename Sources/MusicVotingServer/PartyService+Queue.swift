@@ -30,8 +30,7 @@ extension PartyService {
             if addLimiter.remaining(key: deviceId, at: now) < tracks.count {
                 throw PartyError.rateLimited(retryAfterSeconds: addLimiter.retryAfter(key: deviceId, at: now) ?? 60)
             }
-            guard let current = try store.party(id: party.id) else { throw PartyError.partyNotFound }
-            var queue = try store.queue(partyId: party.id, currentEntryId: current.playback.currentEntryId)
+            var (playback, queue) = try storedPlayback(partyId: party.id)
             let blacklist = try store.blacklist(partyId: party.id)
             try store.transaction {
                 for track in tracks {
@@ -51,12 +50,9 @@ extension PartyService {
             addLimiter.record(key: deviceId, at: now, count: tracks.count)
             hub.publish(ServerEvent(type: .queueUpdated, partyId: party.id, payload: [("reason", "add")]))
             // R16: an idle party starts by itself, once a monitor can play it (R21).
-            return current.playback.isIdle && presence.isActive(partyId: party.id, at: now)
+            return playback.isIdle && presence.isActive(partyId: party.id, at: now)
         }
-        if startsPlayback {
-            let outcome = try locked { try startLocked(partyId: party.id) }
-            if case .playing = outcome { try refillIfDry(party) }
-        }
+        if startsPlayback { _ = try startAndRefill(party) }
     }
 
     /// R17: toggles this device's like on the entry the uri targets (R10).
