@@ -1,4 +1,5 @@
 import { t } from './i18n.js';
+import { showError } from './dom.js';
 
 /**
  * Five digit boxes in `container`: typing advances, backspace goes back, a pasted PIN fills all,
@@ -70,4 +71,22 @@ export function pinInput(container, onComplete) {
     },
     focus() { boxes[0].focus(); },
   };
+}
+
+/**
+ * The PIN boxes `[data-pin=name]` with their `[data-error=name]` line: `submit(pin)` runs on the fifth digit;
+ * if it throws, a 404 shows `notFound`, anything else the server's own message, and the boxes shake and clear.
+ */
+export function pinForm(name, submit, notFound) {
+  const form = pinInput(document.querySelector(`[data-pin="${name}"]`), async (pin) => {
+    showError(name, '');
+    try {
+      await submit(pin);
+    } catch (error) {
+      showError(name, error.status === 404 ? notFound : error.message);
+      form.shake();
+      form.clear();
+    }
+  });
+  return form;
 }

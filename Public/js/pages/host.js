@@ -5,7 +5,7 @@ import { connectEvents } from '../events.js';
 import { NowPlaying } from '../playback-clock.js';
 import { renderTracks } from '../track-list.js';
 import { load, save, forget, takeHashParameters } from '../storage.js';
-import { pinInput } from '../pin-input.js';
+import { pinForm } from '../pin-input.js';
 
 const STORAGE_KEY = 'musicvoting.host';
 const login = document.getElementById('login');
@@ -16,19 +16,12 @@ function showLogin() {
   view.hidden = true;
   logout.hidden = true;
   login.hidden = false;
-  const pin = pinInput(document.querySelector('[data-pin="login"]'), async (hostPin) => {
-    showError('login', '');
-    try {
-      const party = await api('GET', `/api/party/host-join/${hostPin}`);
-      save(STORAGE_KEY, { partyId: party.id, hostPin });
-      login.hidden = true;
-      run(party.id, hostPin);
-    } catch (error) {
-      showError('login', error.status === 404 ? t('host.wrongPin') : error.message);
-      pin.shake();
-      pin.clear();
-    }
-  });
+  const pin = pinForm('login', async (hostPin) => {
+    const party = await api('GET', `/api/party/host-join/${hostPin}`);
+    save(STORAGE_KEY, { partyId: party.id, hostPin });
+    login.hidden = true;
+    run(party.id, hostPin);
+  }, t('host.wrongPin'));
   pin.focus();
 }
 

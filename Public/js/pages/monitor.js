@@ -1,12 +1,12 @@
 import { api, partyPath } from '../api.js';
 import { t } from '../i18n.js';
-import { coverImage, showError } from '../dom.js';
+import { coverImage } from '../dom.js';
 import { connectEvents } from '../events.js';
 import { NowPlaying } from '../playback-clock.js';
 import { renderTracks } from '../track-list.js';
 import { createPlayer } from '../players/index.js';
 import { load, save, forget, takeHashParameters } from '../storage.js';
-import { pinInput } from '../pin-input.js';
+import { pinForm } from '../pin-input.js';
 
 const STORAGE_KEY = 'musicvoting.monitor';
 const pairSection = document.getElementById('pair');
@@ -34,19 +34,12 @@ async function register(partyId, credential) {
 function showPairing() {
   stage.hidden = true;
   pairSection.hidden = false;
-  const pin = pinInput(document.querySelector('[data-pin="pair"]'), async (hostPin) => {
-    showError('pair', '');
-    try {
-      const party = await api('GET', `/api/party/host-join/${hostPin}`);
-      const token = await register(party.id, hostPin);
-      pairSection.hidden = true;
-      run(party.id, token);
-    } catch (error) {
-      showError('pair', error.status === 404 ? t('host.wrongPin') : error.message);
-      pin.shake();
-      pin.clear();
-    }
-  });
+  const pin = pinForm('pair', async (hostPin) => {
+    const party = await api('GET', `/api/party/host-join/${hostPin}`);
+    const token = await register(party.id, hostPin);
+    pairSection.hidden = true;
+    run(party.id, token);
+  }, t('host.wrongPin'));
   pin.focus();
 }
 

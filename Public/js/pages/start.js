@@ -1,37 +1,23 @@
 import { api, partyPath } from '../api.js';
 import { t } from '../i18n.js';
 import { showError } from '../dom.js';
-import { pinInput } from '../pin-input.js';
+import { pinForm } from '../pin-input.js';
 import { save } from '../storage.js';
 
 for (const label of document.querySelectorAll('[data-provider-label]')) {
   label.textContent = t(`start.provider.${label.dataset.providerLabel}`) || label.dataset.providerLabel;
 }
 
-const join = pinInput(document.querySelector('[data-pin="join"]'), async (pin) => {
-  showError('join', '');
-  try {
-    await api('GET', `/api/party/join/${pin}`);
-    location.href = `/join/${pin}`;
-  } catch (error) {
-    showError('join', error.status === 404 ? t('start.join.notFound') : error.message);
-    join.shake();
-    join.clear();
-  }
-});
+pinForm('join', async (pin) => {
+  await api('GET', `/api/party/join/${pin}`);
+  location.href = `/join/${pin}`;
+}, t('start.join.notFound'));
 
-const host = pinInput(document.querySelector('[data-pin="host"]'), async (hostPin) => {
-  showError('host', '');
-  try {
-    const party = await api('GET', `/api/party/host-join/${hostPin}`);
-    save('musicvoting.host', { partyId: party.id, hostPin });
-    location.href = '/host';
-  } catch (error) {
-    showError('host', error.status === 404 ? t('host.wrongPin') : error.message);
-    host.shake();
-    host.clear();
-  }
-});
+pinForm('host', async (hostPin) => {
+  const party = await api('GET', `/api/party/host-join/${hostPin}`);
+  save('musicvoting.host', { partyId: party.id, hostPin });
+  location.href = '/host';
+}, t('host.wrongPin'));
 
 document.getElementById('create-form').addEventListener('submit', async (event) => {
   event.preventDefault();
