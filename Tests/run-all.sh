@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ulimit -n 65536 2>/dev/null || true
+bash .ci/check-packages
 swift build --build-tests
 swift test --skip-build
 # Debian's python3 has python3-selenium and python3-pytest; a python3 earlier on PATH may not.
