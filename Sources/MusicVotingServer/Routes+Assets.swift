@@ -48,6 +48,6 @@ extension Routes {
 
     static func demoNumber(_ file: String, suffix: String) -> Int? {
         guard file.hasSuffix(suffix) else { return nil }
-        return Int(file.dropLast(suffix.count))
+        return DemoCatalog.validNumber(file.dropLast(suffix.count))
     }
 }

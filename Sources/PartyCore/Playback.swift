@@ -26,7 +26,7 @@ public struct Playback: Equatable, Sendable {
     /// R19: now − startedAt while playing, the paused position otherwise.
     public func positionMs(at now: Date) -> Int {
         guard isPlaying, let startedAt else { return pausedPositionMs }
-        return max(0, Int((now.timeIntervalSince(startedAt) * 1000).rounded()))
+        return max(0, Int(saturating: (now.timeIntervalSince(startedAt) * 1000).rounded()))
     }
 
     /// R16: nothing playing and not paused by the host.

@@ -82,7 +82,7 @@ struct Row {
     func integer(_ column: Int) -> Int64? {
         switch values[column] {
         case .integer(let number): return number
-        case .real(let number): return Int64(number)
+        case .real(let number): return Int64(Int(saturating: number))
         default: return nil
         }
     }

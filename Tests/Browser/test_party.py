@@ -39,10 +39,18 @@ def search_and_add(driver, query, name):
     field = driver.find_element(By.ID, "search")
     field.clear()
     field.send_keys(query)
-    row = wait(driver, lambda: next((r for r in driver.find_elements(By.CSS_SELECTOR, "#results .track")
-                                     if r.find_element(By.CSS_SELECTOR, ".track-name").text == name), None),
-               message=f"result {name}")
-    row.find_element(By.CSS_SELECTOR, "button").click()
+
+    def click_add():
+        # Find and click in one poll: the results re-render as the typed query settles, which can
+        # replace the row between finding it and clicking it (a stale element, seen in CI).
+        row = next((r for r in driver.find_elements(By.CSS_SELECTOR, "#results .track")
+                    if r.find_element(By.CSS_SELECTOR, ".track-name").text == name), None)
+        if row is None:
+            return False
+        row.find_element(By.CSS_SELECTOR, "button").click()
+        return True
+
+    wait(driver, click_add, message=f"result {name}")
 
 
 def toast_text(driver):

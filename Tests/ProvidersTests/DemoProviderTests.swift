@@ -78,4 +78,33 @@ struct ISODurationTests {
         #expect(ISODuration.milliseconds("P0D") == 0)
         for broken in ["", "4M13S", "PT", "PTXS", "PT4X", "PT1M2"] { #expect(ISODuration.milliseconds(broken) == nil, "\(broken)") }
     }
+
+    /// Issue 10: `P9999999999999999W` from a hostile or broken upstream trapped converting to Int.
+    @Test func absurdDurationsAreRefusedInsteadOfCrashing() {
+        for absurd in ["P9999999999999999W", "PT1e400S", "P99999999999999999999999999999999999999D", "PT9999999999999999999S",
+                       "P31D", "PT\(String(repeating: "9", count: 400))S"] {
+            #expect(ISODuration.milliseconds(absurd) == nil, "\(absurd.prefix(30))")
+        }
+        #expect(ISODuration.milliseconds("P30D") == 2_592_000_000, "the longest duration still accepted")
+    }
+}
+
+@Suite("Hostile demo numbers (issue 10)")
+struct DemoBoundsTests {
+    static let hostile = ["-9223372036854775808", "9223372036854775807", "-1", "0", "25", "+1", "01", " 1", "1 ",
+                          "99999999999999999999", "", "1e3", "0x1", "１"]
+
+    @Test func hostileNumbersFindNoSongAndDoNotTrap() {
+        for text in Self.hostile {
+            #expect(DemoCatalog.validNumber(text) == nil, "\(text)")
+            #expect(DemoCatalog.number(of: "demo:track:" + text) == nil, "\(text)")
+            #expect((try? DemoProvider().track(uri: "demo:track:" + text)) == nil, "\(text)")
+        }
+        for number in [Int.min, Int.min + 1, -1, 0, 25, Int.max] {
+            #expect(DemoAudio.wav(number: number) == nil, "\(number)")
+            #expect(DemoCover.svg(number: number) == nil, "\(number)")
+        }
+        #expect(DemoCatalog.validNumber("24") == 24 && DemoCatalog.validNumber("1") == 1)
+        #expect(DemoCover.svg(number: 24) != nil)
+    }
 }

@@ -6,10 +6,10 @@ public enum DemoAudio {
 
     /// The WAV bytes of catalog song `number` (1-based), or nil when there is no such song.
     public static func wav(number: Int) -> [UInt8]? {
-        guard DemoCatalog.songs.indices.contains(number - 1) else { return nil }
+        guard let song = DemoCatalog.song(number: number) else { return nil }
         return cache.withLock { cached in
             if let bytes = cached[number] { return bytes }
-            let bytes = render(DemoCatalog.songs[number - 1])
+            let bytes = render(song)
             cached[number] = bytes
             return bytes
         }

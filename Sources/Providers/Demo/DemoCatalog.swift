@@ -49,10 +49,21 @@ public enum DemoCatalog {
             album: song.album, imageURL: "/demo/cover/\(number).svg", durationMs: song.seconds * 1000)
     }
 
-    /// The 1-based catalog number in a `demo:track:N` uri.
+    /// The 1-based catalog number in a `demo:track:N` uri (canonical digits only: no sign, no leading zero).
     public static func number(of uri: String) -> Int? {
-        guard uri.hasPrefix(uriPrefix), let number = Int(uri.dropFirst(uriPrefix.count)),
-              songs.indices.contains(number - 1), String(number) == String(uri.dropFirst(uriPrefix.count)) else { return nil }
+        guard uri.hasPrefix(uriPrefix) else { return nil }
+        let digits = uri.dropFirst(uriPrefix.count)
+        return validNumber(digits)
+    }
+
+    /// The one bounds check for every demo number from a request (uri, track id, audio or cover file name):
+    /// canonical digits within the catalog, so no arithmetic on a hostile number can overflow.
+    public static func validNumber<S: StringProtocol>(_ text: S) -> Int? {
+        guard let number = Int(boundedDigits: text, in: 1...songs.count, maxDigits: 3), String(number) == text else { return nil }
         return number
+    }
+
+    static func song(number: Int) -> Song? {
+        (1...songs.count).contains(number) ? songs[number - 1] : nil
     }
 }

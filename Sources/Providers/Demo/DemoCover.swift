@@ -3,8 +3,7 @@ import Foundation
 /// A generated SVG cover per demo song: a colour gradient with the title's initials.
 public enum DemoCover {
     public static func svg(number: Int) -> String? {
-        guard DemoCatalog.songs.indices.contains(number - 1) else { return nil }
-        let song = DemoCatalog.songs[number - 1]
+        guard let song = DemoCatalog.song(number: number) else { return nil }
         let hue = (number * 47) % 360
         let initials = song.title.split(separator: " ").prefix(2).compactMap(\.first).map(String.init).joined()
         return """

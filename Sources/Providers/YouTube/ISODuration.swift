@@ -1,5 +1,10 @@
+import PartyCore
+
 /// YouTube's `contentDetails.duration` (ISO 8601, e.g. `PT4M13S`, `PT1H2M`, `P1DT2S`) in milliseconds.
 enum ISODuration {
+    /// Longer than any playable video; past it (`P9999999999999999W`) the value is refused, not converted.
+    static let maxSeconds: Double = 30 * 86_400
+
     static func milliseconds(_ text: String) -> Int? {
         guard text.hasPrefix("P") else { return nil }
         var total = 0.0
@@ -26,7 +31,7 @@ enum ISODuration {
                 sawUnit = true
             }
         }
-        guard number.isEmpty, sawUnit else { return nil }
-        return Int((total * 1000).rounded())
+        guard number.isEmpty, sawUnit, total.isFinite, total <= maxSeconds else { return nil }
+        return Int(saturating: (total * 1000).rounded())
     }
 }

@@ -1,0 +1,28 @@
+import Foundation
+import Testing
+import PartyCore
+
+@Suite("R24b numbers are parsed with bounds")
+struct NumberBoundsTests {
+    @Test func saturatingConversionClampsWhatIntWouldTrapOn() {
+        #expect(Int(saturating: .nan) == 0)
+        #expect(Int(saturating: .infinity) == .max && Int(saturating: -.infinity) == .min)
+        #expect(Int(saturating: 1e309) == .max && Int(saturating: -1e30) == .min)
+        #expect(Int(saturating: 9.3e18) == .max)
+        #expect(Int(saturating: 12.9) == 12 && Int(saturating: -12.9) == -12 && Int(saturating: -0.0) == 0)
+    }
+
+    @Test func boundedDigitsAcceptOnlyPlainDigitsInRange() {
+        #expect(Int(boundedDigits: "42", in: 1...100) == 42)
+        for hostile in ["-9223372036854775808", "9223372036854775807", "-1", "+5", "", " 5", "5 ", "1e2", "0x10",
+                        "101", "0", String(repeating: "9", count: 20), "٣"] {
+            #expect(Int(boundedDigits: hostile, in: 1...100) == nil, "\(hostile)")
+        }
+        #expect(Int(boundedDigits: "0000000042", in: 1...100, maxDigits: 9) == nil, "too many digits")
+    }
+
+    @Test func aPlaybackStartedAtAnAbsurdDateDoesNotTrap() {
+        let playback = Playback(currentEntryId: 1, startedAt: Date(timeIntervalSince1970: -1e300), isPlaying: true)
+        #expect(playback.positionMs(at: Date()) == .max)
+    }
+}
