@@ -45,8 +45,10 @@ public final class Application: @unchecked Sendable {
         let router = Routes(service: service, publicFiles: StaticFiles(directory: resources.appendingPathComponent("Public")),
                             library: library,
                             pages: try PageRenderer(directory: resources.appendingPathComponent("Templates"))).router()
-        server = Server { request in
+        let trustedProxies = configuration.trustedProxies
+        server = Server { received in
             let started = DispatchTime.now().uptimeNanoseconds
+            let request = received.resolvingForwardedFor(trusting: trustedProxies)
             let (route, response) = router.handle(request)
             @Sendable func logged(_ response: Response) -> Response {
                 let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6

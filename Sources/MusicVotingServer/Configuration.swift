@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 
 /// How the server runs: flags, mirrored by `MUSICVOTING_*` environment variables (flags win).
 public struct Configuration: Sendable, Equatable {
@@ -22,6 +23,8 @@ public struct Configuration: Sendable, Equatable {
     public var spotifyRedirectURI: String?
     public var spotifyAccountsBase: String?
     public var spotifyAPIBase: String?
+    /// Peers whose `X-Forwarded-For` names the client (a TLS proxy in front); nobody else's is believed.
+    public var trustedProxies: Set<String> = []
 
     public init() {}
 
@@ -45,6 +48,8 @@ public struct Configuration: Sendable, Equatable {
           --spotify-client-secret S   optional (PKCE works without)             MUSICVOTING_SPOTIFY_CLIENT_SECRET
           --spotify-redirect-uri URL  default <public url>/api/spotify/callback MUSICVOTING_SPOTIFY_REDIRECT_URI
           --spotify-accounts-base URL, --spotify-api-base URL   (tests)         MUSICVOTING_SPOTIFY_ACCOUNTS_BASE, _API_BASE
+          --trusted-proxy IPS   comma-separated proxy addresses whose            MUSICVOTING_TRUSTED_PROXY
+                                X-Forwarded-For is believed (default: none)
           --config FILE         'name = value' lines with these flag names          MUSICVOTING_CONFIG
           --help                show this text
         """
@@ -73,6 +78,7 @@ public struct Configuration: Sendable, Equatable {
         ("--youtube-api-base", "MUSICVOTING_YOUTUBE_API_BASE"), ("--spotify-client-id", "MUSICVOTING_SPOTIFY_CLIENT_ID"),
         ("--spotify-client-secret", "MUSICVOTING_SPOTIFY_CLIENT_SECRET"), ("--spotify-redirect-uri", "MUSICVOTING_SPOTIFY_REDIRECT_URI"),
         ("--spotify-accounts-base", "MUSICVOTING_SPOTIFY_ACCOUNTS_BASE"), ("--spotify-api-base", "MUSICVOTING_SPOTIFY_API_BASE"),
+        ("--trusted-proxy", "MUSICVOTING_TRUSTED_PROXY"),
     ]
 
     /// Flags win over `MUSICVOTING_*` variables, which win over the optional `--config FILE`
@@ -149,6 +155,11 @@ public struct Configuration: Sendable, Equatable {
         if let base = values["--youtube-api-base"] {
             guard URL(string: base)?.scheme?.hasPrefix("http") == true else { throw .invalidValue(option: "--youtube-api-base", value: base) }
             configuration.youtubeBase = base
+        }
+        if let proxies = values["--trusted-proxy"] {
+            let addresses = proxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard addresses.allSatisfy(Request.isIPAddress) else { throw .invalidValue(option: "--trusted-proxy", value: proxies) }
+            configuration.trustedProxies = Set(addresses)
         }
         return configuration
     }

@@ -12,7 +12,7 @@ extension PartyService {
     /// R24/R29: 404 before 401 before the throttle before 403.
     func requireHost(_ request: Request, partyId: String) throws -> Party {
         let party = try activeParty(id: partyId)
-        try authorize(request, party: party, allowMonitor: false)
+        try authorize(request.bearerToken, party: party, clientAddress: request.clientAddress, allowMonitor: false)
         return party
     }
 
@@ -20,50 +20,74 @@ extension PartyService {
     @discardableResult
     func requireHostOrMonitor(_ request: Request, partyId: String) throws -> (Party, Caller) {
         let party = try activeParty(id: partyId)
-        return (party, try authorize(request, party: party, allowMonitor: true))
+        return (party, try authorize(request.bearerToken, party: party, clientAddress: request.clientAddress, allowMonitor: true))
     }
 
+    /// A secret that must be present: 401 without it, else the one check.
     @discardableResult
-    func authorize(_ request: Request, party: Party, allowMonitor: Bool) throws -> Caller {
-        guard let token = request.bearerToken, !token.isEmpty else { throw PartyError.hostAuthorizationMissing }
-        return try locked {
-            let key = request.clientAddress
-            if let retry = hostPinFailures.retryAfter(key: key, at: now) { throw PartyError.tooManyAttempts(retryAfterSeconds: retry) }
-            if token == party.hostPin { return .host }
-            if allowMonitor, let monitorToken = try store.monitorToken(partyId: party.id), token == monitorToken {
-                return .monitor
-            }
-            hostPinFailures.record(key: key, at: now)
+    func authorize(_ token: String?, party: Party, clientAddress: String, allowMonitor: Bool) throws -> Caller {
+        guard let token, !token.isEmpty else { throw PartyError.hostAuthorizationMissing }
+        guard let caller = try checkSecret(token, party: party, clientAddress: clientAddress, allowMonitor: allowMonitor) else {
             throw PartyError.hostPinWrong
         }
+        return caller
     }
 
-    /// R25: whether the request carries this party's host PIN (no throttling side effects).
-    func carriesHostPin(_ request: Request, party: Party) -> Bool {
-        request.bearerToken == party.hostPin
+    /// R24a: the one place a host PIN or monitor token is compared. A wrong value counts toward the
+    /// budget; while the address is over it, even the right value throws 429 and reveals nothing.
+    /// Returns nil for a wrong value (the caller decides between 403 and answering as a guest).
+    func checkSecret(_ token: String, party: Party, clientAddress: String, allowMonitor: Bool) throws -> Caller? {
+        let (caller, attackBegan) = try locked { () throws -> (Caller?, Bool) in
+            if let retry = secretGuard.retryAfter(address: clientAddress, scope: party.id, at: now) {
+                throw PartyError.tooManyAttempts(retryAfterSeconds: retry)
+            }
+            if token == party.hostPin { return (.host, false) }
+            if allowMonitor, let monitorToken = try store.monitorToken(partyId: party.id), token == monitorToken {
+                return (.monitor, false)
+            }
+            return (nil, secretGuard.recordFailure(address: clientAddress, scope: party.id, at: now))
+        }
+        if attackBegan { publishPinGuessing(party) }
+        return caller
+    }
+
+    /// Tells the host page that somebody is guessing its PIN and that checks are being slowed down.
+    private func publishPinGuessing(_ party: Party) {
+        let failures = locked { secretGuard.failures(scope: party.id, at: now) }
+        hub.publish(ServerEvent(type: .pinGuessing, partyId: party.id, payload: [("failures", String(failures))]))
+    }
+
+    /// R25: whether the request carries this party's host PIN. A Bearer that is not it counts like any wrong PIN.
+    func carriesHostPin(_ request: Request, party: Party) throws -> Bool {
+        guard let token = request.bearerToken, !token.isEmpty else { return false }
+        return try checkSecret(token, party: party, clientAddress: request.clientAddress, allowMonitor: false) == .host
     }
 
     /// R27: guest PIN look-up, throttled per client address.
     func joinParty(guestPin: String, clientAddress: String) throws -> Party {
-        try findParty(pin: guestPin, clientAddress: clientAddress, failures: \.guestPinFailures) { try store.activeParty(guestPin: $0) }
-    }
-
-    /// `host-join/{hostPin}`: throttled like R24.
-    func hostJoin(hostPin: String, clientAddress: String) throws -> Party {
-        try findParty(pin: hostPin, clientAddress: clientAddress, failures: \.hostPinFailures) { try store.activeParty(hostPin: $0) }
-    }
-
-    /// A PIN look-up whose misses count against the client address in `failures`.
-    private func findParty(pin: String, clientAddress: String, failures: ReferenceWritableKeyPath<PartyService, SlidingWindowLimiter>,
-                           lookup: (String) throws -> Party?) throws -> Party {
         try locked {
-            if let retry = self[keyPath: failures].retryAfter(key: clientAddress, at: now) {
+            if let retry = guestPinFailures.retryAfter(key: clientAddress, at: now) {
                 throw PartyError.tooManyAttempts(retryAfterSeconds: retry)
             }
-            if PinGenerator.isWellFormed(pin), let party = try lookup(pin), !party.isDueToAutoEnd(at: now) {
+            if PinGenerator.isWellFormed(guestPin), let party = try store.activeParty(guestPin: guestPin), !party.isDueToAutoEnd(at: now) {
                 return party
             }
-            self[keyPath: failures].record(key: clientAddress, at: now)
+            guestPinFailures.record(key: clientAddress, at: now)
+            throw PartyError.partyNotFound
+        }
+    }
+
+    /// `host-join/{hostPin}`: a host PIN check across every party, so it shares R24's budget in its own scope.
+    func hostJoin(hostPin: String, clientAddress: String) throws -> Party {
+        try locked {
+            let scope = SecretGuard.anyParty
+            if let retry = secretGuard.retryAfter(address: clientAddress, scope: scope, at: now) {
+                throw PartyError.tooManyAttempts(retryAfterSeconds: retry)
+            }
+            if PinGenerator.isWellFormed(hostPin), let party = try store.activeParty(hostPin: hostPin), !party.isDueToAutoEnd(at: now) {
+                return party
+            }
+            secretGuard.recordFailure(address: clientAddress, scope: scope, at: now)
             throw PartyError.partyNotFound
         }
     }

@@ -38,11 +38,6 @@ extension PartyService {
         ]))
     }
 
-    /// Whether `token` is the monitor token of `party` (used by the SSE stream, which cannot send headers).
-    func isMonitorToken(_ token: String, party: Party) -> Bool {
-        locked { (try? store.monitorToken(partyId: party.id)).flatMap { $0 } == token }
-    }
-
     /// Opens an SSE stream; a monitor's stream keeps `deviceActive` true while it is open.
     func openEventStream(party: Party, asMonitor: Bool, lastEventId: Int?) -> EventStream {
         let stream = hub.subscribe(partyId: party.id, lastEventId: lastEventId)

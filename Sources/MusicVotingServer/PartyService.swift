@@ -24,8 +24,8 @@ final class PartyService: @unchecked Sendable {
     var sdkDevices: [String: String] = [:]
     /// R11: 10 adds per device per rolling minute.
     var addLimiter = SlidingWindowLimiter(limit: 10)
-    /// R24: 10 wrong host PINs per client address per minute.
-    var hostPinFailures = SlidingWindowLimiter(limit: 10)
+    /// R24/R24a: every host PIN and monitor token check, per address and party and per party.
+    var secretGuard = SecretGuard()
     /// R27: 30 unknown guest PINs per client address per minute.
     var guestPinFailures = SlidingWindowLimiter(limit: 30)
 

@@ -32,7 +32,10 @@ extension Routes {
             try respond("events") {
                 let partyId = request.parameters["id"] ?? request.query["partyId"] ?? ""
                 let party = try service.activeParty(id: partyId)
-                let asMonitor = request.query["monitorToken"].map { service.isMonitorToken($0, party: party) } ?? false
+                // R24a: a wrong token counts like a wrong PIN; the stream is then a guest's.
+                let asMonitor = try request.query["monitorToken"].map {
+                    try service.checkSecret($0, party: party, clientAddress: request.clientAddress, allowMonitor: true) == .monitor
+                } ?? false
                 let lastEventId = (request.header("last-event-id") ?? request.query["lastEventId"]).flatMap { Int($0) }
                 let stream = service.openEventStream(party: party, asMonitor: asMonitor, lastEventId: lastEventId)
                 return Response(status: 200, headers: [

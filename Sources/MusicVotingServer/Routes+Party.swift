@@ -31,7 +31,7 @@ extension Routes {
                 let party = try service.activeParty(id: request.parameter("id"))
                 var fields: [(String, JSON)] = [("id", .string(party.id)), ("pin", .string(party.guestPin)),
                                                 ("provider", .string(party.provider)), ("joinUrl", .string(service.joinURL(for: party)))]
-                if service.carriesHostPin(request, party: party) { fields.append(("hostPin", .string(party.hostPin))) }
+                if try service.carriesHostPin(request, party: party) { fields.append(("hostPin", .string(party.hostPin))) }
                 return .json(.object(fields))
             }
         }

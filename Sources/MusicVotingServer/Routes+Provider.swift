@@ -48,9 +48,8 @@ extension Routes {
             try respond("spotify login") {
                 let party = try service.activeParty(id: request.parameter("id"))
                 // Ours: only the host may attach a Spotify account to the party (hostPin query or Bearer).
-                var authorized = request
-                if authorized.bearerToken == nil, let pin = request.query["hostPin"] { authorized.headers["authorization"] = "Bearer \(pin)" }
-                try service.authorize(authorized, party: party, allowMonitor: false)
+                try service.authorize(request.bearerToken ?? request.query["hostPin"], party: party,
+                                      clientAddress: request.clientAddress, allowMonitor: false)
                 guard let spotify = try service.provider(for: party) as? SpotifyProvider else { throw ProviderError.notConfigured }
                 let source = request.query["source"] == "ios" ? "ios" : "web"
                 let installation = request.query["installationId"].flatMap { Identifiers.isWellFormedDeviceId($0) ? $0 : nil }

@@ -26,6 +26,11 @@ public struct SlidingWindowLimiter: Sendable {
         if recordsSincePrune >= 1024 { prune(at: now) }
     }
 
+    /// How many events `key` had in the current window.
+    public func count(key: String, at now: Date) -> Int {
+        live(events[key] ?? [], at: now).count
+    }
+
     /// How many events `key` has left in the current window.
     public func remaining(key: String, at now: Date) -> Int {
         max(0, limit - live(events[key] ?? [], at: now).count)

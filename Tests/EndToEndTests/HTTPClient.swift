@@ -27,11 +27,25 @@ final class Connection {
     let socket: Int32
     private var buffer: [UInt8] = []
 
-    init(port: UInt16, timeout: TimeInterval = 10) throws {
+    /// `source` picks the client's loopback address (all of 127.0.0.0/8 reaches the server), so a test can
+    /// play several phones on the party Wi-Fi: an attacker on 127.0.0.2, a guest on 127.0.0.3.
+    init(port: UInt16, timeout: TimeInterval = 10, source: String = "127.0.0.1") throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw TestFailure(description: "socket() failed") }
         var time = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        if source != "127.0.0.1" {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                close(socket)
+                throw TestFailure(description: "bind to \(source) failed")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -126,9 +140,14 @@ final class Connection {
 /// One request per connection, against the server under test.
 struct HTTPClient {
     let port: UInt16
+    /// The loopback address this client speaks from (see `Connection`).
+    var source = "127.0.0.1"
+
+    /// The same client speaking from another loopback address.
+    func from(_ source: String) -> HTTPClient { HTTPClient(port: port, source: source) }
 
     func request(_ method: String, _ path: String, body: [UInt8]? = nil, headers: [String: String] = [:]) throws -> HTTPResponse {
-        let connection = try Connection(port: port)
+        let connection = try Connection(port: port, source: source)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }

@@ -19,8 +19,8 @@ final class SSEClient: @unchecked Sendable {
     let status: Int
     let headers: [String: String]
 
-    init(port: UInt16, path: String, lastEventId: Int? = nil) throws {
-        connection = try Connection(port: port, timeout: 60)
+    init(port: UInt16, path: String, lastEventId: Int? = nil, source: String = "127.0.0.1") throws {
+        connection = try Connection(port: port, timeout: 60, source: source)
         var head = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
         if let lastEventId { head += "Last-Event-ID: \(lastEventId)\r\n" }
         try connection.write(Array((head + "\r\n").utf8))

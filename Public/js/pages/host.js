@@ -207,6 +207,8 @@ async function run(partyId, hostPin) {
     onEvent: (event) => {
       if (event.type === 'playback-error') {
         toast(event.payload.message);
+      } else if (event.type === 'pin-guessing') {
+        toast(t('host.pinGuessing', { failures: event.payload.failures }));
       } else if (event.type === 'login-success') {
         loadSpotify().catch(() => {});
         loadPlaylists();

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+/// Issue 10, items 2 and 7; SPEC R24, R24a, R25.
+@Suite("Attack: the host PIN cannot be guessed")
+struct PinOracleAttackTests {
+    /// A wrong PIN that is not the party's, different from `right`.
+    static func wrong(_ right: String, _ index: Int) -> String {
+        let pin = String(format: "%05d", (Int(right)! + 1 + index) % 100_000)
+        return pin == right ? "00000" : pin
+    }
+
+    /// Every place a secret is checked, as a request carrying `secret`; `accepts` says whether the answer
+    /// shows that the secret was right.
+    static func entryPoints(_ party: TestParty) -> [(name: String, send: (HTTPClient, String) throws -> HTTPResponse,
+                                                    accepts: (HTTPResponse) -> Bool)] {
+        [
+            ("GET party with Bearer", { client, secret in try client.send("GET", party.base, auth: secret) },
+             { $0.status == 200 && $0.json["hostPin"] != nil }),
+            ("blacklist with Bearer", { client, secret in try client.send("GET", "\(party.base)/blacklist", auth: secret) },
+             { $0.status == 200 }),
+            ("host-join", { client, secret in try client.get("/api/party/host-join/\(secret)") }, { $0.status == 200 }),
+            ("monitor pairing", { client, secret in
+                try client.send("PUT", "\(party.base)/device", json: ["deviceId": "tv-x", "kind": "monitor"], auth: secret)
+            }, { $0.status == 200 }),
+            ("spotify login ?hostPin=", { client, secret in try client.get("\(party.base)/spotify/login?hostPin=\(secret)") },
+             { $0.status != 403 && $0.status != 429 }),
+        ]
+    }
+
+    @Test func tenWrongPinsLockTheAddressOutOfEveryEntryPointEvenForTheRightPin() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        for index in Self.entryPoints(try TestParty(server)).indices {
+            // A party of its own per entry point: 10 failures each, below the party's budget of 30.
+            let party = try TestParty(server)
+            let entry = Self.entryPoints(party)[index]
+            let attacker = server.client.from("127.0.0.\(10 + index)")
+            #expect(entry.accepts(try entry.send(attacker, party.hostPin)), "\(entry.name): the right PIN works at first")
+            for guess in 0..<10 {
+                let response = try entry.send(attacker, Self.wrong(party.hostPin, guess))
+                #expect(!entry.accepts(response) && response.status != 429, "\(entry.name) guess \(guess) → \(response.status)")
+            }
+            let right = try entry.send(attacker, party.hostPin)
+            #expect(right.status == 429 && right.header("retry-after") != nil, "\(entry.name): over the budget → \(right.status)")
+            #expect(right.json["hostPin"] == nil && right.error != nil, "\(entry.name): the right PIN reveals nothing")
+            let otherPhone = server.client.from("127.0.0.\(100 + index)")
+            #expect(entry.accepts(try entry.send(otherPhone, party.hostPin)), "\(entry.name): another address is not locked out")
+        }
+    }
+
+    @Test func wrongMonitorTokensOnTheEventStreamCountToo() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        let attacker = server.client.from("127.0.0.20")
+        for guess in 0..<10 {
+            let stream = try SSEClient(port: server.port, path: "\(party.base)/events?monitorToken=guess\(guess)", source: "127.0.0.20")
+            #expect(stream.status == 200, "a wrong token still gets a guest's stream")
+            stream.close()
+        }
+        #expect(try attacker.send("GET", "\(party.base)/blacklist", auth: party.hostPin).status == 429)
+    }
+
+    @Test func aSweepFromManyAddressesIsSlowedButTheHostsRightPinStillWorks() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        let host = try party.events()
+        defer { host.close() }
+        // 20 phones, 2 guesses each: 40 wrong PINs for the party in a minute, past its budget of 30.
+        var slowed = 0
+        for phone in 0..<20 {
+            let client = server.client.from("127.0.1.\(phone + 1)")
+            for guess in 0..<2 {
+                let response = try client.send("DELETE", party.base, auth: Self.wrong(party.hostPin, phone * 2 + guess))
+                if response.status == 429 { slowed += 1 } else { #expect(response.status == 403) }
+            }
+        }
+        #expect(slowed > 0, "once the party is over its budget, an address that just failed must wait")
+        let notice = try host.waitFor("pin-guessing")
+        #expect(Int(notice.payload["failures"] as? String ?? "") ?? 0 >= 30, "the host is told")
+        let hostPhone = server.client.from("127.0.2.1")
+        #expect(try hostPhone.send("GET", "\(party.base)/blacklist", auth: party.hostPin).status == 200,
+                "the host's right PIN is not refused because of other clients' failures")
+        let again = try server.client.from("127.0.1.1").send("GET", "\(party.base)/blacklist", auth: Self.wrong(party.hostPin, 99))
+        #expect(again.status == 429 && Int(again.header("retry-after") ?? "") ?? 0 >= 1)
+    }
+
+    @Test func xForwardedForIsBelievedOnlyFromATrustedProxy() throws {
+        let direct = try ServerProcess()
+        defer { direct.stop() }
+        let party = try TestParty(direct)
+        for guess in 0..<10 {
+            _ = try direct.client.send("GET", "\(party.base)/blacklist", auth: Self.wrong(party.hostPin, guess),
+                                       headers: ["X-Forwarded-For": "10.9.8.\(guess)"])
+        }
+        #expect(try direct.client.send("GET", "\(party.base)/blacklist", auth: party.hostPin,
+                                       headers: ["X-Forwarded-For": "10.9.9.9"]).status == 429,
+                "a spoofed header from an untrusted peer does not reset the budget")
+
+        let proxied = try ServerProcess(arguments: ["--trusted-proxy", "127.0.0.1"])
+        defer { proxied.stop() }
+        let behindProxy = try TestParty(proxied)
+        for guess in 0..<10 {
+            _ = try proxied.client.send("GET", "\(behindProxy.base)/blacklist", auth: Self.wrong(behindProxy.hostPin, guess),
+                                        headers: ["X-Forwarded-For": "192.0.2.7"])
+        }
+        #expect(try proxied.client.send("GET", "\(behindProxy.base)/blacklist", auth: behindProxy.hostPin,
+                                        headers: ["X-Forwarded-For": "192.0.2.7"]).status == 429, "the guesser behind the proxy is locked")
+        #expect(try proxied.client.send("GET", "\(behindProxy.base)/blacklist", auth: behindProxy.hostPin,
+                                        headers: ["X-Forwarded-For": "192.0.2.8"]).status == 200,
+                "the host behind the same proxy is a different client")
+    }
+}
