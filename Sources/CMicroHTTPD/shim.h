@@ -11,8 +11,8 @@
 static inline struct MHD_Daemon *mv_start_daemon(unsigned int flags, const char *host, uint16_t port,
                                                  MHD_AccessHandlerCallback handler, void *handlerContext,
                                                  MHD_RequestCompletedCallback completed, void *completedContext,
-                                                 unsigned int connectionLimit, unsigned int threadPoolSize,
-                                                 unsigned int connectionTimeout,
+                                                 unsigned int connectionLimit, unsigned int perAddressLimit,
+                                                 unsigned int threadPoolSize, unsigned int connectionTimeout,
                                                  const char *tlsKey, const char *tlsCert) {
     struct sockaddr_in address;
     memset(&address, 0, sizeof address);
@@ -24,6 +24,7 @@ static inline struct MHD_Daemon *mv_start_daemon(unsigned int flags, const char 
                                 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
                                 MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
                                 MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
+                                MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit,
                                 MHD_OPTION_THREAD_POOL_SIZE, threadPoolSize,
                                 MHD_OPTION_CONNECTION_TIMEOUT, connectionTimeout,
                                 MHD_OPTION_HTTPS_MEM_KEY, tlsKey,
@@ -34,6 +35,7 @@ static inline struct MHD_Daemon *mv_start_daemon(unsigned int flags, const char 
                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
                             MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit,
                             MHD_OPTION_THREAD_POOL_SIZE, threadPoolSize,
                             MHD_OPTION_CONNECTION_TIMEOUT, connectionTimeout,
                             MHD_OPTION_END);
@@ -56,6 +58,11 @@ static inline void mv_client_address(struct MHD_Connection *connection, char *ou
     } else if (address->sa_family == AF_INET6) {
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, out, (socklen_t)size);
     }
+}
+
+/* MHD_set_connection_option is variadic; an event stream waits longer between writes than a request may idle. */
+static inline int mv_set_connection_timeout(struct MHD_Connection *connection, unsigned int seconds) {
+    return MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds) == MHD_YES;
 }
 
 /* MHD_SIZE_UNKNOWN is a macro that does not import. */

@@ -16,18 +16,19 @@ public final class EventStream: @unchecked Sendable {
     private var closing = false
     private var dropped = false
     private var finished = false
-    private var onFinish: (@Sendable () -> Void)?
+    private var onFinish: [@Sendable () -> Void] = []
 
     public init(capacity: Int = 64 * 1024, initial: [UInt8] = []) {
         self.capacity = capacity
         pending = initial
     }
 
-    /// Called once when libmicrohttpd is done with the stream (client left, dropped or closed).
+    /// Called once when libmicrohttpd is done with the stream (client left, dropped or closed). Each
+    /// caller's action runs: the hub and the monitor presence both need to hear of it.
     public func whenFinished(_ action: @escaping @Sendable () -> Void) {
         lock.lock()
         let alreadyFinished = finished
-        if !alreadyFinished { onFinish = action }
+        if !alreadyFinished { onFinish.append(action) }
         lock.unlock()
         if alreadyFinished { action() }
     }
@@ -96,9 +97,9 @@ public final class EventStream: @unchecked Sendable {
         finished = true
         connection = nil
         suspended = false
-        let action = onFinish
-        onFinish = nil
+        let actions = onFinish
+        onFinish = []
         lock.unlock()
-        action?()
+        for action in actions { action() }
     }
 }

@@ -3,6 +3,9 @@ import Foundation
 
 /// Per-connection request state between libmicrohttpd's access-handler calls.
 final class PendingRequest {
+    /// When the headers were complete: the body must follow within `Server.bodyDeadline`, however slowly
+    /// it trickles (libmicrohttpd's timeout only measures idleness, which one byte a second resets).
+    let started = DispatchTime.now()
     var body: [UInt8] = []
     var tooLarge = false
     /// Set while a deferred response is being computed; its result is queued on the call after the resume.
@@ -26,6 +29,8 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     }
     let pending = Unmanaged<PendingRequest>.fromOpaque(raw).takeUnretainedValue()
     if uploadSize.pointee > 0 {
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - pending.started.uptimeNanoseconds) / 1e9
+        if elapsed > Server.bodyDeadline { return .NO }
         if !pending.tooLarge, let uploadData {
             let chunk = UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee)
             if pending.body.count + chunk.count > Server.maxBodyBytes {
@@ -102,6 +107,7 @@ private func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Re
                                             .RESPMEM_MUST_COPY)
         }
     case .stream(let stream):
+        _ = mv_set_connection_timeout(connection, Server.streamTimeout)
         stream.attach(connection)
         let context = Unmanaged.passRetained(stream).toOpaque()
         handle = MHD_create_response_from_callback(mv_size_unknown(), 16 * 1024, streamReader, context, streamFreed)

@@ -10,17 +10,25 @@ public final class Server: @unchecked Sendable {
         public var host: String
         public var port: UInt16
         public var threads: Int
-        /// NOTES-libmicrohttpd: the default cap is 1,020; SSE clients need more.
+        /// NOTES-libmicrohttpd: the default cap is 1,020; SSE clients need more. See `connectionLimit(openFiles:)`.
         public var connectionLimit: Int
+        /// Connections one client address may hold at once (0: no limit), so one phone cannot take every slot.
+        public var perAddressConnectionLimit: Int
+        /// Seconds a connection may sit idle (headers trickling in, keep-alive between requests); event
+        /// streams get `streamTimeout` instead, and a request body must arrive within `bodyDeadline`.
+        public var idleTimeout: Int
         public var tlsKeyPEM: String?
         public var tlsCertificatePEM: String?
 
         public init(host: String = "0.0.0.0", port: UInt16 = 8080, threads: Int = 2, connectionLimit: Int = 16_000,
+                    perAddressConnectionLimit: Int = 64, idleTimeout: Int = 15,
                     tlsKeyPEM: String? = nil, tlsCertificatePEM: String? = nil) {
             self.host = host
             self.port = port
             self.threads = threads
             self.connectionLimit = connectionLimit
+            self.perAddressConnectionLimit = perAddressConnectionLimit
+            self.idleTimeout = idleTimeout
             self.tlsKeyPEM = tlsKeyPEM
             self.tlsCertificatePEM = tlsCertificatePEM
         }
@@ -34,6 +42,12 @@ public final class Server: @unchecked Sendable {
             }
         }
     }
+
+    /// An event stream writes at least a keepalive every few seconds; a client that stops reading is found
+    /// when its socket buffer fills and writes stop for this long.
+    public static let streamTimeout: UInt32 = 60
+    /// A request body (at most `maxBodyBytes`) trickling in for longer than this closes the connection.
+    public static let bodyDeadline: TimeInterval = 30
 
     let respond: @Sendable (Request) -> Response
     private var daemon: OpaquePointer?
@@ -51,7 +65,8 @@ public final class Server: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         daemon = mv_start_daemon(
             flags, configuration.host, configuration.port, accessHandler, context, requestCompleted, context,
-            UInt32(configuration.connectionLimit), UInt32(max(1, configuration.threads)), 120,
+            UInt32(clamping: configuration.connectionLimit), UInt32(clamping: configuration.perAddressConnectionLimit),
+            UInt32(clamping: max(1, configuration.threads)), UInt32(clamping: configuration.idleTimeout),
             configuration.tlsKeyPEM, configuration.tlsCertificatePEM)
         guard let daemon else { throw .cannotListen(host: configuration.host, port: configuration.port) }
         port = mv_daemon_port(daemon)

@@ -10,6 +10,8 @@ public final class Application: @unchecked Sendable {
     let service: PartyService
     private let hub: EventHub
     private let server: Server
+    /// Derived from the open-file limit, raised to its hard limit at start.
+    let connectionLimit: Int
     private let upkeep = DispatchQueue(label: "musicvoting.upkeep")
     private var timer: DispatchSourceTimer?
     // Guarded by `upkeep`: ticks since start, for the 15 s keepalive and the 60 s expiry.
@@ -20,7 +22,11 @@ public final class Application: @unchecked Sendable {
         self.configuration = configuration
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let store = try PartyStore(path: configuration.dataDirectory + "/musicvoting.sqlite")
-        hub = EventHub(clock: clock)
+        connectionLimit = OpenFileLimit.connectionLimit(openFiles: OpenFileLimit.raiseToHardLimit())
+        let limits = configuration.limits
+        // Streams may take three quarters of the connections: the rest stays free for pages and API calls.
+        hub = EventHub(clock: clock, limits: EventHub.Limits(perAddress: limits.streamsPerAddress, perParty: limits.streamsPerParty,
+                                                             total: connectionLimit * 3 / 4))
         let library = configuration.libraryDirectory.map { LocalLibrary(root: URL(fileURLWithPath: $0)) }
         let vault = StoreTokenVault()
         let spotify = configuration.spotifyClientId.map { clientId in
@@ -41,6 +47,7 @@ public final class Application: @unchecked Sendable {
         ])
         service = PartyService(store: store, clock: clock, random: random, providers: providers, hub: hub)
         vault.service = service
+        service.maxActiveParties = configuration.limits.activeParties
         let resources = Self.resourcesDirectory(configuration.resourcesDirectory)
         let router = Routes(service: service, publicFiles: StaticFiles(directory: resources.appendingPathComponent("Public")),
                             library: library,
@@ -63,7 +70,10 @@ public final class Application: @unchecked Sendable {
     /// Starts listening; returns the bound port.
     @discardableResult
     public func start() throws -> UInt16 {
-        var http = Server.Configuration(host: configuration.host, port: configuration.port, threads: configuration.threads)
+        // Behind a trusted proxy every connection comes from the proxy: the per-address limit would refuse guests.
+        let perAddress = configuration.trustedProxies.isEmpty ? configuration.limits.connectionsPerAddress : 0
+        var http = Server.Configuration(host: configuration.host, port: configuration.port, threads: configuration.threads,
+                                        connectionLimit: connectionLimit, perAddressConnectionLimit: perAddress)
         if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
             http.tlsCertificatePEM = try String(contentsOfFile: certificate, encoding: .utf8)
             http.tlsKeyPEM = try String(contentsOfFile: key, encoding: .utf8)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PartyCore
 
 /// How the server runs: flags, mirrored by `MUSICVOTING_*` environment variables (flags win).
 public struct Configuration: Sendable, Equatable {
@@ -25,6 +26,16 @@ public struct Configuration: Sendable, Equatable {
     public var spotifyAPIBase: String?
     /// Peers whose `X-Forwarded-For` names the client (a TLS proxy in front); nobody else's is believed.
     public var trustedProxies: Set<String> = []
+    /// Limits that keep one phone from starving the party (issue 10); 0 turns a per-address limit off.
+    public var limits = Limits()
+
+    public struct Limits: Sendable, Equatable {
+        public var connectionsPerAddress = 64
+        public var streamsPerAddress = 8
+        public var streamsPerParty = 1_000
+        public var activeParties = 5_000
+        public init() {}
+    }
 
     public init() {}
 
@@ -50,6 +61,10 @@ public struct Configuration: Sendable, Equatable {
           --spotify-accounts-base URL, --spotify-api-base URL   (tests)         MUSICVOTING_SPOTIFY_ACCOUNTS_BASE, _API_BASE
           --trusted-proxy IPS   comma-separated proxy addresses whose            MUSICVOTING_TRUSTED_PROXY
                                 X-Forwarded-For is believed (default: none)
+          --max-connections-per-address N  (default 64, 0 = off)    MUSICVOTING_MAX_CONNECTIONS_PER_ADDRESS
+          --max-streams-per-address N      event streams (default 8) MUSICVOTING_MAX_STREAMS_PER_ADDRESS
+          --max-streams-per-party N        (default 1000)            MUSICVOTING_MAX_STREAMS_PER_PARTY
+          --max-parties N                  active parties (default 5000) MUSICVOTING_MAX_PARTIES
           --config FILE         'name = value' lines with these flag names          MUSICVOTING_CONFIG
           --help                show this text
         """
@@ -79,6 +94,13 @@ public struct Configuration: Sendable, Equatable {
         ("--spotify-client-secret", "MUSICVOTING_SPOTIFY_CLIENT_SECRET"), ("--spotify-redirect-uri", "MUSICVOTING_SPOTIFY_REDIRECT_URI"),
         ("--spotify-accounts-base", "MUSICVOTING_SPOTIFY_ACCOUNTS_BASE"), ("--spotify-api-base", "MUSICVOTING_SPOTIFY_API_BASE"),
         ("--trusted-proxy", "MUSICVOTING_TRUSTED_PROXY"),
+    ] + limitOptions.map { ($0.flag, $0.environment) }
+
+    private static let limitOptions: [(flag: String, environment: String, keyPath: WritableKeyPath<Limits, Int> & Sendable, range: ClosedRange<Int>)] = [
+        ("--max-connections-per-address", "MUSICVOTING_MAX_CONNECTIONS_PER_ADDRESS", \.connectionsPerAddress, 0...1_000_000),
+        ("--max-streams-per-address", "MUSICVOTING_MAX_STREAMS_PER_ADDRESS", \.streamsPerAddress, 0...1_000_000),
+        ("--max-streams-per-party", "MUSICVOTING_MAX_STREAMS_PER_PARTY", \.streamsPerParty, 1...1_000_000),
+        ("--max-parties", "MUSICVOTING_MAX_PARTIES", \.activeParties, 1...40_000),
     ]
 
     /// Flags win over `MUSICVOTING_*` variables, which win over the optional `--config FILE`
@@ -155,6 +177,11 @@ public struct Configuration: Sendable, Equatable {
         if let base = values["--youtube-api-base"] {
             guard URL(string: base)?.scheme?.hasPrefix("http") == true else { throw .invalidValue(option: "--youtube-api-base", value: base) }
             configuration.youtubeBase = base
+        }
+        for option in limitOptions {
+            guard let text = values[option.flag] else { continue }
+            guard let number = Int(boundedDigits: text, in: option.range) else { throw .invalidValue(option: option.flag, value: text) }
+            configuration.limits[keyPath: option.keyPath] = number
         }
         if let proxies = values["--trusted-proxy"] {
             let addresses = proxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

@@ -47,6 +47,12 @@ enum ErrorMapping {
         case .invalidUri: return HTTPError(status: 400, message: "Ungültige Song-URI.", code: "invalid_uri")
         case .providerNotConfigured: return httpError(ProviderError.notConfigured)
         case .invalidInput(let message): return HTTPError(status: 400, message: message, code: "invalid_input")
+        case .tooManyStreams:
+            return HTTPError(status: 429, message: "Zu viele offene Verbindungen — bitte andere Tabs schließen.", code: "too_many_streams",
+                             headers: [("Retry-After", "10")])
+        case .tooManyParties(let seconds):
+            return HTTPError(status: 429, message: "Gerade werden zu viele Partys erstellt — bitte kurz warten.", code: "too_many_parties",
+                             headers: [("Retry-After", String(seconds))])
         }
     }
 

@@ -7,34 +7,62 @@ import HTTPServer
 /// `@unchecked Sendable`: all state is guarded by `lock`.
 final class EventHub: @unchecked Sendable {
     static let replayLimit = 64
+    /// A party's replay ring outlives its last listener this long (a phone's reconnect), then it is dropped.
+    static let replayRetention: TimeInterval = 60
     /// SPEC asks for at least every 15 s; 5 s also finds clients that left within two pings, since a
     /// suspended connection does not notice a closed socket (NOTES-libmicrohttpd) and the first write to it succeeds.
     static let keepaliveInterval: TimeInterval = 5
     private static let retryHint = Array("retry: 3000\n\n".utf8)
     private static let ping = Array(": ping\n\n".utf8)
 
+    /// How many streams one address, one party and the whole server may hold (0: no per-address limit).
+    struct Limits {
+        var perAddress: Int
+        var perParty: Int
+        var total: Int
+    }
+
+    private struct Subscriber {
+        let stream: EventStream
+        let address: String
+    }
+
     private let lock = NSLock()
     private let clock: any PartyClock
-    private var streams: [String: [ObjectIdentifier: EventStream]] = [:]
+    private let limits: Limits
+    private var streams: [String: [ObjectIdentifier: Subscriber]] = [:]
+    private var streamsPerAddress: [String: Int] = [:]
+    private var total = 0
     private var recent: [String: [(id: Int, frame: [UInt8])]] = [:]
+    /// When each party without listeners lost its last one; its ring goes after `replayRetention`.
+    private var unattendedSince: [String: Date] = [:]
     /// Starts at the wall clock in ms so ids keep growing across restarts.
     private var lastId: Int
 
-    init(clock: any PartyClock) {
+    init(clock: any PartyClock, limits: Limits = Limits(perAddress: 0, perParty: 1_000, total: 12_000)) {
         self.clock = clock
-        lastId = Int(clock.now().timeIntervalSince1970 * 1000)
+        self.limits = limits
+        lastId = Int(saturating: clock.now().timeIntervalSince1970 * 1000)
     }
 
-    /// A new stream for `partyId`, primed with the retry hint and any events after `lastEventId`.
-    func subscribe(partyId: String, lastEventId: Int?) -> EventStream {
+    /// A new stream for `partyId`, primed with the retry hint and any events after `lastEventId`;
+    /// `.tooManyStreams` past a limit, so one phone cannot hold every connection of the party or the server.
+    func subscribe(partyId: String, address: String, lastEventId: Int?) throws(PartyError) -> EventStream {
         lock.lock()
         defer { lock.unlock() }
+        guard total < limits.total, (streams[partyId]?.count ?? 0) < limits.perParty,
+              limits.perAddress == 0 || streamsPerAddress[address, default: 0] < limits.perAddress else {
+            throw .tooManyStreams
+        }
         var initial = Self.retryHint
         if let lastEventId {
             for event in recent[partyId] ?? [] where event.id > lastEventId { initial += event.frame }
         }
         let stream = EventStream(initial: initial)
-        streams[partyId, default: [:]][ObjectIdentifier(stream)] = stream
+        streams[partyId, default: [:]][ObjectIdentifier(stream)] = Subscriber(stream: stream, address: address)
+        streamsPerAddress[address, default: 0] += 1
+        total += 1
+        unattendedSince[partyId] = nil
         stream.whenFinished { [weak self, weak stream] in
             guard let self, let stream else { return }
             self.remove(stream, partyId: partyId)
@@ -46,20 +74,36 @@ final class EventHub: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         lastId += 1
+        let listeners = streams[event.partyId]
+        // Nobody listens and nobody left recently: no ring, so a flood of parties costs no memory here.
+        guard listeners != nil || unattendedSince[event.partyId] != nil else { return }
         let frame = event.frame(id: lastId, at: clock.now())
         var ring = recent[event.partyId] ?? []
         ring.append((lastId, frame))
         if ring.count > Self.replayLimit { ring.removeFirst(ring.count - Self.replayLimit) }
         recent[event.partyId] = ring
-        for stream in (streams[event.partyId] ?? [:]).values { stream.send(frame) }
+        for subscriber in (listeners ?? [:]).values { subscriber.stream.send(frame) }
     }
 
     /// Keepalive comments: keep proxies from closing idle streams and reveal clients that left.
+    /// Also drops the replay rings of parties nobody has listened to for a while.
     func pingAll() {
         lock.lock()
         let all = streams.values.flatMap(\.values)
+        let now = clock.now()
+        for (partyId, since) in unattendedSince where now.timeIntervalSince(since) > Self.replayRetention {
+            unattendedSince[partyId] = nil
+            recent[partyId] = nil
+        }
         lock.unlock()
-        for stream in all { stream.send(Self.ping) }
+        for subscriber in all { subscriber.stream.send(Self.ping) }
+    }
+
+    /// Open streams: of one party, or of the whole server.
+    func streamCount(partyId: String? = nil) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return partyId.map { streams[$0]?.count ?? 0 } ?? total
     }
 
     /// Ends the streams of one party (after party-ended) and forgets its replay ring.
@@ -67,21 +111,28 @@ final class EventHub: @unchecked Sendable {
         lock.lock()
         let party = streams[partyId].map { Array($0.values) } ?? []
         recent[partyId] = nil
+        unattendedSince[partyId] = nil
         lock.unlock()
-        for stream in party { stream.close() }
+        for subscriber in party { subscriber.stream.close() }
     }
 
     func closeAll() {
         lock.lock()
         let all = streams.values.flatMap(\.values)
         lock.unlock()
-        for stream in all { stream.close() }
+        for subscriber in all { subscriber.stream.close() }
     }
 
     private func remove(_ stream: EventStream, partyId: String) {
         lock.lock()
         defer { lock.unlock() }
-        streams[partyId]?[ObjectIdentifier(stream)] = nil
-        if streams[partyId]?.isEmpty == true { streams[partyId] = nil }
+        guard let subscriber = streams[partyId]?.removeValue(forKey: ObjectIdentifier(stream)) else { return }
+        total -= 1
+        streamsPerAddress[subscriber.address, default: 1] -= 1
+        if streamsPerAddress[subscriber.address] == 0 { streamsPerAddress[subscriber.address] = nil }
+        if streams[partyId]?.isEmpty == true {
+            streams[partyId] = nil
+            if recent[partyId] != nil { unattendedSince[partyId] = clock.now() }
+        }
     }
 }

@@ -39,8 +39,8 @@ extension PartyService {
     }
 
     /// Opens an SSE stream; a monitor's stream keeps `deviceActive` true while it is open.
-    func openEventStream(party: Party, asMonitor: Bool, lastEventId: Int?) -> EventStream {
-        let stream = hub.subscribe(partyId: party.id, lastEventId: lastEventId)
+    func openEventStream(party: Party, clientAddress: String, asMonitor: Bool, lastEventId: Int?) throws -> EventStream {
+        let stream = try hub.subscribe(partyId: party.id, address: clientAddress, lastEventId: lastEventId)
         guard asMonitor else { return stream }
         locked {
             presence.streamOpened(partyId: party.id)

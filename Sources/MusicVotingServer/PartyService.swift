@@ -26,6 +26,10 @@ final class PartyService: @unchecked Sendable {
     var addLimiter = SlidingWindowLimiter(limit: 10)
     /// R24/R24a: every host PIN and monitor token check, per address and party and per party.
     var secretGuard = SecretGuard()
+    /// Party creation: 10 a minute from one address, 60 a minute in all; at most `maxActiveParties` at once.
+    var creationsPerAddress = SlidingWindowLimiter(limit: 10)
+    var creationsOverall = SlidingWindowLimiter(limit: 60)
+    var maxActiveParties = Configuration.Limits().activeParties
     /// R27: 30 unknown guest PINs per client address per minute.
     var guestPinFailures = SlidingWindowLimiter(limit: 30)
 
@@ -68,11 +72,20 @@ final class PartyService: @unchecked Sendable {
         return provider.bound(to: party.id)
     }
 
-    /// R1/R2/R3: a new party with fresh PINs.
-    func createParty(provider name: String?) throws -> Party {
+    /// R1/R2/R3: a new party with fresh PINs. Throttled per address and server-wide, and the active parties
+    /// are capped well below the PIN space, so a creation flood neither slows the running parties nor
+    /// exhausts the PINs (issue 10).
+    func createParty(provider name: String?, clientAddress: String = "local") throws -> Party {
         guard let name, !name.isEmpty else { throw PartyError.missingProvider }
         guard providers.provider(named: name) != nil else { throw PartyError.invalidProvider(offered: providers.names) }
         return try locked {
+            let now = self.now
+            if let retry = creationsPerAddress.retryAfter(key: clientAddress, at: now) ?? creationsOverall.retryAfter(key: "", at: now) {
+                throw PartyError.tooManyParties(retryAfterSeconds: retry)
+            }
+            if try store.activePartyCount() >= maxActiveParties { throw PartyError.tooManyParties(retryAfterSeconds: 60) }
+            creationsPerAddress.record(key: clientAddress, at: now)
+            creationsOverall.record(key: "", at: now)
             let pins = try PinGenerator.pair(using: &random, isTaken: { (try? store.isPinTaken($0)) ?? true })
             let party = Party(id: Identifiers.token(using: &random), guestPin: pins.guest, hostPin: pins.host,
                               provider: name, createdAt: now)

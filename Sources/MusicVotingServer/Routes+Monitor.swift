@@ -37,7 +37,8 @@ extension Routes {
                     try service.checkSecret($0, party: party, clientAddress: request.clientAddress, allowMonitor: true) == .monitor
                 } ?? false
                 let lastEventId = (request.header("last-event-id") ?? request.query["lastEventId"]).flatMap { Int($0) }
-                let stream = service.openEventStream(party: party, asMonitor: asMonitor, lastEventId: lastEventId)
+                let stream = try service.openEventStream(party: party, clientAddress: request.clientAddress, asMonitor: asMonitor,
+                                                         lastEventId: lastEventId)
                 return Response(status: 200, headers: [
                     ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"),
                     ("X-Accel-Buffering", "no"),

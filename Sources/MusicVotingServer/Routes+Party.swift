@@ -9,7 +9,8 @@ extension Routes {
         router.add("POST", "/api/party", summary: "Create a party (R1–R4)") { request throws(HTTPError) in
             try respond("create party") {
                 let json = try request.optionalJSON()
-                let party = try service.createParty(provider: try request.stringField("provider", in: json))
+                let party = try service.createParty(provider: try request.stringField("provider", in: json),
+                                                    clientAddress: request.clientAddress)
                 return .json(["id": .string(party.id), "pin": .string(party.guestPin), "hostPin": .string(party.hostPin),
                               "joinUrl": .string(service.joinURL(for: party))], status: 201)
             }

@@ -19,4 +19,8 @@ public enum PartyError: Error, Equatable, Sendable {
     case invalidUri
     case providerNotConfigured
     case invalidInput(String)
+    /// Issue 10: an address, the party or the server holds as many event streams as it may.
+    case tooManyStreams
+    /// Issue 10: party creation is throttled per address and for the whole server, and active parties are capped.
+    case tooManyParties(retryAfterSeconds: Int)
 }

@@ -29,10 +29,21 @@ extension PartyStore {
                 [.text(hostPin)]).first.map(Self.party)
     }
 
-    /// R2: whether `pin` is a guest or host PIN of an active party.
+    /// R2: whether `pin` is a guest or host PIN of an active party. Two look-ups, one per partial unique
+    /// index: an `OR` of both columns made SQLite scan the whole table (issue 10).
     public func isPinTaken(_ pin: String) throws -> Bool {
-        !(try run("SELECT 1 FROM parties WHERE ended_at IS NULL AND (guest_pin = ? OR host_pin = ?) LIMIT 1",
-                  [.text(pin), .text(pin)]).isEmpty)
+        try !run("SELECT 1 FROM parties WHERE guest_pin = ? AND ended_at IS NULL", [.text(pin)]).isEmpty
+            || !run("SELECT 1 FROM parties WHERE host_pin = ? AND ended_at IS NULL", [.text(pin)]).isEmpty
+    }
+
+    /// How many parties are active (not ended).
+    public func activePartyCount() throws -> Int {
+        Int(try run("SELECT COUNT(*) FROM parties WHERE ended_at IS NULL").first?.integer(0) ?? 0)
+    }
+
+    /// The query plan SQLite picks for `sql`, for tests that pin an index down.
+    public func queryPlan(_ sql: String) throws -> [String] {
+        try run("EXPLAIN QUERY PLAN " + sql, [.text("00000")]).compactMap { $0.text(3) }
     }
 
     public func activeParties() throws -> [Party] {

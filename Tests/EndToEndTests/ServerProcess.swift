@@ -26,12 +26,20 @@ final class ServerProcess {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     }
 
-    init(dataDirectory: String? = nil, arguments: [String] = []) throws {
+    /// `openFileSoftLimit` starts the server with that soft descriptor limit (util-linux `prlimit`), as a
+    /// fresh shell has it (1,024), to see that the server raises it itself.
+    init(dataDirectory: String? = nil, arguments: [String] = [], openFileSoftLimit: Int? = nil) throws {
         self.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("mv-e2e-\(UUID().uuidString)").path
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["--host", "127.0.0.1", "--port", "0", "--data", self.dataDirectory,
-                             "--resources", Self.repositoryRoot] + arguments
+        let serverArguments = ["--host", "127.0.0.1", "--port", "0", "--data", self.dataDirectory,
+                               "--resources", Self.repositoryRoot] + arguments
+        if let openFileSoftLimit {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            process.arguments = ["--nofile=\(openFileSoftLimit):", Self.binary] + serverArguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: Self.binary)
+            process.arguments = serverArguments
+        }
         process.standardOutput = output
         logPath = self.dataDirectory + ".log"
         FileManager.default.createFile(atPath: logPath, contents: nil)
@@ -58,6 +66,14 @@ final class ServerProcess {
     }
 
     var client: HTTPClient { HTTPClient(port: port) }
+
+    /// The server's soft and hard open-file limits, from /proc.
+    func openFileLimits() -> (soft: Int, hard: Int)? {
+        guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") }) else { return nil }
+        let numbers = line.split(separator: " ").compactMap { Int($0) }
+        return numbers.count >= 2 ? (numbers[0], numbers[1]) : nil
+    }
 
     /// Everything the server wrote to standard error (the access log); only after it exited.
     func errorOutput() -> String {

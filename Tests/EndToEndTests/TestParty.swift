@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// A demo party created through the API, with helpers that speak for its guests, host and monitor.
@@ -11,7 +12,9 @@ struct TestParty {
 
     init(_ server: ServerProcess, provider: String = "demo") throws {
         client = server.client
-        let response = try client.send("POST", "/api/party", json: ["provider": provider])
+        // Each test party is created by a host of its own (a loopback address of its own): creation is
+        // throttled per address, and a test that makes many parties plays many hosts.
+        let response = try client.from(Self.nextHostAddress()).send("POST", "/api/party", json: ["provider": provider])
         guard response.status == 201 else { throw TestFailure(description: "create party: \(response.status) \(response.text)") }
         id = response.json["id"] as? String ?? ""
         pin = response.json["pin"] as? String ?? ""
@@ -20,6 +23,16 @@ struct TestParty {
     }
 
     var base: String { "/api/party/\(id)" }
+
+    private static let counter = Mutex(0)
+
+    static func nextHostAddress() -> String {
+        let number = counter.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        return "127.0.\(200 + number / 250 % 50).\(number % 250 + 1)"
+    }
 
     @discardableResult
     func add(_ number: Int, device: String = "guest-1") throws -> HTTPResponse {
@@ -53,10 +66,10 @@ struct TestParty {
 
     func current() throws -> [String: Any] { try client.get("\(base)/track/current").json }
 
-    func events(monitorToken: String? = nil, lastEventId: Int? = nil) throws -> SSEClient {
+    func events(monitorToken: String? = nil, lastEventId: Int? = nil, source: String = "127.0.0.1") throws -> SSEClient {
         var path = "/api/spotify/events?partyId=\(id)&source=web"
         if let monitorToken { path += "&monitorToken=\(monitorToken)" }
-        return try SSEClient(port: client.port, path: path, lastEventId: lastEventId)
+        return try SSEClient(port: client.port, path: path, lastEventId: lastEventId, source: source)
     }
 }
 

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 10, item 3: floods of connections from one or many phones must leave a new guest able to join.
+@Suite("Attack: connection floods do not lock guests out")
+struct ConnectionFloodAttackTests {
+    /// Raises this test process's own descriptor limit: it plays a thousand phones.
+    static func allowManySockets() {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+
+    /// A connection that sends the start of a request and never finishes its headers.
+    static func halfOpen(_ server: ServerProcess, from source: String) throws -> Connection {
+        let connection = try Connection(port: server.port, timeout: 30, source: source)
+        try connection.write(Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8))
+        return connection
+    }
+
+    /// The guest's path through the party: the join page, then adding a song.
+    static func guestCanJoinAndAdd(_ party: TestParty, from source: String) throws -> Bool {
+        let guest = party.client.from(source)
+        let page = try guest.get("/join/\(party.pin)")
+        let add = try guest.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:5", "deviceId": "guest-\(source)"])
+        return page.status == 200 && page.text.contains("<html") && add.status == 200
+    }
+
+    @Test func oneAddressHoldsAtMost64ConnectionsAnd8Streams() throws {
+        Self.allowManySockets()
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        let attacker = "127.0.4.1"
+        var held: [Connection] = []
+        for _ in 0..<300 { held.append(try Self.halfOpen(server, from: attacker)) }
+        // Past its 64 the server closes the attacker's connections at once.
+        let refused = held.suffix(200).filter { connection in (try? connection.readLine()) == nil }.count
+        #expect(refused >= 190, "connections past the per-address limit are closed (\(refused) of the last 200)")
+        #expect(try Self.guestCanJoinAndAdd(party, from: "127.0.4.2"), "a new guest still joins and adds a song")
+        held.removeAll()
+
+        let streams = try (0..<8).map { _ in try party.events(source: "127.0.4.3") }
+        #expect(streams.allSatisfy { $0.status == 200 })
+        let ninth = try SSEClient(port: server.port, path: "\(party.base)/events", source: "127.0.4.3")
+        #expect(ninth.status == 429, "the ninth stream of one address is refused")
+        #expect(try party.events(source: "127.0.4.4").status == 200, "another phone still gets its stream")
+        for stream in streams { stream.close() }
+    }
+
+    @Test func halfOpenRequestsFromManyAddressesLeaveRoomForGuests() throws {
+        Self.allowManySockets()
+        // Started as from a fresh shell (soft limit 1,024): the server raises its limit to the hard one.
+        let server = try ServerProcess(openFileSoftLimit: 1_024)
+        defer { server.stop() }
+        let limits = try #require(server.openFileLimits())
+        #expect(limits.soft == limits.hard && limits.soft > 1_300, "soft limit raised to the hard limit (\(limits))")
+        let party = try TestParty(server)
+        var held: [Connection] = []
+        for phone in 0..<20 {
+            for _ in 0..<60 { held.append(try Self.halfOpen(server, from: "127.0.5.\(phone + 1)")) }
+        }
+        #expect(held.count == 1_200)
+        #expect(try Self.guestCanJoinAndAdd(party, from: "127.0.5.200"), "1,200 half-open requests (1,100 stalled the old server)")
+        #expect(try server.client.get("/healthz").status == 200)
+    }
+
+    @Test func headersThatStopArrivingAreDroppedWhileStreamsLiveOn() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        let stream = try party.events()
+        defer { stream.close() }
+        let stalled = try Self.halfOpen(server, from: "127.0.6.1")
+        let started = Date()
+        let closed = (try? stalled.readLine()) == nil
+        let waited = Date().timeIntervalSince(started)
+        #expect(closed && waited > 10 && waited < 25, "an idle half-open request is closed after the 15 s idle timeout (\(waited) s)")
+        let pings = stream.commentLines.count
+        #expect(try eventually(timeout: 8) { stream.commentLines.count > pings }, "the event stream outlives the idle timeout")
+        try party.add(2)
+        try stream.waitFor("queue-updated")
+    }
+}
