@@ -23,6 +23,13 @@ public final class EventStream: @unchecked Sendable {
         pending = initial
     }
 
+    /// Bytes queued and not yet written to the client.
+    public var pendingByteCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return pending.count
+    }
+
     /// Called once when libmicrohttpd is done with the stream (client left, dropped or closed). Each
     /// caller's action runs: the hub and the monitor presence both need to hear of it.
     public func whenFinished(_ action: @escaping @Sendable () -> Void) {

@@ -32,9 +32,11 @@ extension PartyStore {
     /// R2: whether `pin` is a guest or host PIN of an active party. Two look-ups, one per partial unique
     /// index: an `OR` of both columns made SQLite scan the whole table (issue 10).
     public func isPinTaken(_ pin: String) throws -> Bool {
-        try !run("SELECT 1 FROM parties WHERE guest_pin = ? AND ended_at IS NULL", [.text(pin)]).isEmpty
-            || !run("SELECT 1 FROM parties WHERE host_pin = ? AND ended_at IS NULL", [.text(pin)]).isEmpty
+        try Self.pinLookups.contains { try !run($0, [.text(pin)]).isEmpty }
     }
+
+    public static let pinLookups = ["SELECT 1 FROM parties WHERE guest_pin = ? AND ended_at IS NULL",
+                                    "SELECT 1 FROM parties WHERE host_pin = ? AND ended_at IS NULL"]
 
     /// How many parties are active (not ended).
     public func activePartyCount() throws -> Int {

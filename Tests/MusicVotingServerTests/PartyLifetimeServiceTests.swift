@@ -82,3 +82,34 @@ struct PinExhaustionTests {
         #expect(error.status == 503 && error.message == "Could not generate unique PINs — please retry")
     }
 }
+
+@Suite("Party creation is throttled (issue 10)")
+struct PartyCreationThrottleTests {
+    @Test func tenPartiesAMinuteFromOneAddressSixtyInAllAndAtMostTheActiveCap() throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let service = try makeApplication(clock: clock).service
+        for _ in 0..<10 { _ = try service.createParty(provider: "demo", clientAddress: "phone") }
+        #expect(throws: PartyError.tooManyParties(retryAfterSeconds: 60)) { try service.createParty(provider: "demo", clientAddress: "phone") }
+        for index in 0..<50 { _ = try service.createParty(provider: "demo", clientAddress: "phone\(index)") }
+        #expect(throws: PartyError.tooManyParties(retryAfterSeconds: 60), "61st in a minute from anywhere") {
+            try service.createParty(provider: "demo", clientAddress: "someone-new")
+        }
+        clock.advance(by: 61)
+        _ = try service.createParty(provider: "demo", clientAddress: "phone")
+        service.maxActiveParties = 61
+        #expect(throws: PartyError.tooManyParties(retryAfterSeconds: 60), "no more than the cap at once") {
+            try service.createParty(provider: "demo", clientAddress: "other")
+        }
+    }
+
+    @Test func theReplayRingIsKeptOnlyForPartiesSomebodyListensTo() throws {
+        let hub = EventHub(clock: ManualClock(Date(timeIntervalSince1970: 1_800_000_000)))
+        hub.publish(ServerEvent(type: .queueUpdated, partyId: "nobody"))
+        let late = try hub.subscribe(partyId: "nobody", address: "a", lastEventId: 0)
+        #expect(late.pendingByteCount == "retry: 3000\n\n".utf8.count, "no ring was kept for a party without listeners")
+        hub.publish(ServerEvent(type: .queueUpdated, partyId: "nobody"))
+        let resumed = try hub.subscribe(partyId: "nobody", address: "b", lastEventId: 0)
+        #expect(resumed.pendingByteCount > "retry: 3000\n\n".utf8.count, "with a listener, the event is kept for resuming clients")
+    }
+}
+

@@ -164,4 +164,16 @@ struct WriteVersionTests {
         try store.deleteEntry(id: id)
         #expect(store.writeVersion > version)
     }
+
+    /// Issue 10: each PIN check is an index look-up, not a scan of every party ever created.
+    @Test func pinChecksUseThePartialUniqueIndexes() throws {
+        let store = try PartyStore(path: temporaryDatabase())
+        for (index, lookup) in PartyStore.pinLookups.enumerated() {
+            let plan = try store.queryPlan(lookup).joined(separator: " ")
+            #expect(plan.contains(index == 0 ? "parties_active_guest_pin" : "parties_active_host_pin") && !plan.contains("SCAN"), "\(plan)")
+        }
+        try store.insert(party("p1"))
+        #expect(try store.isPinTaken("11111") && store.isPinTaken("22222") && !store.isPinTaken("33333"))
+        #expect(try store.activePartyCount() == 1)
+    }
 }
