@@ -70,6 +70,12 @@ enum ErrorMapping {
             return HTTPError(status: 409, message: "Spotify findet den Monitor nicht. Bitte die Monitor-Seite neu laden.", code: "provider_device_not_found")
         case .notLoggedIn:
             return HTTPError(status: 503, message: "Spotify ist noch nicht verbunden. Der Host muss sich anmelden.", code: "provider_not_logged_in")
+        case .busy:
+            return HTTPError(status: 503, message: "Der Musikdienst ist gerade ausgelastet. Bitte gleich noch einmal versuchen.",
+                             code: "provider_busy", headers: [("Retry-After", "2")])
+        case .searchRateLimited(let seconds):
+            return HTTPError(status: 429, message: "Zu viele Suchen — bitte kurz warten.", code: "search_rate_limited",
+                             headers: [("Retry-After", String(seconds))])
         case .sessionExpired:
             return HTTPError(status: 401, message: "Spotify-Sitzung abgelaufen. Bitte neu anmelden.", code: "provider_session_expired")
         }

@@ -30,6 +30,10 @@ final class PartyService: @unchecked Sendable {
     var creationsPerAddress = SlidingWindowLimiter(limit: 10)
     var creationsOverall = SlidingWindowLimiter(limit: 60)
     var maxActiveParties = Configuration.Limits().activeParties
+    /// Searches and look-ups that reach a remote provider (quota): 15 a minute per address, 40 per party.
+    var remoteSearchesPerAddress = SlidingWindowLimiter(limit: 15)
+    var remoteSearchesPerParty = SlidingWindowLimiter(limit: 40)
+    let remoteCalls = RemoteCallGate()
     /// R27: 30 unknown guest PINs per client address per minute.
     var guestPinFailures = SlidingWindowLimiter(limit: 30)
 
@@ -169,6 +173,22 @@ extension PartyService {
             let party = try store.party(id: id)
             readCache.remember(party: party, id: id)
             return party
+        }
+    }
+}
+
+extension PartyService {
+    /// Issue 10: one guest once spent 15,150 YouTube quota units in 13 s. A search or look-up that has to
+    /// call the service counts per address and per party; cached answers never do.
+    func admitRemoteSearch(party: Party, clientAddress: String) throws {
+        try locked {
+            let now = self.now
+            if let retry = remoteSearchesPerAddress.retryAfter(key: clientAddress, at: now)
+                ?? remoteSearchesPerParty.retryAfter(key: party.id, at: now) {
+                throw ProviderError.searchRateLimited(retryAfterSeconds: retry)
+            }
+            remoteSearchesPerAddress.record(key: clientAddress, at: now)
+            remoteSearchesPerParty.record(key: party.id, at: now)
         }
     }
 }

@@ -8,13 +8,13 @@ extension Routes {
         router.add("POST", "/api/party/{id}/track/start", summary: "Play the first entry (R20)", security: "hostPin") { request throws(HTTPError) in
             try respond("start") {
                 let party = try service.requireHost(request, partyId: request.parameter("id"))
-                return respond("start", calling: try service.provider(for: party)) { Self.outcome(try service.start(party)) }
+                return respond("start", calling: try service.provider(for: party), gate: service.remoteCalls) { Self.outcome(try service.start(party)) }
             }
         }
         router.add("POST", "/api/party/{id}/track/next", summary: "Skip / song end (R14, R20)", security: "monitorOrHost") { request throws(HTTPError) in
             try respond("next") {
                 let (party, _) = try service.requireHostOrMonitor(request, partyId: request.parameter("id"))
-                return respond("next", calling: try service.provider(for: party)) { Self.outcome(try service.next(party)) }
+                return respond("next", calling: try service.provider(for: party), gate: service.remoteCalls) { Self.outcome(try service.next(party)) }
             }
         }
         router.add("POST", "/api/party/{id}/track/pause", summary: "Pause (R19)", security: "hostPin") { request throws(HTTPError) in
@@ -41,7 +41,7 @@ extension Routes {
         router.add("POST", "/api/party/{id}/track/prepare-next", summary: "Run the refill (R15)", security: "hostPin") { request throws(HTTPError) in
             try respond("prepare next") {
                 let party = try service.requireHost(request, partyId: request.parameter("id"))
-                return respond("prepare next", calling: try service.provider(for: party)) {
+                return respond("prepare next", calling: try service.provider(for: party), gate: service.remoteCalls) {
                     try service.refillIfDry(party)
                     return .noContent
                 }

@@ -27,7 +27,7 @@ extension Routes {
             try respond("spotify token") {
                 let (party, _) = try service.requireHostOrMonitor(request, partyId: request.parameter("id"))
                 guard let spotify = try service.provider(for: party) as? SpotifyProvider else { throw ProviderError.notConfigured }
-                return respond("spotify token", calling: spotify) {
+                return respond("spotify token", calling: spotify, gate: service.remoteCalls) {
                     .text(try spotify.client.accessToken(partyId: party.id)).adding(header: "Cache-Control", "no-store")
                 }
             }
@@ -36,7 +36,7 @@ extension Routes {
             try respond("playlists") {
                 let party = try service.requireHost(request, partyId: request.parameter("id"))
                 let provider = try service.provider(for: party)
-                return respond("playlists", calling: provider) {
+                return respond("playlists", calling: provider, gate: service.remoteCalls) {
                     .json(["playlists": .array(try provider.playlists().map { playlist in
                         ["id": .string(playlist.id), "name": .string(playlist.name), "trackCount": .integer(playlist.trackCount),
                          "imageUrl": .optional(playlist.imageURL)]
@@ -74,7 +74,7 @@ extension Routes {
                 }
                 guard let login = try? spotify.loginState.redeem(state) else { throw PartyError.invalidInput("Invalid state") }
                 let party = try service.activeParty(id: login.partyId)
-                return respond("spotify callback", calling: spotify) {
+                return respond("spotify callback", calling: spotify, gate: service.remoteCalls) {
                     try spotify.client.exchange(code: code, verifier: login.verifier,
                                                 redirectURI: Self.redirectURI(spotify, source: login.source, service: service), partyId: party.id)
                     service.publishLogin(party: party, source: login.source, installationId: login.installationId)

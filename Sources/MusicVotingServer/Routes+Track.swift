@@ -10,7 +10,10 @@ extension Routes {
                 let party = try service.activeParty(id: request.parameter("id"))
                 let query = String((request.query["q"] ?? "").prefix(200))
                 let provider = try service.provider(for: party)
-                return respond("search", calling: provider) {
+                // A cache hit is answered at once, on this thread, and costs no quota.
+                if let cached = provider.cachedSearch(query) { return .json(["tracks": ["items": .array(cached.map(TrackJSON.track))]]) }
+                try service.admitRemoteSearch(party: party, clientAddress: request.clientAddress)
+                return respond("search", calling: provider, gate: service.remoteCalls) {
                     .json(["tracks": ["items": .array(try provider.search(query).map(TrackJSON.track))]])
                 }
             }
@@ -50,7 +53,8 @@ extension Routes {
                 let party = try service.activeParty(id: request.parameter("id"))
                 let provider = try service.provider(for: party)
                 let uri = provider.uri(forTrackId: request.parameter("trackId"))
-                return respond("track", calling: provider) {
+                if provider.isRemote { try service.admitRemoteSearch(party: party, clientAddress: request.clientAddress) }
+                return respond("track", calling: provider, gate: service.remoteCalls) {
                     guard let track = try provider.track(uri: uri) else { throw PartyError.trackNotFound }
                     return .json(TrackJSON.track(track))
                 }
@@ -74,7 +78,7 @@ extension Routes {
                 }
                 let device = try request.deviceId(from: { if case .object = json { return json } else { return nil } }())
                     ?? "address:" + request.clientAddress
-                return respond("add", calling: try service.provider(for: party)) {
+                return respond("add", calling: try service.provider(for: party), gate: service.remoteCalls) {
                     try service.add(uris: uris, deviceId: device, party: party)
                     return .json(["status": "added"])
                 }
@@ -97,7 +101,7 @@ extension Routes {
                 guard let uri = try request.stringField("uri", in: json) ?? request.query["uri"], !uri.isEmpty else {
                     throw PartyError.missingUri
                 }
-                return respond("remove", calling: try service.provider(for: party)) {
+                return respond("remove", calling: try service.provider(for: party), gate: service.remoteCalls) {
                     try service.remove(uri: uri, party: party)
                     return .json(["status": "removed"])
                 }

@@ -35,12 +35,20 @@ func respond(_ context: String, _ body: () throws -> Response) throws(HTTPError)
     do { return try body() } catch { throw ErrorMapping.httpError(error, context: context) }
 }
 
-/// Like `respond`, but off libmicrohttpd's threads when `provider` is remote (its calls can take seconds).
-func respond(_ context: String, calling provider: any MusicProvider, _ body: @escaping @Sendable () throws -> Response) -> Response {
+/// Like `respond`, but off libmicrohttpd's threads when `provider` is remote (its calls can take seconds),
+/// through `gate`, which answers 503 at once when the provider already has all the calls it may.
+func respond(_ context: String, calling provider: any MusicProvider, gate: RemoteCallGate,
+             _ body: @escaping @Sendable () throws -> Response) -> Response {
     let run: @Sendable () -> Response = {
         do { return try body() } catch { return Response(error: ErrorMapping.httpError(error, context: context)) }
     }
-    return provider.isRemote ? .deferred(run) : run()
+    guard provider.isRemote else { return run() }
+    let name = provider.name
+    guard gate.enter(name) else { return Response(error: ErrorMapping.httpError(ProviderError.busy)) }
+    return .deferred {
+        defer { gate.leave(name) }
+        return run()
+    }
 }
 
 extension Request {

@@ -10,13 +10,22 @@ public struct Track: Equatable, Hashable, Sendable, Codable {
     public var imageURL: String?
     public var durationMs: Int
 
+    /// Longest title, artist or album kept; a 200 kB title from a hostile tag or upstream overflowed every
+    /// event stream of the party (issue 10). Ten artists at most, for the same reason.
+    public static let maxTextLength = 500
+    public static let maxArtists = 10
+
     public init(id: String, uri: String, name: String, artists: [String], album: String, imageURL: String?, durationMs: Int) {
         self.id = id
         self.uri = uri
-        self.name = name
-        self.artists = artists
-        self.album = album
-        self.imageURL = imageURL
-        self.durationMs = durationMs
+        self.name = Self.capped(name)
+        self.artists = artists.prefix(Self.maxArtists).map(Self.capped)
+        self.album = Self.capped(album)
+        self.imageURL = imageURL.flatMap { $0.utf8.count <= 2_048 ? $0 : nil }
+        self.durationMs = max(0, durationMs)
+    }
+
+    private static func capped(_ text: String) -> String {
+        text.count <= maxTextLength ? text : String(text.prefix(maxTextLength - 1)) + "…"
     }
 }

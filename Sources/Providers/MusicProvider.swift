@@ -30,6 +30,10 @@ public enum ProviderError: Error, Equatable, Sendable {
     case notLoggedIn
     /// The player device the server wanted to control is gone (Spotify 404 on /me/player).
     case deviceNotFound
+    /// This server already has as many calls to the service under way as it allows (issue 10).
+    case busy
+    /// A guest or the party searched the service more often than the server allows (quota, issue 10).
+    case searchRateLimited(retryAfterSeconds: Int)
 }
 
 /// What every music source offers a party (SPEC "Providers").
@@ -44,6 +48,8 @@ public protocol MusicProvider: Sendable {
     var isRemote: Bool { get }
     /// Matching tracks; an empty query answers the top 10.
     func search(_ query: String) throws(ProviderError) -> [Track]
+    /// What `search` would answer from memory, without a call to the service; nil when it would have to call.
+    func cachedSearch(_ query: String) -> [Track]?
     /// R13: the only way a song enters a queue is by a uri this returns a track for.
     func track(uri: String) throws(ProviderError) -> Track?
     /// The uri of the track with provider id `id` (`GET …/track/{trackId}`).
@@ -58,6 +64,8 @@ public protocol MusicProvider: Sendable {
 
 extension MusicProvider {
     public var isRemote: Bool { false }
+    /// A local provider answers from memory anyway; a remote one without a cache never does.
+    public func cachedSearch(_ query: String) -> [Track]? { isRemote ? nil : try? search(query) }
     public func bound(to partyId: String) -> any MusicProvider { self }
 }
 

@@ -30,10 +30,10 @@ public struct YouTubeProvider: MusicProvider {
     public var playerAdapter: String { "youtube" }
 
     public func search(_ query: String) throws(ProviderError) -> [Track] {
+        if let cached = cachedSearch(query) { return cached }
         let trimmed = query.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return try charts() }
-        let key = "search:" + SearchText.folded(trimmed)
-        if let cached = searches.value(for: key) { return cached }
+        let key = Self.searchKey(trimmed)
         let found: YouTubeAPI.SearchListResponse = try get("search", [
             "part": "snippet", "type": "video", "videoCategoryId": "10", "videoEmbeddable": "true",
             "maxResults": "10", "q": trimmed,
@@ -42,6 +42,13 @@ public struct YouTubeProvider: MusicProvider {
         searches.store(tracks, for: key)
         return tracks
     }
+
+    public func cachedSearch(_ query: String) -> [Track]? {
+        let trimmed = query.trimmingCharacters(in: .whitespacesAndNewlines)
+        return searches.value(for: trimmed.isEmpty ? "charts" : Self.searchKey(trimmed))
+    }
+
+    private static func searchKey(_ trimmed: String) -> String { "search:" + SearchText.folded(trimmed) }
 
     public func track(uri: String) throws(ProviderError) -> Track? {
         guard uri.hasPrefix(Self.uriPrefix) else { return nil }
