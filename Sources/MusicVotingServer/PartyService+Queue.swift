@@ -15,7 +15,7 @@ extension PartyService {
     }
 
     /// R10–R13, R16: adds search results by uri, all or none.
-    func add(uris: [String], deviceId: String, party: Party) throws {
+    func add(uris: [String], deviceId: String, clientAddress: String = "local", party: Party) throws {
         guard !uris.isEmpty else { throw PartyError.noTracks }
         let provider = try provider(for: party)
         // R13: only uris the provider resolves; looked up before taking the lock (providers may be remote).
@@ -27,9 +27,7 @@ extension PartyService {
         }
         let startsPlayback = try locked {
             let now = self.now
-            if addLimiter.remaining(key: deviceId, at: now) < tracks.count {
-                throw PartyError.rateLimited(retryAfterSeconds: addLimiter.retryAfter(key: deviceId, at: now) ?? 60)
-            }
+            try guestLimits.checkAdds(tracks.count, device: deviceId, address: clientAddress, party: party.id, at: now)
             var (playback, queue) = try storedPlayback(partyId: party.id)
             let blacklist = try store.blacklist(partyId: party.id)
             try store.transaction {
@@ -47,7 +45,7 @@ extension PartyService {
                     }
                 }
             }
-            addLimiter.record(key: deviceId, at: now, count: tracks.count)
+            guestLimits.recordAdds(tracks.count, device: deviceId, address: clientAddress, party: party.id, at: now)
             hub.publish(ServerEvent(type: .queueUpdated, partyId: party.id, payload: [("reason", "add")]))
             // R16: an idle party starts by itself, once a monitor can play it (R21).
             return playback.isIdle && presence.isActive(partyId: party.id, at: now)
@@ -55,9 +53,15 @@ extension PartyService {
         if startsPlayback { _ = try startAndRefill(party) }
     }
 
+    /// R18: the entries `deviceId` liked.
+    func entriesLiked(by deviceId: String, party: Party) throws -> Set<Int64> {
+        try locked { try store.entriesLiked(by: deviceId, partyId: party.id) }
+    }
+
     /// R17: toggles this device's like on the entry the uri targets (R10).
-    func vote(uri: String, deviceId: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
+    func vote(uri: String, deviceId: String, clientAddress: String = "local", party: Party) throws -> (liked: Bool, likeCount: Int) {
         try locked {
+            try guestLimits.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
             let queue = try queue(of: party)
             guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
             let liked = try store.toggleVote(entryId: entry.id, deviceId: deviceId)

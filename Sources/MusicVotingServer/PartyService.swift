@@ -22,8 +22,8 @@ final class PartyService: @unchecked Sendable {
     var readCache = ReadCache()
     /// Spotify Web Playback SDK device per party (the monitor's SDK makes a new one on every load).
     var sdkDevices: [String: String] = [:]
-    /// R11: 10 adds per device per rolling minute.
-    var addLimiter = SlidingWindowLimiter(limit: 10)
+    /// R11 and likes, per device and per address in each party.
+    var guestLimits = GuestLimits()
     /// R24/R24a: every host PIN and monitor token check, per address and party and per party.
     var secretGuard = SecretGuard()
     /// Party creation: 10 a minute from one address, 60 a minute in all; at most `maxActiveParties` at once.

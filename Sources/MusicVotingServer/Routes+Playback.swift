@@ -35,7 +35,7 @@ extension Routes {
                 let party = try service.requireHost(request, partyId: request.parameter("id"))
                 guard let uri = try request.stringField("uri", in: json), !uri.isEmpty else { throw PartyError.missingUri }
                 let entry = try service.play(uri: uri, party: party)
-                return .json(["status": "playing", "track": TrackJSON.entry(entry, currentEntryId: entry.id, voter: nil)])
+                return .json(["status": "playing", "track": TrackJSON.entry(entry, currentEntryId: entry.id, liked: nil)])
             }
         }
         router.add("POST", "/api/party/{id}/track/prepare-next", summary: "Run the refill (R15)", security: "hostPin") { request throws(HTTPError) in
@@ -52,7 +52,7 @@ extension Routes {
     static func outcome(_ outcome: PlayOutcome) -> Response {
         switch outcome {
         case .playing(let entry):
-            return .json(["status": "playing", "track": TrackJSON.entry(entry, currentEntryId: entry.id, voter: nil)])
+            return .json(["status": "playing", "track": TrackJSON.entry(entry, currentEntryId: entry.id, liked: nil)])
         case .empty:
             return .json(["status": "empty", "message": "Warteschlange ist leer"])
         }

@@ -21,10 +21,10 @@ extension Routes {
         router.add("GET", "/api/party/{id}/track/queue", summary: "The queue in R9 order (R18 hasVoted with deviceId)") { request throws(HTTPError) in
             try respond("queue") {
                 let party = try service.activeParty(id: request.parameter("id"))
-                let voter = request.query["deviceId"].flatMap { $0.isEmpty ? nil : $0 }
                 let queue = try service.queue(of: party)
+                let liked = try request.deviceId(from: nil).map { try service.entriesLiked(by: $0, party: party) }
                 return .json(["queue": .array(queue.ordered().map {
-                    TrackJSON.entry($0, currentEntryId: queue.currentEntryId, voter: voter)
+                    TrackJSON.entry($0, currentEntryId: queue.currentEntryId, liked: liked)
                 })])
             }
         }
@@ -43,7 +43,7 @@ extension Routes {
                 fields.append(("serverTime", .integer(Int(now.timeIntervalSince1970 * 1000))))
                 fields.append(("deviceActive", .bool(service.deviceActive(party))))
                 if let current = queue.current {
-                    fields.append(("track", TrackJSON.entry(current, currentEntryId: current.id, voter: nil)))
+                    fields.append(("track", TrackJSON.entry(current, currentEntryId: current.id, liked: nil)))
                 }
                 return .json(.object(fields))
             }
@@ -79,7 +79,7 @@ extension Routes {
                 let device = try request.deviceId(from: { if case .object = json { return json } else { return nil } }())
                     ?? "address:" + request.clientAddress
                 return respond("add", calling: try service.provider(for: party), gate: service.remoteCalls) {
-                    try service.add(uris: uris, deviceId: device, party: party)
+                    try service.add(uris: uris, deviceId: device, clientAddress: request.clientAddress, party: party)
                     return .json(["status": "added"])
                 }
             }
@@ -90,7 +90,7 @@ extension Routes {
                 let party = try service.activeParty(id: request.parameter("id"))
                 guard let uri = try request.stringField("uri", in: json), !uri.isEmpty,
                       let device = try request.deviceId(from: json) else { throw PartyError.missingUriOrDevice }
-                let result = try service.vote(uri: uri, deviceId: device, party: party)
+                let result = try service.vote(uri: uri, deviceId: device, clientAddress: request.clientAddress, party: party)
                 return .json(["liked": .bool(result.liked), "likeCount": .integer(result.likeCount)])
             }
         }

@@ -20,7 +20,8 @@ enum TrackJSON {
     }
 
     /// A queue item: the track shape plus the entry's id, likes and flags (R18 `hasVoted` when asked).
-    static func entry(_ entry: QueueEntry, currentEntryId: Int64?, voter: String?) -> JSON {
+    /// `liked` holds the entries the asking device liked, when it said who it is.
+    static func entry(_ entry: QueueEntry, currentEntryId: Int64?, liked: Set<Int64>?) -> JSON {
         var fields = members(entry.track).filter { $0.0 != "id" }
         fields.insert(("id", .string(String(entry.id))), at: 0)
         fields += [
@@ -29,7 +30,7 @@ enum TrackJSON {
             ("isCurrentlyPlaying", .bool(entry.id == currentEntryId)),
             ("autofilled", .bool(entry.autofilled)),
         ]
-        if let voter { fields.append(("hasVoted", .bool(entry.voters.contains(voter)))) }
+        if let liked { fields.append(("hasVoted", .bool(liked.contains(entry.id)))) }
         return .object(fields)
     }
 }

@@ -5,16 +5,11 @@ extension PartyStore {
     /// Artists are stored as one text column, joined by a unit separator no title contains.
     private static let artistSeparator = "\u{1F}"
 
-    /// The party's entries with their voters, in storage order; `Queue.ordered()` is the only ordering.
+    /// The party's entries with their like counts, in storage order; `Queue.ordered()` is the only ordering.
     public func entries(partyId: String) throws -> [QueueEntry] {
-        var voters: [Int64: Set<String>] = [:]
-        for row in try run("""
-            SELECT v.entry_id, v.device_id FROM votes v JOIN queue_entries e ON e.id = v.entry_id WHERE e.party_id = ?
-            """, [.text(partyId)]) {
-            voters[row.integer(0) ?? 0, default: []].insert(row.text(1) ?? "")
-        }
-        return try run("""
-            SELECT id, uri, track_id, name, artists, album, image_url, duration_ms, added_at, added_by, autofilled
+        try run("""
+            SELECT id, uri, track_id, name, artists, album, image_url, duration_ms, added_at, added_by, autofilled,
+                (SELECT COUNT(*) FROM votes v WHERE v.entry_id = queue_entries.id)
             FROM queue_entries WHERE party_id = ?
             """, [.text(partyId)]).map { row in
             let id = row.integer(0) ?? 0
@@ -23,8 +18,15 @@ extension PartyStore {
                 artists: (row.text(4) ?? "").components(separatedBy: Self.artistSeparator).filter { !$0.isEmpty },
                 album: row.text(5) ?? "", imageURL: row.text(6), durationMs: Int(row.integer(7) ?? 0))
             return QueueEntry(id: id, track: track, addedAt: row.date(8) ?? Date(timeIntervalSince1970: 0),
-                              addedBy: row.text(9) ?? "", autofilled: row.bool(10), voters: voters[id] ?? [])
+                              addedBy: row.text(9) ?? "", autofilled: row.bool(10), likeCount: Int(row.integer(11) ?? 0))
         }
+    }
+
+    /// R18: the ids of the party's entries that `deviceId` liked (one primary-key probe per entry).
+    public func entriesLiked(by deviceId: String, partyId: String) throws -> Set<Int64> {
+        Set(try run("""
+            SELECT e.id FROM queue_entries e JOIN votes v ON v.entry_id = e.id AND v.device_id = ? WHERE e.party_id = ?
+            """, [.text(deviceId), .text(partyId)]).compactMap { $0.integer(0) })
     }
 
     public func queue(partyId: String, currentEntryId: Int64?) throws -> Queue {

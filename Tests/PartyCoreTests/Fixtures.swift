@@ -17,5 +17,5 @@ func track(_ number: Int, name: String? = nil, artist: String = "Artist") -> Tra
 
 func entry(_ id: Int64, track number: Int, at seconds: Double = 0, likes: Int = 0, autofilled: Bool = false) -> QueueEntry {
     QueueEntry(id: id, track: track(number), addedAt: epoch.addingTimeInterval(seconds), addedBy: "device",
-               autofilled: autofilled, voters: Set((0..<likes).map { "voter\($0)" }))
+               autofilled: autofilled, likeCount: likes)
 }

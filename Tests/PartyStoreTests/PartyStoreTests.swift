@@ -51,7 +51,7 @@ struct PartyStoreTests {
         let entries = try reopened.entries(partyId: "p1")
         #expect(entries.count == 1)
         #expect(entries.first?.track == song)
-        #expect(entries.first?.voters == ["phone"])
+        #expect(try entries.first?.likeCount == 1 && reopened.entriesLiked(by: "phone", partyId: "p1") == [entries.first?.id ?? 0])
         #expect(try reopened.blacklist(partyId: "p1").words == ["Schlager"])
         #expect(try reopened.tokens(partyId: "p1")?.refreshToken == "r")
         #expect(try reopened.monitorToken(partyId: "p1") == "token")
@@ -66,7 +66,8 @@ struct PartyStoreTests {
         #expect(try store.toggleVote(entryId: id, deviceId: "a"))
         #expect(try store.toggleVote(entryId: id, deviceId: "b"))
         #expect(try !store.toggleVote(entryId: id, deviceId: "a"))
-        #expect(try store.entries(partyId: "p1").first?.voters == ["b"])
+        #expect(try store.entries(partyId: "p1").first?.likeCount == 1)
+        #expect(try store.entriesLiked(by: "b", partyId: "p1") == [id] && store.entriesLiked(by: "a", partyId: "p1").isEmpty)
     }
 
     @Test func endingEmptiesTheQueueDeletesTokensAndFreesThePins() throws {

@@ -1,0 +1,45 @@
+import Foundation
+
+/// R11 and issue 10's vote stuffing: how often one guest may add and like, in each party. A `deviceId` is
+/// the client's own choice, so every limit holds per device *and* per client address: rotating device ids
+/// (14,295 likes a minute in the attack pass) gains nothing beyond the address's share.
+/// A value type: the owner serializes access; time is injected.
+public struct GuestLimits: Sendable {
+    /// R11: 10 adds per device per rolling minute; an address (a phone with several browsers) gets 20.
+    public static let addsPerDevice = 10
+    public static let addsPerAddress = 20
+    /// Likes toggled per minute: a guest liking fast stays far below these.
+    public static let likesPerDevice = 30
+    public static let likesPerAddress = 60
+
+    private var addsByDevice = SlidingWindowLimiter(limit: addsPerDevice)
+    private var addsByAddress = SlidingWindowLimiter(limit: addsPerAddress)
+    private var likesByDevice = SlidingWindowLimiter(limit: likesPerDevice)
+    private var likesByAddress = SlidingWindowLimiter(limit: likesPerAddress)
+
+    public init() {}
+
+    /// Throws `.rateLimited` when `count` more adds do not all fit. Only adds that went in are counted
+    /// (`recordAdds`), so a refused duplicate costs the guest nothing.
+    public func checkAdds(_ count: Int, device: String, address: String, party: String, at now: Date) throws(PartyError) {
+        try Self.check(count, [(addsByDevice, party + "|" + device), (addsByAddress, party + "|" + address)], at: now)
+    }
+
+    public mutating func recordAdds(_ count: Int, device: String, address: String, party: String, at now: Date) {
+        addsByDevice.record(key: party + "|" + device, at: now, count: count)
+        addsByAddress.record(key: party + "|" + address, at: now, count: count)
+    }
+
+    /// Counts one like toggle, or throws `.rateLimited` without counting it.
+    public mutating func admitLike(device: String, address: String, party: String, at now: Date) throws(PartyError) {
+        try Self.check(1, [(likesByDevice, party + "|" + device), (likesByAddress, party + "|" + address)], at: now)
+        likesByDevice.record(key: party + "|" + device, at: now)
+        likesByAddress.record(key: party + "|" + address, at: now)
+    }
+
+    private static func check(_ count: Int, _ limits: [(SlidingWindowLimiter, String)], at now: Date) throws(PartyError) {
+        for (limiter, key) in limits where limiter.remaining(key: key, at: now) < count {
+            throw .rateLimited(retryAfterSeconds: limiter.retryAfter(key: key, at: now) ?? 60)
+        }
+    }
+}
