@@ -80,7 +80,12 @@ public final class Application: @unchecked Sendable {
         }
         try server.start(http)
         service.setJoinBase(configuration.publicURL ?? defaultPublicURL(port: server.port))
-        try? service.expireParties()
+        do {
+            try service.expireParties()
+            try service.repairDanglingPlayback()
+        } catch {
+            Log.error("start-up upkeep: \(error)")
+        }
         let timer = DispatchSource.makeTimerSource(queue: upkeep)
         timer.schedule(deadline: .now() + 1, repeating: 1)
         timer.setEventHandler { [weak self] in self?.tick() }

@@ -29,13 +29,23 @@ extension PartyService {
         return outcome
     }
 
-    /// The party's stored playback state and queue, read together under the lock.
+    /// The party's stored playback state and queue, read together under the lock. An ended party has none:
+    /// a request that found the party active before it ended must not write to it (issue 10, item 9).
     func storedPlayback(partyId: String) throws -> (Playback, Queue) {
-        guard let playback = try store.party(id: partyId)?.playback else { throw PartyError.partyNotFound }
-        return (playback, try store.queue(partyId: partyId, currentEntryId: playback.currentEntryId))
+        guard let party = try store.party(id: partyId), party.isActive else { throw PartyError.partyNotFound }
+        var playback = party.playback
+        let queue = try store.queue(partyId: partyId, currentEntryId: playback.currentEntryId)
+        // A current entry that no longer exists (a crash between two writes of an older version) is no
+        // song at all: forget it instead of "playing" silence.
+        if playback.currentEntryId != nil, queue.current == nil { playback.stop() }
+        return (playback, queue)
     }
 
     func startLocked(partyId: String) throws -> PlayOutcome {
+        try store.transaction { try startTransition(partyId: partyId) }
+    }
+
+    private func startTransition(partyId: String) throws -> PlayOutcome {
         var (playback, queue) = try storedPlayback(partyId: partyId)
         if let current = queue.current {
             if !playback.isPlaying {
@@ -65,8 +75,12 @@ extension PartyService {
         return try locked { try advanceLocked(partyId: party.id, refill: refill, force: force) }
     }
 
-    /// Moves past the current entry. `force` skips the R20 debounce (host removal of the playing song).
+    /// Moves past the current entry, in one transaction. `force` skips the R20 debounce (host removal of the playing song).
     func advanceLocked(partyId: String, refill: [Track], force: Bool) throws -> PlayOutcome {
+        try store.transaction { try advanceTransition(partyId: partyId, refill: refill, force: force) }
+    }
+
+    private func advanceTransition(partyId: String, refill: [Track], force: Bool) throws -> PlayOutcome {
         var (playback, queue) = try storedPlayback(partyId: partyId)
         if !force, playback.advanceIsDuplicate(at: now) {
             return queue.current.map(PlayOutcome.playing) ?? .empty
@@ -98,24 +112,42 @@ extension PartyService {
     func play(uri: String, party: Party) throws -> QueueEntry {
         try requireDevice(party)
         return try locked {
-            var (playback, queue) = try storedPlayback(partyId: party.id)
-            guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
-            if let current = queue.current, current.id != entry.id {
-                try store.recordPlayed(uri: current.track.uri, partyId: party.id, at: now)
-                try store.deleteEntry(id: current.id)
+            try store.transaction {
+                var (playback, queue) = try storedPlayback(partyId: party.id)
+                guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
+                if let current = queue.current, current.id != entry.id {
+                    try store.recordPlayed(uri: current.track.uri, partyId: party.id, at: now)
+                    try store.deleteEntry(id: current.id)
+                }
+                playback.play(entryId: entry.id, at: now)
+                playback.lastAdvanceAt = now
+                try store.save(playback: playback, partyId: party.id)
+                publishTrackChanged(partyId: party.id, entry: entry, playback: playback)
+                return entry
             }
-            playback.play(entryId: entry.id, at: now)
-            playback.lastAdvanceAt = now
-            try store.save(playback: playback, partyId: party.id)
-            publishTrackChanged(partyId: party.id, entry: entry, playback: playback)
-            return entry
+        }
+    }
+
+    /// At start-up: a party whose current entry is gone (a database written by an older version that
+    /// crashed between two writes) plays the next song if it was playing, else waits idle; never "playing" silence.
+    func repairDanglingPlayback() throws {
+        try locked {
+            for party in try store.activeParties() where party.playback.currentEntryId != nil {
+                let (repaired, queue) = try storedPlayback(partyId: party.id)
+                guard repaired != party.playback else { continue }
+                if party.playback.isPlaying, !queue.entries.isEmpty {
+                    _ = try advanceLocked(partyId: party.id, refill: [], force: true)
+                } else {
+                    try store.save(playback: repaired, partyId: party.id)
+                }
+            }
         }
     }
 
     func pause(_ party: Party) throws -> Playback {
         try requireDevice(party)
         return try locked {
-            guard var playback = try store.party(id: party.id)?.playback else { throw PartyError.partyNotFound }
+            var (playback, _) = try storedPlayback(partyId: party.id)
             playback.pause(at: now)
             try store.save(playback: playback, partyId: party.id)
             publishPlayback(partyId: party.id, playback)

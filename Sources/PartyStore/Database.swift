@@ -43,7 +43,21 @@ final class Database {
     }
 
     /// Runs `body` in one transaction; rolls back when it throws.
+    /// Runs `body` in a transaction; inside another one it becomes a savepoint, so a playback transition
+    /// that calls a helper with its own transaction still commits or rolls back as one.
     func transaction<T>(_ body: () throws -> T) throws -> T {
+        if sqlite3_get_autocommit(handle) == 0 {
+            try execute("SAVEPOINT nested")
+            do {
+                let result = try body()
+                try execute("RELEASE nested")
+                return result
+            } catch {
+                try? execute("ROLLBACK TO nested")
+                try? execute("RELEASE nested")
+                throw error
+            }
+        }
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()

@@ -49,7 +49,7 @@ struct RestartTests {
 }
 
 /// An existing party, addressed on another server process.
-private struct TestPartyHandle {
+struct TestPartyHandle {
     let party: TestParty
     let server: ServerProcess
 

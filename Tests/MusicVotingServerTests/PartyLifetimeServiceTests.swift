@@ -113,3 +113,17 @@ struct PartyCreationThrottleTests {
     }
 }
 
+@Suite("Writes never land in an ended party (issue 10, item 9)")
+struct EndedPartyWriteTests {
+    /// The add looked the party up (active), then the host ended it before the add took the lock.
+    @Test func anAddThatRacesTheEndOfThePartyIsRefusedAndLeavesNoRow() throws {
+        let service = try makeApplication(clock: ManualClock(Date(timeIntervalSince1970: 1_800_000_000))).service
+        let party = try service.createParty(provider: "demo")
+        let stale = try service.activeParty(id: party.id)
+        try service.end(party)
+        #expect(throws: PartyError.partyNotFound) { try service.add(uris: ["demo:track:3"], deviceId: "late", party: stale) }
+        #expect(try service.store.entries(partyId: party.id).isEmpty)
+        #expect(throws: PartyError.partyNotFound) { try service.startAndRefill(stale) }
+    }
+}
+

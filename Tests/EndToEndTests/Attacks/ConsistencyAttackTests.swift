@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+import PartyStore
+
+/// Issue 10, item 8: half-written playback after a crash (item 9 is in PartyLifetimeServiceTests).
+@Suite("Attack: no half-written state")
+struct ConsistencyAttackTests {
+    @Test func aCurrentEntryThatNoLongerExistsIsRepairedOnStartInsteadOfPlayingSilence() throws {
+        let first = try ServerProcess()
+        let party = try TestParty(first)
+        _ = try party.registerMonitor()
+        try party.add(1)
+        try party.add(2)
+        #expect(try party.current()["track"] != nil)
+        first.kill()
+        // What a crash between "delete the finished entry" and "save the new playback" left behind.
+        let store = try PartyStore(path: first.dataDirectory + "/musicvoting.sqlite")
+        let current = try #require(try store.party(id: party.id)?.playback.currentEntryId)
+        try store.deleteEntry(id: current)
+
+        let second = try ServerProcess(dataDirectory: first.dataDirectory)
+        defer { second.stop() }
+        let again = TestPartyHandle(party: party, server: second)
+        let state = try again.current()
+        let track = state["track"] as? [String: Any]
+        #expect(state["isPlaying"] as? Bool == true && track?["uri"] as? String == "demo:track:2",
+                "the next song plays: \(state)")
+    }
+}
