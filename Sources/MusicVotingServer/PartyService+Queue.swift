@@ -53,6 +53,20 @@ extension PartyService {
         if startsPlayback { _ = try startAndRefill(party) }
     }
 
+    /// Issue 10: library files are served only to a local party: the audio of a song queued in one, the
+    /// covers (search results show them) while one is active. Errors answer "no".
+    func localFileIsServed(trackId: String, audio: Bool) -> Bool {
+        guard trackId.utf8.count == 16, trackId.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else { return false }
+        return locked {
+            do {
+                return audio ? try store.isQueued(trackId: trackId, provider: "local") : try store.hasActiveParty(provider: "local")
+            } catch {
+                Log.error("local file check: \(error)")
+                return false
+            }
+        }
+    }
+
     /// R18: the entries `deviceId` liked.
     func entriesLiked(by deviceId: String, party: Party) throws -> Set<Int64> {
         try locked { try store.entriesLiked(by: deviceId, partyId: party.id) }

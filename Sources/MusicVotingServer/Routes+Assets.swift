@@ -19,19 +19,22 @@ extension Routes {
                 .response(to: request, cacheControl: "public, max-age=86400")
         }
         let library = self.library
-        router.add("GET", "/local/audio/{id}", summary: "A local library file (byte ranges)") { request throws(HTTPError) in
-            guard let item = library?.item(id: request.parameter("id")),
+        let service = self.service
+        // Library files only for what a local party uses: audio of a queued song, covers while a local party runs.
+        router.add("GET", "/local/audio/{id}", summary: "A queued local library file (byte ranges)") { request throws(HTTPError) in
+            let id = request.parameter("id")
+            guard service.localFileIsServed(trackId: id, audio: true), let item = library?.item(id: id),
                   let response = FileContent(path: item.path, contentType: StaticFiles.contentType(for: item.path))
                     .response(to: request, cacheControl: "public, max-age=3600") else { throw .notFound }
             return response
         }
         router.add("GET", "/local/cover/{id}", summary: "The cover image beside a local file") { request throws(HTTPError) in
-            guard let cover = library?.item(id: request.parameter("id"))?.coverPath,
+            let id = request.parameter("id")
+            guard service.localFileIsServed(trackId: id, audio: false), let cover = library?.item(id: id)?.coverPath,
                   let response = FileContent(path: cover, contentType: StaticFiles.contentType(for: cover))
                     .response(to: request, cacheControl: "public, max-age=3600") else { throw .notFound }
             return response
         }
-        let service = self.service
         router.add("POST", "/api/party/{id}/library/rescan", summary: "Rescan the local music folder now (ours)", security: "hostPin") { request throws(HTTPError) in
             try respond("rescan") {
                 _ = try service.requireHost(request, partyId: request.parameter("id"))

@@ -38,6 +38,19 @@ extension PartyStore {
     public static let pinLookups = ["SELECT 1 FROM parties WHERE guest_pin = ? AND ended_at IS NULL",
                                     "SELECT 1 FROM parties WHERE host_pin = ? AND ended_at IS NULL"]
 
+    /// Whether an active party of `provider` exists.
+    public func hasActiveParty(provider: String) throws -> Bool {
+        try !run("SELECT 1 FROM parties WHERE provider = ? AND ended_at IS NULL LIMIT 1", [.text(provider)]).isEmpty
+    }
+
+    /// Whether `trackId` waits or plays in an active party of `provider`.
+    public func isQueued(trackId: String, provider: String) throws -> Bool {
+        try !run("""
+            SELECT 1 FROM queue_entries e JOIN parties p ON p.id = e.party_id
+            WHERE e.track_id = ? AND p.provider = ? AND p.ended_at IS NULL LIMIT 1
+            """, [.text(trackId), .text(provider)]).isEmpty
+    }
+
     /// How many parties are active (not ended).
     public func activePartyCount() throws -> Int {
         Int(try run("SELECT COUNT(*) FROM parties WHERE ended_at IS NULL").first?.integer(0) ?? 0)

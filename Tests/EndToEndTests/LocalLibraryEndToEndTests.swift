@@ -47,3 +47,26 @@ struct LocalLibraryEndToEndTests {
         #expect(search.status == 503 && search.error == "Anbieter nicht konfiguriert.")
     }
 }
+
+@Suite("Attack: library files only for a local party")
+struct LocalFileExposureAttackTests {
+    @Test func audioIsServedOnlyForQueuedSongsAndCoversOnlyWhileALocalPartyRuns() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mv-expose-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(Array("RIFF".utf8) + [UInt8](repeating: 1, count: 400)).write(to: folder.appendingPathComponent("Lied.wav"))
+        try Data([0x89, 0x50, 0x4E, 0x47]).write(to: folder.appendingPathComponent("cover.png"))
+        let server = try ServerProcess(arguments: ["--library", folder.path])
+        defer { server.stop() }
+        let local = try TestParty(server, provider: "local")
+        let found = try local.client.get("\(local.base)/track/search?q=lied")
+        let item = try #require(((found.json["tracks"] as? [String: Any])?["items"] as? [[String: Any]])?.first)
+        let id = String((item["uri"] as? String ?? "").dropFirst("local:track:".count))
+        #expect(try server.client.get("/local/cover/\(id)").status == 200, "covers show in a local party's search results")
+        #expect(try server.client.get("/local/audio/\(id)").status == 404, "the id is known (a hash of the path), but not queued: not served")
+        #expect(try local.client.send("POST", "\(local.base)/track/addToPlaylist", json: ["uri": "local:track:\(id)", "deviceId": "g"]).status == 200)
+        #expect(try server.client.get("/local/audio/\(id)").status == 200)
+        #expect(try local.client.send("DELETE", local.base, auth: local.hostPin).status == 204)
+        #expect(try server.client.get("/local/audio/\(id)").status == 404, "the party ended: nothing is served")
+        #expect(try server.client.get("/local/cover/\(id)").status == 404)
+    }
+}

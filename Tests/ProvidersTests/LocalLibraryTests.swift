@@ -77,3 +77,37 @@ struct LocalLibraryTests {
         #expect(try provider.charts().count == 4)
     }
 }
+
+@Suite("The music folder is never left (issue 10)")
+struct LibraryEscapeTests {
+    @Test(.timeLimit(.minutes(1))) func linksOutOfTheLibraryLoopsAndDotFilesAreSkipped() throws {
+        let manager = FileManager.default
+        let root = manager.temporaryDirectory.appendingPathComponent("mv-escape-\(UUID().uuidString)")
+        let outside = manager.temporaryDirectory.appendingPathComponent("mv-outside-\(UUID().uuidString)")
+        try manager.createDirectory(at: root.appendingPathComponent("Album/Inner"), withIntermediateDirectories: true)
+        try manager.createDirectory(at: outside, withIntermediateDirectories: true)
+        try makeSong(at: root.appendingPathComponent("Album/song.wav").path, seconds: 1, title: "Drinnen", artist: "A", album: "B")
+        try makeSong(at: outside.appendingPathComponent("secret.wav").path, seconds: 1, title: "Draußen", artist: "A", album: "B")
+        try Data("secret cover".utf8).write(to: outside.appendingPathComponent("shadow.jpg"))
+        try manager.createSymbolicLink(atPath: root.appendingPathComponent("leak.mp3").path, withDestinationPath: "/etc/passwd")
+        try manager.createSymbolicLink(atPath: root.appendingPathComponent("Album/cover.jpg").path,
+                                       withDestinationPath: outside.appendingPathComponent("shadow.jpg").path)
+        try manager.createSymbolicLink(atPath: root.appendingPathComponent("Outside").path, withDestinationPath: outside.path)
+        try manager.createSymbolicLink(atPath: root.appendingPathComponent("Album/Inner/up").path, withDestinationPath: "../..")
+        try manager.createSymbolicLink(atPath: root.appendingPathComponent("Album/again").path, withDestinationPath: ".")
+        try makeSong(at: root.appendingPathComponent(".hidden.wav").path, seconds: 1)
+        try manager.createSymbolicLink(atPath: root.appendingPathComponent("Album/alias.wav").path, withDestinationPath: "song.wav")
+
+        let library = LocalLibrary(root: root)
+        let names = Set(library.tracks.map(\.name))
+        #expect(!names.contains("leak") && !names.contains("Draußen") && !names.contains(".hidden"), "\(names)")
+        #expect(names.contains("Drinnen"))
+        let real = try #require(LibraryWalk.realPath(root.path))
+        for track in library.tracks {
+            let item = try #require(library.item(id: track.id))
+            #expect(item.path.hasPrefix(real + "/"), "\(item.path)")
+            #expect(item.coverPath == nil, "the cover link points outside the library")
+        }
+        #expect(library.tracks.count == 2, "song.wav and the alias inside the library, once each folder: \(names)")
+    }
+}

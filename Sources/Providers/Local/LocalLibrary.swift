@@ -17,20 +17,22 @@ public final class LocalLibrary: @unchecked Sendable {
     }
 
     public let root: URL
+    /// Guards the snapshot below; scans run on `scanQueue` (off the HTTP threads), which also serializes
+    /// TagLib, whose string buffer is global.
     private let lock = NSLock()
+    private let scanQueue = DispatchQueue(label: "musicvoting.library-scan")
     private var items: [String: Item] = [:]
     private var order: [String] = []
-    private var folderStamps: [String: Date] = [:]
+    private var scannedFolders: [LibraryWalk.Folder] = []
     private var checkedAt = Date.distantPast
+    private var checking = false
 
     public init(root: URL) {
         self.root = root.standardizedFileURL
-        lock.lock()
-        rescanLocked()
-        lock.unlock()
+        rescan()
     }
 
-    /// Every track, in path order; rescans first when a folder changed.
+    /// Every track, in path order. A changed folder is noticed in the background within `staleAfter`.
     public var tracks: [Track] {
         lock.lock()
         defer { lock.unlock() }
@@ -45,13 +47,12 @@ public final class LocalLibrary: @unchecked Sendable {
         return items[id]
     }
 
-    /// Rescans now (on demand).
+    /// Rescans now (start-up and the host's rescan), waiting for the result.
     public func rescan() {
-        lock.lock()
-        rescanLocked()
-        lock.unlock()
+        scanQueue.sync { install(Self.scan(LibraryWalk(root: root.path))) }
     }
 
+    /// Each folder with its tracks: the library's playlists.
     public var folders: [(name: String, tracks: [Track])] {
         let all = tracks
         lock.lock()
@@ -68,53 +69,49 @@ public final class LocalLibrary: @unchecked Sendable {
 
     private func refreshLocked() {
         let now = Date()
-        guard now.timeIntervalSince(checkedAt) >= Self.staleAfter else { return }
-        checkedAt = now
-        if currentFolderStamps() != folderStamps { rescanLocked() }
-    }
-
-    private func currentFolderStamps() -> [String: Date] {
-        var stamps: [String: Date] = [:]
-        let manager = FileManager.default
-        var pending = [root.path]
-        while let folder = pending.popLast() {
-            stamps[folder] = (try? manager.attributesOfItem(atPath: folder)[.modificationDate] as? Date) ?? nil
-            for name in (try? manager.contentsOfDirectory(atPath: folder)) ?? [] where !name.hasPrefix(".") {
-                var isDirectory: ObjCBool = false
-                let path = folder + "/" + name
-                if manager.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { pending.append(path) }
+        guard !checking, now.timeIntervalSince(checkedAt) >= Self.staleAfter else { return }
+        checking = true
+        scanQueue.async { [self] in
+            let walk = LibraryWalk(root: root.path)
+            let changed = lock.withLock { walk.folders != scannedFolders }
+            if changed { install(Self.scan(walk)) }
+            lock.withLock {
+                checking = false
+                checkedAt = Date()
             }
         }
-        return stamps
     }
 
-    private func rescanLocked() {
+    private func install(_ scanned: (items: [String: Item], folders: [LibraryWalk.Folder])) {
+        lock.withLock {
+            items = scanned.items
+            order = scanned.items.values.sorted { $0.path < $1.path }.map(\.track.id)
+            scannedFolders = scanned.folders
+            checkedAt = Date()
+        }
+    }
+
+    /// Reads the tags of every audio file the walk found. Runs on `scanQueue` only.
+    private static func scan(_ walk: LibraryWalk) -> (items: [String: Item], folders: [LibraryWalk.Folder]) {
         _ = TagFile.unicode
-        folderStamps = currentFolderStamps()
-        checkedAt = Date()
         var found: [String: Item] = [:]
-        for folder in folderStamps.keys.sorted() {
-            let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
-            let cover = Self.coverNames.first { names.map { $0.lowercased() }.contains($0) }
-                .flatMap { wanted in names.first { $0.lowercased() == wanted } }.map { folder + "/" + $0 }
-            let relativeFolder = String(folder.dropFirst(root.path.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-            for name in names where Self.audioExtensions.contains((name as NSString).pathExtension.lowercased()) {
-                let path = folder + "/" + name
-                let relative = relativeFolder.isEmpty ? name : relativeFolder + "/" + name
-                let id = Self.identifier(for: relative)
-                let tags = TagFile(path: path)?.tags
-                let fallbackTitle = (name as NSString).deletingPathExtension
+        for folder in walk.folders {
+            let cover = coverNames.lazy.compactMap { wanted in folder.files.first { $0.name.lowercased() == wanted } }.first?.realPath
+            for file in folder.files where audioExtensions.contains((file.name as NSString).pathExtension.lowercased()) {
+                let relative = folder.relative.isEmpty ? file.name : folder.relative + "/" + file.name
+                let id = identifier(for: relative)
+                let tags = TagFile(path: file.realPath)?.tags
+                let fallbackTitle = (file.name as NSString).deletingPathExtension
                 let track = Track(
                     id: id, uri: LocalProvider.uriPrefix + id,
                     name: tags.map { $0.title.isEmpty ? fallbackTitle : $0.title } ?? fallbackTitle,
-                    artists: [tags?.artist.isEmpty == false ? tags!.artist : "Unbekannt"],
-                    album: tags?.album.isEmpty == false ? tags!.album : relativeFolder,
+                    artists: [tags.map { $0.artist.isEmpty ? "Unbekannt" : $0.artist } ?? "Unbekannt"],
+                    album: tags.map { $0.album.isEmpty ? folder.relative : $0.album } ?? folder.relative,
                     imageURL: cover == nil ? nil : "/local/cover/\(id)", durationMs: tags?.durationMs ?? 0)
-                found[id] = Item(track: track, path: path, coverPath: cover, folder: relativeFolder)
+                found[id] = Item(track: track, path: file.realPath, coverPath: cover, folder: folder.relative)
             }
         }
-        items = found
-        order = found.values.sorted { $0.path < $1.path }.map(\.track.id)
+        return (found, walk.folders)
     }
 
     /// A stable id from the path inside the library (FNV-1a, 64 bit, hex): survives restarts and rescans.
