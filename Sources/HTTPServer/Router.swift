@@ -38,11 +38,15 @@ public struct Router: Sendable {
         return .failure(pathMatched ? .methodNotAllowed : .notFound)
     }
 
+    /// What the access log names a request that matched no route: never its raw path, which can carry a
+    /// PIN or, URL-decoded, a line break that forges log lines (issue 10).
+    public static let unmatchedRoute = "(no route)"
+
     /// Runs the request through its route.
     public func handle(_ request: Request) -> (pattern: String, response: Response) {
         switch resolve(request) {
         case .failure(let error):
-            return (request.path, Response(error: error))
+            return (Self.unmatchedRoute, Response(error: error))
         case .success(let route):
             var routed = request
             routed.parameters = route.parameters
