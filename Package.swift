@@ -19,7 +19,9 @@ let package = Package(
         .systemLibrary(name: "CTagLib", pkgConfig: "taglib_c", providers: [.apt(["libtagc0-dev"])]),
 
         .target(name: "PartyCore"),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        // libmicrohttpd's own error answers carry the JSON error shape (R26): see ErrorBodies.c for why a C target.
+        .target(name: "CMicroHTTPDErrors", dependencies: ["CMicroHTTPD"], linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors"]),
         .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite"]),
         .target(name: "Providers", dependencies: ["PartyCore", "CTagLib", "CGnuTLS"]),
         .target(name: "Rendering", dependencies: ["CQREncode", "CPNG"]),

@@ -20,8 +20,14 @@ public final class Application: @unchecked Sendable {
     public init(configuration: Configuration, clock: any PartyClock = SystemClock(),
                 random: any RandomNumberGenerator = SystemRandomNumberGenerator()) throws {
         self.configuration = configuration
+        // The database holds PINs and provider tokens: what this server creates is for its own user only.
+        umask(0o077)
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-        let store = try PartyStore(path: configuration.dataDirectory + "/musicvoting.sqlite")
+        let databasePath = configuration.dataDirectory + "/musicvoting.sqlite"
+        let store = try PartyStore(path: databasePath)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: databasePath + suffix) {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: databasePath + suffix)
+        }
         connectionLimit = OpenFileLimit.connectionLimit(openFiles: OpenFileLimit.raiseToHardLimit())
         let limits = configuration.limits
         // Streams may take three quarters of the connections: the rest stays free for pages and API calls.
@@ -53,9 +59,15 @@ public final class Application: @unchecked Sendable {
                             library: library,
                             pages: try PageRenderer(directory: resources.appendingPathComponent("Templates"))).router()
         let trustedProxies = configuration.trustedProxies
+        let allowedHosts = AllowedHosts(names: configuration.allowedHosts + Self.ownHostNames(publicURL: configuration.publicURL))
         server = Server { received in
             let started = DispatchTime.now().uptimeNanoseconds
             let request = received.resolvingForwardedFor(trusting: trustedProxies)
+            guard allowedHosts.allows(request.header("host")) else {
+                Log.access(method: request.method, route: "(unknown host)", status: 421, milliseconds: 0)
+                return Response(error: HTTPError(status: 421, message: "Unbekannter Host-Name: bitte die Adresse aus dem QR-Code verwenden.",
+                                                 code: "unknown_host"))
+            }
             let (route, response) = router.handle(request)
             @Sendable func logged(_ response: Response) -> Response {
                 let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
@@ -122,6 +134,17 @@ public final class Application: @unchecked Sendable {
     private func defaultPublicURL(port: UInt16) -> String {
         let host = configuration.host == "0.0.0.0" ? (NetworkAddress.firstLANIPv4() ?? "127.0.0.1") : configuration.host
         return "\(scheme)://\(host):\(port)"
+    }
+
+    /// The names a browser may reach this machine by: the public URL's host, the machine's name and its mDNS name.
+    static func ownHostNames(publicURL: String?) -> [String] {
+        var names = publicURL.flatMap { URL(string: $0)?.host }.map { [$0] } ?? []
+        var buffer = [CChar](repeating: 0, count: 256)
+        if gethostname(&buffer, buffer.count - 1) == 0 {
+            let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !name.isEmpty { names += [name, name + ".local"] }
+        }
+        return names
     }
 
     /// `--resources`, else the current folder when it holds Public/, else the package this binary was built from.

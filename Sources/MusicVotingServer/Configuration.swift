@@ -26,6 +26,8 @@ public struct Configuration: Sendable, Equatable {
     public var spotifyAPIBase: String?
     /// Peers whose `X-Forwarded-For` names the client (a TLS proxy in front); nobody else's is believed.
     public var trustedProxies: Set<String> = []
+    /// Host names besides the public URL's that browsers may use to reach this server (DNS rebinding check).
+    public var allowedHosts: [String] = []
     /// Limits that keep one phone from starving the party (issue 10); 0 turns a per-address limit off.
     public var limits = Limits()
 
@@ -61,6 +63,7 @@ public struct Configuration: Sendable, Equatable {
           --spotify-accounts-base URL, --spotify-api-base URL   (tests)         MUSICVOTING_SPOTIFY_ACCOUNTS_BASE, _API_BASE
           --trusted-proxy IPS   comma-separated proxy addresses whose            MUSICVOTING_TRUSTED_PROXY
                                 X-Forwarded-For is believed (default: none)
+          --allowed-host NAMES  comma-separated extra host names (e.g. party.lan)  MUSICVOTING_ALLOWED_HOST
           --max-connections-per-address N  (default 64, 0 = off)    MUSICVOTING_MAX_CONNECTIONS_PER_ADDRESS
           --max-streams-per-address N      event streams (default 8) MUSICVOTING_MAX_STREAMS_PER_ADDRESS
           --max-streams-per-party N        (default 1000)            MUSICVOTING_MAX_STREAMS_PER_PARTY
@@ -93,7 +96,7 @@ public struct Configuration: Sendable, Equatable {
         ("--youtube-api-base", "MUSICVOTING_YOUTUBE_API_BASE"), ("--spotify-client-id", "MUSICVOTING_SPOTIFY_CLIENT_ID"),
         ("--spotify-client-secret", "MUSICVOTING_SPOTIFY_CLIENT_SECRET"), ("--spotify-redirect-uri", "MUSICVOTING_SPOTIFY_REDIRECT_URI"),
         ("--spotify-accounts-base", "MUSICVOTING_SPOTIFY_ACCOUNTS_BASE"), ("--spotify-api-base", "MUSICVOTING_SPOTIFY_API_BASE"),
-        ("--trusted-proxy", "MUSICVOTING_TRUSTED_PROXY"),
+        ("--trusted-proxy", "MUSICVOTING_TRUSTED_PROXY"), ("--allowed-host", "MUSICVOTING_ALLOWED_HOST"),
     ] + limitOptions.map { ($0.flag, $0.environment) }
 
     private static let limitOptions: [(flag: String, environment: String, keyPath: WritableKeyPath<Limits, Int> & Sendable, range: ClosedRange<Int>)] = [
@@ -182,6 +185,9 @@ public struct Configuration: Sendable, Equatable {
             guard let text = values[option.flag] else { continue }
             guard let number = Int(boundedDigits: text, in: option.range) else { throw .invalidValue(option: option.flag, value: text) }
             configuration.limits[keyPath: option.keyPath] = number
+        }
+        if let hosts = values["--allowed-host"] {
+            configuration.allowedHosts = hosts.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
         if let proxies = values["--trusted-proxy"] {
             let addresses = proxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

@@ -26,3 +26,18 @@ struct NumberBoundsTests {
         #expect(playback.positionMs(at: Date()) == .max)
     }
 }
+
+@Suite("Track text is capped (issue 10)")
+struct TrackCapTests {
+    /// A 200 kB title once overflowed every event stream of the party.
+    @Test func titlesArtistsAndAlbumsKeepAtMost500Characters() {
+        let huge = String(repeating: "ä", count: 200_000)
+        let track = Track(id: "1", uri: "x:1", name: huge, artists: Array(repeating: huge, count: 50), album: huge,
+                          imageURL: "https://" + huge, durationMs: -5)
+        #expect(track.name.count == Track.maxTextLength && track.name.hasSuffix("…"))
+        #expect(track.artists.count == Track.maxArtists && track.artists.allSatisfy { $0.count == Track.maxTextLength })
+        #expect(track.album.count == Track.maxTextLength && track.imageURL == nil && track.durationMs == 0)
+        let normal = Track(id: "1", uri: "x:1", name: "Song", artists: ["A"], album: "B", imageURL: "/c.png", durationMs: 1)
+        #expect(normal.name == "Song" && normal.imageURL == "/c.png")
+    }
+}
