@@ -85,4 +85,16 @@ struct ConnectionFloodAttackTests {
         try party.add(2)
         try stream.waitFor("queue-updated")
     }
+
+    @Test func aPartyHoldsAtMostItsStreamCapAndOtherPartiesAreUnaffected() throws {
+        let server = try ServerProcess(arguments: ["--max-streams-per-party", "3"])
+        defer { server.stop() }
+        let party = try TestParty(server)
+        let streams = try (1...3).map { try party.events(source: "127.0.14.\($0)") }
+        #expect(streams.allSatisfy { $0.status == 200 })
+        let fourth = try SSEClient(port: server.port, path: "\(party.base)/events", source: "127.0.14.4")
+        #expect(fourth.status == 429)
+        #expect(try TestParty(server).events(source: "127.0.14.5").status == 200, "another party has its own streams")
+        for stream in streams { stream.close() }
+    }
 }
