@@ -69,7 +69,14 @@ extension PartyService {
 
     /// R18: the entries `deviceId` liked.
     func entriesLiked(by deviceId: String, party: Party) throws -> Set<Int64> {
-        try locked { try store.entriesLiked(by: deviceId, partyId: party.id) }
+        try locked {
+            readCache.align(to: store.writeVersion)
+            let key = party.id + "|" + deviceId
+            if let cached = readCache.liked[key] { return cached }
+            let entries = try store.entriesLiked(by: deviceId, partyId: party.id)
+            readCache.remember(liked: entries, key: key)
+            return entries
+        }
     }
 
     /// R17: toggles this device's like on the entry the uri targets (R10).

@@ -146,12 +146,20 @@ struct ReadCache {
     private var version: Int64 = -1
     private(set) var parties: [String: Party?] = [:]
     private(set) var queues: [String: Queue] = [:]
+    /// R18: the entries each device liked, keyed `party|device`.
+    private(set) var liked: [String: Set<Int64>] = [:]
 
     mutating func align(to version: Int64) {
         guard version != self.version else { return }
         self.version = version
         parties.removeAll(keepingCapacity: true)
         queues.removeAll(keepingCapacity: true)
+        liked.removeAll(keepingCapacity: true)
+    }
+
+    mutating func remember(liked entries: Set<Int64>, key: String) {
+        if liked.count >= Self.capacity { liked.removeAll() }
+        liked[key] = entries
     }
 
     mutating func remember(party: Party?, id: String) {

@@ -42,29 +42,18 @@ final class Database {
         return Statement(handle: raw, database: self)
     }
 
-    /// Runs `body` in one transaction; rolls back when it throws.
-    /// Runs `body` in a transaction; inside another one it becomes a savepoint, so a playback transition
-    /// that calls a helper with its own transaction still commits or rolls back as one.
+    /// Runs `body` in one transaction and rolls back when it throws. Inside another transaction it is a
+    /// savepoint, so a playback transition that calls a helper with its own transaction commits as one.
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        if sqlite3_get_autocommit(handle) == 0 {
-            try execute("SAVEPOINT nested")
-            do {
-                let result = try body()
-                try execute("RELEASE nested")
-                return result
-            } catch {
-                try? execute("ROLLBACK TO nested")
-                try? execute("RELEASE nested")
-                throw error
-            }
-        }
-        try execute("BEGIN IMMEDIATE")
+        let nested = sqlite3_get_autocommit(handle) == 0
+        try execute(nested ? "SAVEPOINT nested" : "BEGIN IMMEDIATE")
         do {
             let result = try body()
-            try execute("COMMIT")
+            try execute(nested ? "RELEASE nested" : "COMMIT")
             return result
         } catch {
-            try? execute("ROLLBACK")
+            if nested { try? execute("ROLLBACK TO nested") }
+            try? execute(nested ? "RELEASE nested" : "ROLLBACK")
             throw error
         }
     }

@@ -14,7 +14,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def start_server(binary, data):
-    process = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", "0", "--data", data, "--resources", ROOT],
+    # One load generator plays a thousand phones from one address: the per-address limits are lifted.
+    process = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", "0", "--data", data, "--resources", ROOT,
+                                "--max-connections-per-address", "0", "--max-streams-per-address", "0"],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = process.stdout.readline()
     if not line.startswith("MusicVoting listening on"):
@@ -92,7 +94,7 @@ async def fan_out(port, party_id, host_pin, clients, events):
     async def client(index):
         nonlocal connected
         reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20)
-        writer.write(f"GET /api/spotify/events?partyId={party_id}&source=web HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        writer.write(f"GET /api/spotify/events?partyId={party_id}&source=web HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
         await reader.readuntil(b"\r\n\r\n")
         connected += 1
         if connected == clients:

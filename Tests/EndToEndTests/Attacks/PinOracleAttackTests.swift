@@ -88,29 +88,29 @@ struct PinOracleAttackTests {
         #expect(again.status == 429 && Int(again.header("retry-after") ?? "") ?? 0 >= 1)
     }
 
+    /// Ten wrong PINs, each claiming to come from `forwardedFor(guess)`; then the status of the right PIN
+    /// claiming to come from `then`.
+    static func rightPinAfterTenWrong(_ party: TestParty, forwardedFor: (Int) -> String, then: String) throws -> Int {
+        for guess in 0..<10 {
+            _ = try party.client.send("GET", "\(party.base)/blacklist", auth: wrong(party.hostPin, guess),
+                                      headers: ["X-Forwarded-For": forwardedFor(guess)])
+        }
+        return try party.client.send("GET", "\(party.base)/blacklist", auth: party.hostPin, headers: ["X-Forwarded-For": then]).status
+    }
+
     @Test func xForwardedForIsBelievedOnlyFromATrustedProxy() throws {
         let direct = try ServerProcess()
         defer { direct.stop() }
-        let party = try TestParty(direct)
-        for guess in 0..<10 {
-            _ = try direct.client.send("GET", "\(party.base)/blacklist", auth: Self.wrong(party.hostPin, guess),
-                                       headers: ["X-Forwarded-For": "10.9.8.\(guess)"])
-        }
-        #expect(try direct.client.send("GET", "\(party.base)/blacklist", auth: party.hostPin,
-                                       headers: ["X-Forwarded-For": "10.9.9.9"]).status == 429,
+        #expect(try Self.rightPinAfterTenWrong(TestParty(direct), forwardedFor: { "10.9.8.\($0)" }, then: "10.9.9.9") == 429,
                 "a spoofed header from an untrusted peer does not reset the budget")
 
         let proxied = try ServerProcess(arguments: ["--trusted-proxy", "127.0.0.1"])
         defer { proxied.stop() }
         let behindProxy = try TestParty(proxied)
-        for guess in 0..<10 {
-            _ = try proxied.client.send("GET", "\(behindProxy.base)/blacklist", auth: Self.wrong(behindProxy.hostPin, guess),
-                                        headers: ["X-Forwarded-For": "192.0.2.7"])
-        }
-        #expect(try proxied.client.send("GET", "\(behindProxy.base)/blacklist", auth: behindProxy.hostPin,
-                                        headers: ["X-Forwarded-For": "192.0.2.7"]).status == 429, "the guesser behind the proxy is locked")
-        #expect(try proxied.client.send("GET", "\(behindProxy.base)/blacklist", auth: behindProxy.hostPin,
-                                        headers: ["X-Forwarded-For": "192.0.2.8"]).status == 200,
+        #expect(try Self.rightPinAfterTenWrong(behindProxy, forwardedFor: { _ in "192.0.2.7" }, then: "192.0.2.7") == 429,
+                "the guesser behind the proxy is locked")
+        #expect(try behindProxy.client.send("GET", "\(behindProxy.base)/blacklist", auth: behindProxy.hostPin,
+                                            headers: ["X-Forwarded-For": "192.0.2.8"]).status == 200,
                 "the host behind the same proxy is a different client")
     }
 }
