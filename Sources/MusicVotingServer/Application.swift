@@ -18,7 +18,7 @@ public final class Application: @unchecked Sendable {
     private var ticks = 0
 
     public init(configuration: Configuration, clock: any PartyClock = SystemClock(),
-                random: any RandomNumberGenerator = SystemRandomNumberGenerator()) throws {
+                random: sending any RandomNumberGenerator = SystemRandomNumberGenerator()) throws {
         self.configuration = configuration
         // The database holds PINs and provider tokens: what this server creates is for its own user only.
         umask(0o077)
@@ -117,9 +117,7 @@ public final class Application: @unchecked Sendable {
         hub.closeAll()
         Thread.sleep(forTimeInterval: 0.2)
         server.stop()
-        service.locked {
-            do { try service.store.checkpoint() } catch { Log.error("checkpoint on shutdown: \(error)") }
-        }
+        do { try service.checkpoint() } catch { Log.error("checkpoint on shutdown: \(error)") }
     }
 
     private func tick() {

@@ -25,6 +25,7 @@ final class EventHub: @unchecked Sendable {
     private struct Subscriber {
         let stream: EventStream
         let address: String
+        let isMonitor: Bool
     }
 
     private let lock = NSLock()
@@ -32,6 +33,10 @@ final class EventHub: @unchecked Sendable {
     private let limits: Limits
     private var streams: [String: [ObjectIdentifier: Subscriber]] = [:]
     private var streamsPerAddress: [String: Int] = [:]
+    /// R21: open streams of each party's registered monitor; `deviceActive` follows them.
+    private var monitorStreams: [String: Int] = [:]
+    /// Told (off the lock) when a party's monitor streams open or close. Set once, before any stream.
+    private var onMonitorChange: (@Sendable (String) -> Void)?
     private var total = 0
     private var recent: [String: [(id: Int, frame: [UInt8])]] = [:]
     /// When each party without listeners lost its last one; its ring goes after `replayRetention`.
@@ -45,9 +50,30 @@ final class EventHub: @unchecked Sendable {
         lastId = Int(saturating: clock.now().timeIntervalSince1970 * 1000)
     }
 
+    /// Who hears that monitor streams opened or closed (the service, which announces `device-changed`).
+    func whenMonitorStreamsChange(_ action: @escaping @Sendable (String) -> Void) {
+        lock.lock()
+        onMonitorChange = action
+        lock.unlock()
+    }
+
+    /// Open streams of the party's registered monitor.
+    func monitorStreamCount(partyId: String) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return monitorStreams[partyId, default: 0]
+    }
+
     /// A new stream for `partyId`, primed with the retry hint and any events after `lastEventId`;
     /// `.tooManyStreams` past a limit, so one phone cannot hold every connection of the party or the server.
-    func subscribe(partyId: String, address: String, lastEventId: Int?) throws(PartyError) -> EventStream {
+    /// The hub alone owns the stream's end: it forgets it and, for a monitor, reports the change.
+    func subscribe(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool = false) throws(PartyError) -> EventStream {
+        let stream = try register(partyId: partyId, address: address, lastEventId: lastEventId, isMonitor: isMonitor)
+        if isMonitor { monitorChanged(partyId) }
+        return stream
+    }
+
+    private func register(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool) throws(PartyError) -> EventStream {
         lock.lock()
         defer { lock.unlock() }
         guard total < limits.total, (streams[partyId]?.count ?? 0) < limits.perParty,
@@ -59,8 +85,9 @@ final class EventHub: @unchecked Sendable {
             for event in recent[partyId] ?? [] where event.id > lastEventId { initial += event.frame }
         }
         let stream = EventStream(initial: initial)
-        streams[partyId, default: [:]][ObjectIdentifier(stream)] = Subscriber(stream: stream, address: address)
+        streams[partyId, default: [:]][ObjectIdentifier(stream)] = Subscriber(stream: stream, address: address, isMonitor: isMonitor)
         streamsPerAddress[address, default: 0] += 1
+        if isMonitor { monitorStreams[partyId, default: 0] += 1 }
         total += 1
         unattendedSince[partyId] = nil
         stream.whenFinished { [weak self, weak stream] in
@@ -124,15 +151,31 @@ final class EventHub: @unchecked Sendable {
     }
 
     private func remove(_ stream: EventStream, partyId: String) {
+        if unregister(stream, partyId: partyId)?.isMonitor == true { monitorChanged(partyId) }
+    }
+
+    private func monitorChanged(_ partyId: String) {
+        lock.lock()
+        let action = onMonitorChange
+        lock.unlock()
+        action?(partyId)
+    }
+
+    private func unregister(_ stream: EventStream, partyId: String) -> Subscriber? {
         lock.lock()
         defer { lock.unlock() }
-        guard let subscriber = streams[partyId]?.removeValue(forKey: ObjectIdentifier(stream)) else { return }
+        guard let subscriber = streams[partyId]?.removeValue(forKey: ObjectIdentifier(stream)) else { return nil }
         total -= 1
+        if subscriber.isMonitor {
+            monitorStreams[partyId, default: 1] -= 1
+            if monitorStreams[partyId] == 0 { monitorStreams[partyId] = nil }
+        }
         streamsPerAddress[subscriber.address, default: 1] -= 1
         if streamsPerAddress[subscriber.address] == 0 { streamsPerAddress[subscriber.address] = nil }
         if streams[partyId]?.isEmpty == true {
             streams[partyId] = nil
             if recent[partyId] != nil { unattendedSince[partyId] = clock.now() }
         }
+        return subscriber
     }
 }

@@ -1,73 +1,105 @@
 import Foundation
+import HTTPServer
 import PartyCore
 import PartyStore
 import Providers
+import Synchronization
 
-/// The party rules applied to the database: each operation loads the party's state, lets PartyCore
-/// decide, writes the result and publishes the events.
-/// `@unchecked Sendable`: one recursive lock serializes every use of the store (SQLite's single
-/// serial owner), the limiters, the presence table and the random source.
-final class PartyService: @unchecked Sendable {
-    private let lock = NSRecursiveLock()
-    let store: PartyStore
+/// The party rules applied to the database: one `Mutex<PartyState>` owns all mutable state; every operation
+/// runs under it once (no recursion), and the events it caused are published after the lock is released,
+/// so fan-out to thousands of streams never holds up the SQL of every other party. Provider calls (which can
+/// take seconds) happen outside the lock too.
+final class PartyService: Sendable {
+    private let state: Mutex<PartyState>
     let clock: any PartyClock
-    private var random: AnyRandomNumberGenerator
     let providers: ProviderRegistry
     let hub: EventHub
-    /// Set once the listening port is known (port 0 picks one).
-    private var joinBaseURL = ""
-    var presence = Presence()
-    /// Reads remembered until the next write to the database (`PartyStore.writeVersion`), so the database
-    /// stays the single source of truth: a stale entry cannot be served, because any write changes the version.
-    var readCache = ReadCache()
-    /// Spotify Web Playback SDK device per party (the monitor's SDK makes a new one on every load).
-    var sdkDevices: [String: String] = [:]
-    /// R11 and likes, per device and per address in each party.
-    var guestLimits = GuestLimits()
-    /// R24/R24a: every host PIN and monitor token check, per address and party and per party.
-    var secretGuard = SecretGuard()
-    /// Party creation: 10 a minute from one address, 60 a minute in all; at most `maxActiveParties` at once.
-    var creationsPerAddress = SlidingWindowLimiter(limit: 10)
-    var creationsOverall = SlidingWindowLimiter(limit: 60)
-    var maxActiveParties = Configuration.Limits().activeParties
-    /// Searches and look-ups that reach a remote provider (quota): 15 a minute per address, 40 per party.
-    var remoteSearchesPerAddress = SlidingWindowLimiter(limit: 15)
-    var remoteSearchesPerParty = SlidingWindowLimiter(limit: 40)
     let remoteCalls = RemoteCallGate()
-    /// R27: 30 unknown guest PINs per client address per minute.
-    var guestPinFailures = SlidingWindowLimiter(limit: 30)
+    /// Set once the listening port is known (port 0 picks one).
+    private let joinBase = Mutex("")
+    private static let remoteControl = DispatchQueue(label: "musicvoting.remote-playback")
 
-    init(store: PartyStore, clock: any PartyClock, random: any RandomNumberGenerator, providers: ProviderRegistry,
+    init(store: sending PartyStore, clock: any PartyClock, random: sending any RandomNumberGenerator, providers: ProviderRegistry,
          hub: EventHub) {
-        self.store = store
         self.clock = clock
-        self.random = AnyRandomNumberGenerator(base: random)
         self.providers = providers
         self.hub = hub
+        state = Mutex(PartyState(store: store, clock: clock, random: random,
+                                 monitorStreams: { [hub] partyId in hub.monitorStreamCount(partyId: partyId) }))
+        hub.whenMonitorStreamsChange { [weak self] partyId in
+            self?.withState { $0.announceDeviceChanges(also: [partyId]) }
+        }
     }
 
-    func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+    /// Runs `body` under the lock, then performs the effects it recorded (also when it threw: what it
+    /// recorded outside a rolled-back transaction did happen, a counted wrong PIN for one).
+    @discardableResult
+    func withState<T: Sendable>(_ body: (inout sending PartyState) throws -> sending T) rethrows -> T {
+        var effects = PartyState.Effects()
+        defer { perform(effects) }
+        return try state.withLock { state in
+            defer { effects = state.takeEffects() }
+            return try body(&state)
+        }
     }
 
-    func token() -> String { locked { Identifiers.token(using: &random) } }
+    private func perform(_ effects: PartyState.Effects) {
+        for event in effects.events { hub.publish(event) }
+        for partyId in effects.closedParties { hub.closeParty(partyId) }
+        for partyId in Set(effects.playersToDrive) { driveRemotePlayer(partyId: partyId) }
+    }
 
     var now: Date { clock.now() }
 
-    /// R3/R5/R6: the active party with this id, else `.partyNotFound`. Ends it first when it is due (R6).
-    func activeParty(id: String) throws -> Party {
-        try locked {
-            guard Identifiers.isWellFormedToken(id), let party = try cachedParty(id: id), party.isActive else {
-                throw PartyError.partyNotFound
-            }
-            if party.isDueToAutoEnd(at: now) {
-                try end(party)
-                throw PartyError.partyNotFound
-            }
-            return party
-        }
+    func token() -> String { withState { $0.token() } }
+
+    // MARK: Parties and access
+
+    func activeParty(id: String) throws -> Party { try withState { try $0.activeParty(id: id) } }
+
+    /// R24/R29: 404 before 401 before the throttle before 403.
+    func requireHost(_ request: Request, partyId: String) throws -> Party {
+        try withState { try $0.authorize(Credential(request), partyId: partyId, allowMonitor: false).0 }
+    }
+
+    /// Host PIN or the registered monitor's token (R21's "M").
+    @discardableResult
+    func requireHostOrMonitor(_ request: Request, partyId: String) throws -> (Party, Caller) {
+        try withState { try $0.authorize(Credential(request), partyId: partyId, allowMonitor: true) }
+    }
+
+    /// A credential other than the Bearer header (`?hostPin=` on the Spotify login link).
+    func authorize(_ credential: Credential, partyId: String) throws -> Party {
+        try withState { try $0.authorize(credential, partyId: partyId, allowMonitor: false).0 }
+    }
+
+    func checkSecret(_ token: String, party: Party, clientAddress: String, allowMonitor: Bool) throws -> Caller? {
+        try withState { try $0.checkSecret(token, party: party, clientAddress: clientAddress, allowMonitor: allowMonitor) }
+    }
+
+    /// R25: whether the request carries this party's host PIN. A Bearer that is not it counts like any wrong PIN.
+    func carriesHostPin(_ request: Request, party: Party) throws -> Bool {
+        guard let token = request.bearerToken, !token.isEmpty else { return false }
+        return try checkSecret(token, party: party, clientAddress: request.clientAddress, allowMonitor: false) == .host
+    }
+
+    func joinParty(guestPin: String, clientAddress: String) throws -> Party {
+        try withState { try $0.joinParty(guestPin: guestPin, clientAddress: clientAddress) }
+    }
+
+    func hostJoin(hostPin: String, clientAddress: String) throws -> Party {
+        try withState { try $0.hostJoin(hostPin: hostPin, clientAddress: clientAddress) }
+    }
+
+    func createParty(provider name: String?, clientAddress: String = "local") throws -> Party {
+        guard let name, !name.isEmpty else { throw PartyError.missingProvider }
+        guard providers.provider(named: name) != nil else { throw PartyError.invalidProvider(offered: providers.names) }
+        return try withState { try $0.createParty(provider: name, clientAddress: clientAddress) }
+    }
+
+    var maxActiveParties: Int {
+        get { withState { $0.maxActiveParties } }
+        set { withState { $0.maxActiveParties = newValue } }
     }
 
     /// The party's provider, bound to the party (Spotify acts with the party's own login).
@@ -76,127 +108,199 @@ final class PartyService: @unchecked Sendable {
         return provider.bound(to: party.id)
     }
 
-    /// R1/R2/R3: a new party with fresh PINs. Throttled per address and server-wide, and the active parties
-    /// are capped well below the PIN space, so a creation flood neither slows the running parties nor
-    /// exhausts the PINs (issue 10).
-    func createParty(provider name: String?, clientAddress: String = "local") throws -> Party {
-        guard let name, !name.isEmpty else { throw PartyError.missingProvider }
-        guard providers.provider(named: name) != nil else { throw PartyError.invalidProvider(offered: providers.names) }
-        return try locked {
-            let now = self.now
-            if let retry = creationsPerAddress.retryAfter(key: clientAddress, at: now) ?? creationsOverall.retryAfter(key: "", at: now) {
-                throw PartyError.tooManyParties(retryAfterSeconds: retry)
-            }
-            if try store.activePartyCount() >= maxActiveParties { throw PartyError.tooManyParties(retryAfterSeconds: 60) }
-            creationsPerAddress.record(key: clientAddress, at: now)
-            creationsOverall.record(key: "", at: now)
-            let pins = try PinGenerator.pair(using: &random, isTaken: { (try? store.isPinTaken($0)) ?? true })
-            let party = Party(id: Identifiers.token(using: &random), guestPin: pins.guest, hostPin: pins.host,
-                              provider: name, createdAt: now)
-            try store.insert(party)
-            return party
-        }
-    }
-
     /// R4: `<public base>/join/<guestPin>`.
     func joinURL(for party: Party) -> String { publicBase + "/join/" + party.guestPin }
 
     /// The base URL phones and TVs reach this server under.
-    var publicBase: String { locked { joinBaseURL } }
+    var publicBase: String { joinBase.withLock { $0 } }
 
-    func setJoinBase(_ url: String) { locked { joinBaseURL = url } }
+    func setJoinBase(_ url: String) { joinBase.withLock { $0 = url } }
 
-    /// R5: queue emptied, tokens deleted, party ended, `party-ended` sent, streams closed.
-    func end(_ party: Party) throws {
-        try locked {
-            try store.end(partyId: party.id, at: now)
-            presence.forget(partyId: party.id)
-        }
-        hub.publish(ServerEvent(type: .partyEnded, partyId: party.id))
-        hub.closeParty(party.id)
-    }
+    func end(_ party: Party) throws { try withState { try $0.end(party) } }
 
     /// R6: ends overdue parties and purges long-ended ones; run periodically.
-    func expireParties() throws {
-        let overdue = try locked { try store.activeParties().filter { $0.isDueToAutoEnd(at: now) } }
-        for party in overdue { try end(party) }
-        try locked { _ = try store.purge(endedBefore: now.addingTimeInterval(-Party.purgeAfterEnd)) }
-    }
+    func expireParties() throws { try withState { try $0.expireParties() } }
 
     func setDefaultPlaylist(_ playlistId: String?, party: Party) throws {
-        try locked { try store.setDefaultPlaylist(playlistId, partyId: party.id) }
-    }
-}
-
-/// Lets the injected generator (any type) feed PartyCore's generic functions.
-struct AnyRandomNumberGenerator: RandomNumberGenerator {
-    var base: any RandomNumberGenerator
-    mutating func next() -> UInt64 { base.next() }
-}
-
-extension PartyService {
-    func providerTokens(of party: Party) throws -> ProviderTokens? {
-        try locked { try store.tokens(partyId: party.id) }
-    }
-}
-
-/// Parties and queues read at one `PartyStore.writeVersion`; emptied when the version moves on.
-struct ReadCache {
-    static let capacity = 1_000
-    private var version: Int64 = -1
-    private(set) var parties: [String: Party?] = [:]
-    private(set) var queues: [String: Queue] = [:]
-    /// R18: the entries each device liked, keyed `party|device`.
-    private(set) var liked: [String: Set<Int64>] = [:]
-
-    mutating func align(to version: Int64) {
-        guard version != self.version else { return }
-        self.version = version
-        parties.removeAll(keepingCapacity: true)
-        queues.removeAll(keepingCapacity: true)
-        liked.removeAll(keepingCapacity: true)
+        try withState { try $0.store.setDefaultPlaylist(playlistId, partyId: party.id) }
     }
 
-    mutating func remember(liked entries: Set<Int64>, key: String) {
-        if liked.count >= Self.capacity { liked.removeAll() }
-        liked[key] = entries
-    }
+    func providerTokens(of party: Party) throws -> ProviderTokens? { try withState { try $0.store.tokens(partyId: party.id) } }
 
-    mutating func remember(party: Party?, id: String) {
-        if parties.count >= Self.capacity { parties.removeAll() }
-        parties[id] = party
-    }
-
-    mutating func remember(queue: Queue, partyId: String) {
-        if queues.count >= Self.capacity { queues.removeAll() }
-        queues[partyId] = queue
-    }
-}
-
-extension PartyService {
-    func cachedParty(id: String) throws -> Party? {
-        try locked {
-            readCache.align(to: store.writeVersion)
-            if let cached = readCache.parties[id] { return cached }
-            let party = try store.party(id: id)
-            readCache.remember(party: party, id: id)
-            return party
-        }
-    }
-}
-
-extension PartyService {
-    /// Issue 10: one guest once spent 15,150 YouTube quota units in 13 s. A search or look-up that has to
-    /// call the service counts per address and per party; cached answers never do.
     func admitRemoteSearch(party: Party, clientAddress: String) throws {
-        try locked {
-            let now = self.now
-            if let retry = remoteSearchesPerAddress.retryAfter(key: clientAddress, at: now)
-                ?? remoteSearchesPerParty.retryAfter(key: party.id, at: now) {
-                throw ProviderError.searchRateLimited(retryAfterSeconds: retry)
-            }
-            remoteSearchesPerAddress.record(key: clientAddress, at: now)
-            remoteSearchesPerParty.record(key: party.id, at: now)
+        try withState { try $0.admitRemoteSearch(party: party, clientAddress: clientAddress) }
+    }
+
+    /// Folds the write-ahead log into the database file (shutdown).
+    func checkpoint() throws { try withState { try $0.store.checkpoint() } }
+
+    // MARK: Queue
+
+    func queue(of party: Party) throws -> Queue { try withState { try $0.queue(of: party) } }
+
+    func entriesLiked(by deviceId: String, party: Party) throws -> Set<Int64> {
+        try withState { try $0.entriesLiked(by: deviceId, party: party) }
+    }
+
+    /// R10–R13, R16: adds search results by uri, all or none.
+    func add(uris: [String], deviceId: String, clientAddress: String = "local", party: Party) throws {
+        guard !uris.isEmpty else { throw PartyError.noTracks }
+        let provider = try provider(for: party)
+        // R13: only uris the provider resolves; looked up before taking the lock (providers may be remote).
+        var tracks: [Track] = []
+        for uri in uris {
+            guard !uri.isEmpty, uri.utf8.count <= 256, !uri.contains("/") else { throw PartyError.invalidUri }
+            guard let track = try provider.track(uri: uri) else { throw PartyError.trackNotFound }
+            tracks.append(track)
         }
+        let startsPlayback = try withState { try $0.add(tracks, deviceId: deviceId, clientAddress: clientAddress, party: party) }
+        if startsPlayback { _ = try startAndRefill(party) }
+    }
+
+    func vote(uri: String, deviceId: String, clientAddress: String = "local", party: Party) throws -> (liked: Bool, likeCount: Int) {
+        try withState { try $0.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
+    }
+
+    /// Host removal; removing the playing entry moves on to the next one.
+    func remove(uri: String, party: Party) throws {
+        if try withState({ try $0.remove(uri: uri, party: party) }) { _ = try advance(party, force: true) }
+    }
+
+    func blacklist(of party: Party) throws -> Blacklist { try withState { try $0.store.blacklist(partyId: party.id) } }
+
+    func addBlacklistWord(_ word: String, party: Party) throws { try withState { try $0.addBlacklistWord(word, party: party) } }
+
+    func removeBlacklistWord(_ word: String, party: Party) throws { try withState { try $0.removeBlacklistWord(word, party: party) } }
+
+    func localFileIsServed(trackId: String, audio: Bool) -> Bool {
+        do { return try withState { try $0.localFileIsServed(trackId: trackId, audio: audio) } } catch {
+            Log.error("local file check: \(error)")
+            return false
+        }
+    }
+
+    // MARK: Playback
+
+    func deviceActive(_ party: Party) -> Bool { withState { $0.deviceActive(partyId: party.id) } }
+
+    /// R20: plays the first entry; refills when nothing waits behind it (R15).
+    func start(_ party: Party) throws -> PlayOutcome {
+        try withState { try $0.requireDevice(party) }
+        return try startAndRefill(party)
+    }
+
+    func startAndRefill(_ party: Party) throws -> PlayOutcome {
+        let outcome = try withState { try $0.start(partyId: party.id) }
+        if case .playing = outcome { try refillIfDry(party) }
+        return outcome
+    }
+
+    /// R14/R20: deletes the current entry and plays the next; a repeat within 3 s is a no-op.
+    func next(_ party: Party) throws -> PlayOutcome {
+        try withState { try $0.requireDevice(party) }
+        return try advance(party, force: false)
+    }
+
+    /// Fetches refill candidates first when the advance will leave nothing waiting (providers may be remote,
+    /// so not under the lock), then advances.
+    func advance(_ party: Party, force: Bool) throws -> PlayOutcome {
+        let refill = try withState { try $0.queue(of: party).waiting.count <= 1 } ? refillTracks(for: party) : []
+        return try withState { try $0.advance(partyId: party.id, refill: refill, force: force) }
+    }
+
+    func play(uri: String, party: Party) throws -> QueueEntry { try withState { try $0.play(uri: uri, party: party) } }
+
+    func pause(_ party: Party) throws -> Playback { try withState { try $0.pause(party) } }
+
+    func resume(_ party: Party) throws -> Playback { try withState { try $0.resume(party) } }
+
+    func playback(of party: Party) throws -> Playback { try withState { try $0.playback(of: party) } }
+
+    func repairDanglingPlayback() throws { try withState { try $0.repairDanglingPlayback() } }
+
+    /// R15 after a start, and `prepare-next`: refills when nothing is waiting.
+    func refillIfDry(_ party: Party) throws {
+        guard try withState({ try $0.queue(of: party).waiting.isEmpty }) else { return }
+        let tracks = refillTracks(for: party)
+        try withState { state in
+            var queue = try state.queue(of: party)
+            guard queue.waiting.isEmpty else { return }
+            try state.insertRefill(tracks, into: &queue, partyId: party.id)
+        }
+    }
+
+    /// R15 source: the default playlist if set (and not empty), else the provider's charts. A provider that
+    /// fails is reported as `playback-error`, so a queue that runs dry is never a silent mystery.
+    func refillTracks(for party: Party) -> [Track] {
+        guard let provider = try? provider(for: party) else { return [] }
+        let stored = withState { try? $0.store.party(id: party.id) }
+        if let playlistId = stored?.defaultPlaylistId ?? party.defaultPlaylistId,
+           let tracks = try? provider.playlistTracks(id: playlistId), !tracks.isEmpty {
+            return tracks
+        }
+        do {
+            return try provider.charts()
+        } catch {
+            let reason = ErrorMapping.httpError(error, context: "refill").message
+            hub.publish(ServerEvent(type: .playbackError, partyId: party.id,
+                                    payload: [("message", "Kein Nachschub für die Warteschlange: \(reason)")]))
+            return []
+        }
+    }
+
+    // MARK: Monitor
+
+    func registerMonitor(deviceId: String, caller: Caller, party: Party) throws -> String {
+        try withState { try $0.registerMonitor(deviceId: deviceId, caller: caller, party: party) }
+    }
+
+    func reportProgress(position: Int, duration: Int, paused: Bool, party: Party) {
+        withState { $0.reportProgress(position: position, duration: duration, paused: paused, party: party) }
+    }
+
+    /// Opens an SSE stream; a monitor's stream keeps `deviceActive` true while it is open (the hub counts it).
+    func openEventStream(party: Party, clientAddress: String, asMonitor: Bool, lastEventId: Int?) throws -> EventStream {
+        try hub.subscribe(partyId: party.id, address: clientAddress, lastEventId: lastEventId, isMonitor: asMonitor)
+    }
+
+    /// Publishes `device-changed` for every party whose `deviceActive` changed (heartbeats run out).
+    func announceDeviceChanges() { withState { $0.announceDeviceChanges() } }
+
+    /// `PUT …/spotify/deviceId`: the monitor's SDK device; the current track continues there (R22).
+    func registerSDKDevice(_ deviceId: String, party: Party) {
+        withState { $0.sdkDevices[party.id] = deviceId }
+        driveRemotePlayer(partyId: party.id)
+    }
+
+    /// Tells the party's Spotify SDK device what to play, on its own serial queue, never on HTTP threads.
+    func driveRemotePlayer(partyId: String) {
+        let providers = self.providers
+        guard let command = withState({ $0.remotePlayerCommand(partyId: partyId, providers: providers) }) else { return }
+        let hub = self.hub
+        Self.remoteControl.async {
+            do {
+                try command.spotify.control(deviceId: command.deviceId, uri: command.uri, positionMs: command.positionMs,
+                                            isPlaying: command.isPlaying)
+            } catch {
+                // Music must never stop silently: the host and the TV are told why.
+                let message = ErrorMapping.httpError(error, context: "spotify playback control").message
+                hub.publish(ServerEvent(type: .playbackError, partyId: partyId, payload: [("message", message)]))
+            }
+        }
+    }
+
+    /// `login-success`, scoped to the party; an iOS login says `source: ios` (+ installationId) so the web
+    /// monitor does not re-initialise its player.
+    func publishLogin(party: Party, source: String, installationId: String?) {
+        var payload: [(String, String)] = []
+        if let installationId, source == "ios" { payload.append(("installationId", installationId)) }
+        hub.publish(ServerEvent(type: .loginSuccess, partyId: party.id, source: source, payload: payload))
+    }
+}
+
+extension Credential {
+    /// The Bearer token of a request and the address it came from.
+    init(_ request: Request) {
+        self.init(token: request.bearerToken, clientAddress: request.clientAddress)
     }
 }

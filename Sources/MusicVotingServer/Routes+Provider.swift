@@ -46,10 +46,9 @@ extension Routes {
         }
         router.add("GET", "/api/party/{id}/spotify/login", summary: "Start the host's Spotify login (303)") { request throws(HTTPError) in
             try respond("spotify login") {
-                let party = try service.activeParty(id: request.parameter("id"))
                 // Ours: only the host may attach a Spotify account to the party (hostPin query or Bearer).
-                try service.authorize(request.bearerToken ?? request.query["hostPin"], party: party,
-                                      clientAddress: request.clientAddress, allowMonitor: false)
+                let party = try service.authorize(Credential(token: request.bearerToken ?? request.query["hostPin"],
+                                                             clientAddress: request.clientAddress), partyId: request.parameter("id"))
                 guard let spotify = try service.provider(for: party) as? SpotifyProvider else { throw ProviderError.notConfigured }
                 let source = request.query["source"] == "ios" ? "ios" : "web"
                 let installation = request.query["installationId"].flatMap { Identifiers.isWellFormedDeviceId($0) ? $0 : nil }

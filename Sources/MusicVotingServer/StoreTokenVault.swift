@@ -8,14 +8,16 @@ final class StoreTokenVault: TokenVault, @unchecked Sendable {
     weak var service: PartyService?
 
     func tokens(partyId: String) -> ProviderTokens? {
-        service.flatMap { service in service.locked { try? service.store.tokens(partyId: partyId) } } ?? nil
+        service?.withState { try? $0.store.tokens(partyId: partyId) } ?? nil
     }
 
     func save(_ tokens: ProviderTokens, partyId: String) {
-        service?.locked { do { try service?.store.save(tokens: tokens, partyId: partyId) } catch { Log.error("saving tokens: \(error)") } }
+        service?.withState { state in
+            do { try state.store.save(tokens: tokens, partyId: partyId) } catch { Log.error("saving tokens: \(error)") }
+        }
     }
 
     func delete(partyId: String) {
-        service?.locked { _ = try? service?.store.deleteTokens(partyId: partyId) }
+        service?.withState { _ = try? $0.store.deleteTokens(partyId: partyId) }
     }
 }

@@ -29,19 +29,19 @@ struct PartyLifetimeServiceTests {
         clock.advance(by: 2 * 86_400 - 60)
         #expect(try service.activeParty(id: party.id).id == party.id)
         try service.expireParties()
-        #expect(try service.store.party(id: party.id)?.isActive == true, "not yet")
+        #expect(try service.withState { try $0.store.party(id: party.id) }?.isActive == true, "not yet")
 
         clock.advance(by: 60)
         try service.expireParties()
-        let ended = try #require(try service.store.party(id: party.id))
+        let ended = try #require(try service.withState { try $0.store.party(id: party.id) })
         #expect(!ended.isActive && ended.endedAt == clock.now())
-        #expect(try service.store.entries(partyId: party.id).isEmpty, "R5 effects: the queue is emptied")
+        #expect(try service.withState { try $0.store.entries(partyId: party.id) }.isEmpty, "R5 effects: the queue is emptied")
         #expect(throws: PartyError.partyNotFound) { try service.activeParty(id: party.id) }
         #expect(throws: PartyError.partyNotFound) { try service.joinParty(guestPin: party.guestPin, clientAddress: "x") }
 
         clock.advance(by: 30 * 86_400 + 1)
         try service.expireParties()
-        #expect(try service.store.party(id: party.id) == nil, "deleted a month after it ended")
+        #expect(try service.withState { try $0.store.party(id: party.id) } == nil, "deleted a month after it ended")
     }
 
     @Test func anOverduePartyIsEndedWhenItIsNextUsedEvenBeforeTheTimerRuns() throws {
@@ -50,7 +50,7 @@ struct PartyLifetimeServiceTests {
         let party = try application.service.createParty(provider: "demo")
         clock.advance(by: 3 * 86_400)
         #expect(throws: PartyError.partyNotFound) { try application.service.activeParty(id: party.id) }
-        #expect(try application.service.store.party(id: party.id)?.isActive == false)
+        #expect(try application.service.withState { try $0.store.party(id: party.id) }?.isActive == false)
         let fresh = try application.service.createParty(provider: "demo")
         #expect(try application.service.activeParty(id: fresh.id).id == fresh.id)
     }
@@ -122,7 +122,7 @@ struct EndedPartyWriteTests {
         let stale = try service.activeParty(id: party.id)
         try service.end(party)
         #expect(throws: PartyError.partyNotFound) { try service.add(uris: ["demo:track:3"], deviceId: "late", party: stale) }
-        #expect(try service.store.entries(partyId: party.id).isEmpty)
+        #expect(try service.withState { try $0.store.entries(partyId: party.id) }.isEmpty)
         #expect(throws: PartyError.partyNotFound) { try service.startAndRefill(stale) }
     }
 }

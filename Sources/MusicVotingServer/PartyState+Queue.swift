@@ -1,0 +1,72 @@
+import Foundation
+import PartyCore
+
+extension PartyState {
+    /// R10–R12, R16: admits tracks the provider resolved (R13), all or none. Returns whether the party was
+    /// idle with a monitor connected, so playback starts by itself.
+    mutating func add(_ tracks: [Track], deviceId: String, clientAddress: String, party: Party) throws -> Bool {
+        let now = self.now
+        try guestLimits.checkAdds(tracks.count, device: deviceId, address: clientAddress, party: party.id, at: now)
+        let playback = try transaction { state -> Playback in
+            let (playback, stored) = try state.storedPlayback(partyId: party.id)
+            var queue = stored
+            let blacklist = try state.store.blacklist(partyId: party.id)
+            for track in tracks {
+                switch queue.admission(for: track, blacklist: blacklist) {
+                case .refuse(let error):
+                    throw error
+                case .promote(let entryId):
+                    try state.store.promote(entryId: entryId, addedBy: deviceId, at: now)
+                    queue.entries.removeAll { $0.id == entryId }
+                    queue.entries.append(QueueEntry(id: entryId, track: track, addedAt: now, addedBy: deviceId))
+                case .insert:
+                    let id = try state.store.insertEntry(partyId: party.id, track: track, addedAt: now, addedBy: deviceId, autofilled: false)
+                    queue.entries.append(QueueEntry(id: id, track: track, addedAt: now, addedBy: deviceId))
+                }
+            }
+            return playback
+        }
+        guestLimits.recordAdds(tracks.count, device: deviceId, address: clientAddress, party: party.id, at: now)
+        publish(ServerEvent(type: .queueUpdated, partyId: party.id, payload: [("reason", "add")]))
+        // R16: an idle party starts by itself, once a monitor can play it (R21).
+        return playback.isIdle && deviceActive(partyId: party.id)
+    }
+
+    /// R17: toggles this device's like on the entry the uri targets (R10).
+    mutating func vote(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
+        try guestLimits.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
+        guard let entry = try queue(of: party).target(uri: uri) else { throw PartyError.notInQueue }
+        let liked = try store.toggleVote(entryId: entry.id, deviceId: deviceId)
+        let count = entry.likeCount + (liked ? 1 : -1)
+        publish(ServerEvent(type: .voteUpdated, partyId: party.id, payload: [("uri", uri), ("likeCount", String(count))]))
+        return (liked, count)
+    }
+
+    /// Host removal of a waiting entry; returns true, removing nothing, when the uri is the playing entry
+    /// (the service then advances).
+    mutating func remove(uri: String, party: Party) throws -> Bool {
+        let queue = try queue(of: party)
+        guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
+        if entry.id == queue.currentEntryId { return true }
+        try store.deleteEntry(id: entry.id)
+        publish(ServerEvent(type: .queueUpdated, partyId: party.id, payload: [("reason", "remove")]))
+        return false
+    }
+
+    mutating func addBlacklistWord(_ word: String, party: Party) throws {
+        let word = Blacklist.normalized(word)
+        guard !word.isEmpty, word.count <= 100 else { throw PartyError.invalidInput("Missing word") }
+        try store.addBlacklistWord(word, partyId: party.id)
+    }
+
+    mutating func removeBlacklistWord(_ word: String, party: Party) throws {
+        try store.removeBlacklistWord(Blacklist.normalized(word), partyId: party.id)
+    }
+
+    /// Issue 10: library files are served only to a local party: the audio of a song queued in one, the
+    /// covers (search results show them) while one is active.
+    func localFileIsServed(trackId: String, audio: Bool) throws -> Bool {
+        guard trackId.utf8.count == 16, trackId.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else { return false }
+        return audio ? try store.isQueued(trackId: trackId, provider: "local") : try store.hasActiveParty(provider: "local")
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import PartyCore
+import PartyStore
+
+/// Everything the party service changes: the store (SQLite's one serial owner), presence, caches, limiters
+/// and the random source. Reached only through `PartyService`'s `Mutex`, never shared (like GRDB's
+/// `Database`, it is explicitly not `Sendable`). Methods record the events they cause in `effects`; the
+/// service performs them once the lock is released.
+struct PartyState {
+    let store: PartyStore
+    let clock: any PartyClock
+    var random: AnyRandomNumberGenerator
+    /// Open monitor streams per party, as the event hub counts them.
+    let monitorStreams: @Sendable (String) -> Int
+    var presence = Presence()
+    var readCache = ReadCache()
+    /// Spotify Web Playback SDK device per party (the monitor's SDK makes a new one on every load).
+    var sdkDevices: [String: String] = [:]
+    /// R11 and likes, per device and per address in each party.
+    var guestLimits = GuestLimits()
+    /// R24/R24a: every host PIN and monitor token check, per address and party and per party.
+    var secretGuard = SecretGuard()
+    /// R27: 30 unknown guest PINs per client address per minute.
+    var guestPinFailures = SlidingWindowLimiter(limit: 30)
+    /// Party creation: 10 a minute from one address, 60 a minute in all; at most `maxActiveParties` at once.
+    var creationsPerAddress = SlidingWindowLimiter(limit: 10)
+    var creationsOverall = SlidingWindowLimiter(limit: 60)
+    var maxActiveParties = Configuration.Limits().activeParties
+    /// Searches and look-ups that reach a remote provider (quota): 15 a minute per address, 40 per party.
+    var remoteSearchesPerAddress = SlidingWindowLimiter(limit: 15)
+    var remoteSearchesPerParty = SlidingWindowLimiter(limit: 40)
+    private(set) var effects = Effects()
+
+    /// What a change caused, done after the lock: events to send, streams to close, Spotify players to drive.
+    struct Effects {
+        var events: [ServerEvent] = []
+        var closedParties: [String] = []
+        var playersToDrive: [String] = []
+    }
+
+    init(store: PartyStore, clock: any PartyClock, random: any RandomNumberGenerator, monitorStreams: @escaping @Sendable (String) -> Int) {
+        self.store = store
+        self.clock = clock
+        self.random = AnyRandomNumberGenerator(base: random)
+        self.monitorStreams = monitorStreams
+    }
+
+    var now: Date { clock.now() }
+
+    mutating func publish(_ event: ServerEvent) { effects.events.append(event) }
+
+    mutating func drivePlayer(partyId: String) { effects.playersToDrive.append(partyId) }
+
+    mutating func closeStreams(partyId: String) { effects.closedParties.append(partyId) }
+
+    mutating func takeEffects() -> Effects {
+        defer { effects = Effects() }
+        return effects
+    }
+
+    /// Runs `body` in one database transaction. When it throws, its writes roll back and so do the effects
+    /// it recorded: nothing is announced that did not happen. Effects recorded before it stay.
+    mutating func transaction<T>(_ body: (inout PartyState) throws -> T) throws -> T {
+        let before = effects
+        do {
+            return try store.transaction { try body(&self) }
+        } catch {
+            effects = before
+            throw error
+        }
+    }
+
+    mutating func token() -> String { Identifiers.token(using: &random) }
+
+    /// R3/R5/R6: the active party with this id, else `.partyNotFound`. Ends it first when it is due (R6).
+    mutating func activeParty(id: String) throws -> Party {
+        guard Identifiers.isWellFormedToken(id), let party = try cachedParty(id: id), party.isActive else {
+            throw PartyError.partyNotFound
+        }
+        if party.isDueToAutoEnd(at: now) {
+            try end(party)
+            throw PartyError.partyNotFound
+        }
+        return party
+    }
+
+    mutating func cachedParty(id: String) throws -> Party? {
+        readCache.align(to: store.writeVersion)
+        if let cached = readCache.parties[id] { return cached }
+        let party = try store.party(id: id)
+        readCache.remember(party: party, id: id)
+        return party
+    }
+
+    mutating func queue(of party: Party) throws -> Queue {
+        readCache.align(to: store.writeVersion)
+        if let cached = readCache.queues[party.id] { return cached }
+        let current = try cachedParty(id: party.id)?.playback.currentEntryId
+        let queue = try store.queue(partyId: party.id, currentEntryId: current)
+        readCache.remember(queue: queue, partyId: party.id)
+        return queue
+    }
+
+    /// R18: the entries `deviceId` liked.
+    mutating func entriesLiked(by deviceId: String, party: Party) throws -> Set<Int64> {
+        readCache.align(to: store.writeVersion)
+        let key = party.id + "|" + deviceId
+        if let cached = readCache.liked[key] { return cached }
+        let entries = try store.entriesLiked(by: deviceId, partyId: party.id)
+        readCache.remember(liked: entries, key: key)
+        return entries
+    }
+
+    /// The party's stored playback state and queue, read together. An ended party has none: a request that
+    /// found the party active before it ended must not write to it (issue 10, item 9).
+    func storedPlayback(partyId: String) throws -> (Playback, Queue) {
+        guard let party = try store.party(id: partyId), party.isActive else { throw PartyError.partyNotFound }
+        var playback = party.playback
+        let queue = try store.queue(partyId: partyId, currentEntryId: playback.currentEntryId)
+        // A current entry that no longer exists (a crash between two writes of an older version) is no
+        // song at all: forget it instead of "playing" silence.
+        if playback.currentEntryId != nil, queue.current == nil { playback.stop() }
+        return (playback, queue)
+    }
+
+    /// R5: queue emptied, tokens deleted, party ended, `party-ended` sent, streams closed.
+    mutating func end(_ party: Party) throws {
+        try store.end(partyId: party.id, at: now)
+        presence.forget(partyId: party.id)
+        sdkDevices[party.id] = nil
+        publish(ServerEvent(type: .partyEnded, partyId: party.id))
+        closeStreams(partyId: party.id)
+    }
+
+    /// R6: ends overdue parties and purges long-ended ones.
+    mutating func expireParties() throws {
+        for party in try store.activeParties() where party.isDueToAutoEnd(at: now) { try end(party) }
+        _ = try store.purge(endedBefore: now.addingTimeInterval(-Party.purgeAfterEnd))
+    }
+}
+
+@available(*, unavailable)
+extension PartyState: Sendable {}
+
+/// Lets the injected generator (any type) feed PartyCore's generic functions.
+struct AnyRandomNumberGenerator: RandomNumberGenerator {
+    var base: any RandomNumberGenerator
+    mutating func next() -> UInt64 { base.next() }
+}

@@ -1,0 +1,35 @@
+import PartyCore
+
+/// Parties, queues and likes read at one `PartyStore.writeVersion`; emptied when the version moves on, so
+/// the database stays the single source of truth: a stale entry cannot be served.
+struct ReadCache {
+    static let capacity = 1_000
+    private var version: Int64 = -1
+    private(set) var parties: [String: Party?] = [:]
+    private(set) var queues: [String: Queue] = [:]
+    /// R18: the entries each device liked, keyed `party|device`.
+    private(set) var liked: [String: Set<Int64>] = [:]
+
+    mutating func align(to version: Int64) {
+        guard version != self.version else { return }
+        self.version = version
+        parties.removeAll(keepingCapacity: true)
+        queues.removeAll(keepingCapacity: true)
+        liked.removeAll(keepingCapacity: true)
+    }
+
+    mutating func remember(party: Party?, id: String) {
+        if parties.count >= Self.capacity { parties.removeAll() }
+        parties[id] = party
+    }
+
+    mutating func remember(queue: Queue, partyId: String) {
+        if queues.count >= Self.capacity { queues.removeAll() }
+        queues[partyId] = queue
+    }
+
+    mutating func remember(liked entries: Set<Int64>, key: String) {
+        if liked.count >= Self.capacity { liked.removeAll() }
+        liked[key] = entries
+    }
+}
