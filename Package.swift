@@ -37,7 +37,7 @@ let package = Package(
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"], resources: [.copy("Resources")]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "CTagLib"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "MusicVotingServerTests", dependencies: ["MusicVotingServer"]),
+        .testTarget(name: "MusicVotingServerTests", dependencies: ["MusicVotingServer", "HTTPServer"]),
         .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore", "HTTPServer"], resources: [.copy("Fixtures")]),
     ]
 )

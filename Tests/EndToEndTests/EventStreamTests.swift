@@ -103,4 +103,33 @@ struct EventStreamTests {
         for stream in streams { try stream.waitFor("queue-updated") }
         #expect(streams.allSatisfy { $0.received.count == 1 })
     }
+
+    /// Issue 11: every TV reload leaked its monitor stream in the hub (two owners of one finish slot).
+    @Test func aThousandMonitorReloadsLeaveMemoryFlat() throws {
+        // One malloc arena: with several, glibc spreads 300 freed connections over arenas and RSS creeps up
+        // for many rounds without any leak (measured: flat from the fourth round with one arena).
+        let server = try ServerProcess(arguments: ["--max-streams-per-address", "0", "--max-connections-per-address", "0"],
+                                       environment: ["MALLOC_ARENA_MAX": "1"])
+        defer { server.stop() }
+        let party = try TestParty(server)
+        let token = try party.registerMonitor()
+        func reload(_ times: Int) throws {
+            for _ in 0..<times {
+                let stream = try party.events(monitorToken: token)
+                #expect(stream.status == 200)
+                stream.close()
+            }
+            // Closed streams are found by the next keepalive (every 5 s).
+            Thread.sleep(forTimeInterval: 11)
+        }
+        // The first rounds raise the allocator's high-water mark (all connections exist at once until the
+        // keepalive finds them closed); a leak shows as growth from one equal round to the next.
+        for _ in 0..<3 { try reload(250) }
+        let before = try #require(server.residentKiB())
+        try reload(250)
+        let after = try #require(server.residentKiB())
+        #expect(after - before < 512, "RSS \(before) KiB → \(after) KiB over 250 more monitor reloads (1,000 in all)")
+        #expect(try party.current()["deviceActive"] as? Bool == false, "closed monitor streams no longer count")
+    }
 }
+

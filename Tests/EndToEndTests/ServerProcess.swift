@@ -28,7 +28,8 @@ final class ServerProcess {
 
     /// `openFileSoftLimit` starts the server with that soft descriptor limit (util-linux `prlimit`), as a
     /// fresh shell has it (1,024), to see that the server raises it itself.
-    init(dataDirectory: String? = nil, arguments: [String] = [], openFileSoftLimit: Int? = nil) throws {
+    init(dataDirectory: String? = nil, arguments: [String] = [], openFileSoftLimit: Int? = nil,
+         environment: [String: String] = [:]) throws {
         self.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("mv-e2e-\(UUID().uuidString)").path
         let serverArguments = ["--host", "127.0.0.1", "--port", "0", "--data", self.dataDirectory,
@@ -40,6 +41,7 @@ final class ServerProcess {
             process.executableURL = URL(fileURLWithPath: Self.binary)
             process.arguments = serverArguments
         }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
         logPath = self.dataDirectory + ".log"
         FileManager.default.createFile(atPath: logPath, contents: nil)
@@ -66,6 +68,13 @@ final class ServerProcess {
     }
 
     var client: HTTPClient { HTTPClient(port: port) }
+
+    /// The server's resident memory in KiB, from /proc.
+    func residentKiB() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
+        return line.split(separator: " ").compactMap { Int($0) }.first
+    }
 
     /// The server's soft and hard open-file limits, from /proc.
     func openFileLimits() -> (soft: Int, hard: Int)? {

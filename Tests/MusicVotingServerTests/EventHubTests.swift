@@ -1,0 +1,67 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import HTTPServer
+@testable import MusicVotingServer
+
+/// Issue 11: the hub alone owns each stream's end; a slow client is dropped and can resume.
+@Suite("Event hub: stream lifetimes")
+struct EventHubTests {
+    let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+
+    /// What libmicrohttpd would read from the stream now.
+    static func drain(_ stream: EventStream) -> String {
+        var bytes: [UInt8] = []
+        var buffer = [CChar](repeating: 0, count: 16 * 1024)
+        while stream.pendingByteCount > 0 {
+            let count = buffer.withUnsafeMutableBufferPointer { stream.read(into: $0.baseAddress!, max: $0.count) }
+            guard count > 0 else { break }
+            bytes += buffer.prefix(count).map { UInt8(bitPattern: $0) }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func vote(_ index: Int) -> ServerEvent {
+        ServerEvent(type: .voteUpdated, partyId: "p", payload: [("uri", "demo:track:\(index)"), ("likeCount", String(repeating: "9", count: 400))])
+    }
+
+    @Test func aClientThatFallsBehindItsBufferIsDroppedAndResumesWithLastEventId() throws {
+        let hub = EventHub(clock: clock)
+        let reader = try hub.subscribe(partyId: "p", address: "a", lastEventId: nil)
+        let slow = try hub.subscribe(partyId: "p", address: "b", lastEventId: nil)
+        var lastSeen = 0
+        for index in 0..<200 {
+            hub.publish(Self.vote(index))
+            let text = Self.drain(reader)
+            if let id = text.split(separator: "\n").last(where: { $0.hasPrefix("id: ") }).flatMap({ Int($0.dropFirst(4)) }) { lastSeen = id }
+        }
+        #expect(!slow.send([0x20]), "the slow client was dropped once 64 KiB waited for it")
+        slow.finish()
+        #expect(hub.streamCount(partyId: "p") == 1, "and it left the hub")
+        let resumed = try hub.subscribe(partyId: "p", address: "b", lastEventId: lastSeen - 3)
+        let replay = Self.drain(resumed)
+        #expect(replay.components(separatedBy: "data: ").count - 1 == 3, "the three events after Last-Event-ID are replayed")
+        #expect(replay.contains("demo:track:199"))
+    }
+
+    @Test func monitorStreamsAreCountedAndLeaveTheHubWhenFinished() throws {
+        let hub = EventHub(clock: clock)
+        let changes = Mutex<[String]>([])
+        hub.whenMonitorStreamsChange { partyId in changes.withLock { $0.append(partyId) } }
+        let monitor = try hub.subscribe(partyId: "p", address: "tv", lastEventId: nil, isMonitor: true)
+        #expect(hub.monitorStreamCount(partyId: "p") == 1 && changes.withLock { $0 } == ["p"])
+        monitor.finish()
+        #expect(hub.monitorStreamCount(partyId: "p") == 0 && hub.streamCount() == 0)
+        #expect(changes.withLock { $0 } == ["p", "p"], "opening and closing are both reported")
+    }
+
+    @Test func fiveHundredMonitorReloadsLeaveTheHubEmpty() throws {
+        let hub = EventHub(clock: clock)
+        for _ in 0..<500 {
+            let monitor = try hub.subscribe(partyId: "p", address: "tv", lastEventId: nil, isMonitor: true)
+            hub.publish(Self.vote(1))
+            monitor.finish()
+        }
+        #expect(hub.streamCount() == 0 && hub.monitorStreamCount(partyId: "p") == 0)
+    }
+}
