@@ -1,27 +1,73 @@
 #!/usr/bin/env python3
-"""MusicVoting benchmark: prints figures, asserts nothing.
+"""MusicVoting benchmark against real anchors, side by side in one run: prints figures, asserts nothing.
 
-  python3 Tests/Benchmarks/bench.py [--binary .build/release/musicvoting] [--clients 1000] [--seconds 5]
+  apt-get install -y wrk nginx libnginx-mod-nchan     # .ci/apt-bench.txt
+  swift build -c release && python3 Tests/Benchmarks/bench.py [--subscribers 2000] [--big 10000] [--seconds 5]
 
-1. GET /track/queue on a 50-entry queue, req/s, side by side with GET /healthz in the same run
-   (wrk when installed, else a keep-alive asyncio client; compare the ratio, not the absolute figure).
-2. SSE fan-out: N clients on one party, latency from a vote POST to each client's vote-updated event
-   (p50/p99), and the server's RSS before and after the clients connect.
+1. GET /track/queue (50 entries) next to Debian's nginx serving the very same bytes as a static file (wrk, same
+   settings for both).
+2. SSE fan-out: N subscribers on one party, latency from publishing to each subscriber's event (p50/p99),
+   ours (a vote POST, `vote-updated`) next to nginx + nchan (a POST to its publisher location) with the same
+   asyncio client; memory per subscriber from the processes' PSS.
+3. Like toggles acknowledged per second by 16 keep-alive clients, then kill -9 and a restart: every
+   acknowledged like must still be counted.
+Both servers run on 127.0.0.1 with two workers each; the load generators share the same 2 cores, so compare
+ratios, not absolute figures.
 """
-import argparse, asyncio, json, os, resource, shutil, sqlite3, statistics, subprocess, sys, tempfile, time, urllib.request
+import argparse, asyncio, json, os, resource, shutil, signal, sqlite3, subprocess, tempfile, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NCHAN_MODULE = "/usr/lib/nginx/modules/ngx_nchan_module.so"
 
 
 def start_server(binary, data):
-    # One load generator plays a thousand phones from one address: the per-address limits are lifted.
+    # One load generator plays thousands of phones from a few addresses: the per-address limits are lifted.
     process = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", "0", "--data", data, "--resources", ROOT,
-                                "--max-connections-per-address", "0", "--max-streams-per-address", "0"],
+                                "--max-connections-per-address", "0", "--max-streams-per-address", "0",
+                                "--max-streams-per-party", "100000"],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = process.stdout.readline()
     if not line.startswith("MusicVoting listening on"):
         raise SystemExit("server did not start: " + line)
     return process, int(line.strip().rsplit(":", 1)[1])
+
+
+def free_port():
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_nginx(folder, body):
+    """nginx with nchan, two workers, serving `body` as /queue.json; loopback only."""
+    port = free_port()
+    with open(os.path.join(folder, "queue.json"), "wb") as file:
+        file.write(body)
+    config = os.path.join(folder, "nginx.conf")
+    with open(config, "w") as file:
+        file.write(f"""load_module {NCHAN_MODULE};
+user root; worker_processes 2; daemon off; pid {folder}/nginx.pid; error_log {folder}/error.log;
+worker_rlimit_nofile 30000;
+events {{ worker_connections 15000; }}
+http {{
+  access_log off;
+  server {{
+    listen 127.0.0.1:{port};
+    location = /queue.json {{ alias {folder}/queue.json; default_type application/json; }}
+    location = /sub {{ nchan_subscriber eventsource; nchan_channel_id party; }}
+    location = /pub {{ nchan_publisher; nchan_channel_id party; nchan_message_buffer_length 64; }}
+  }}
+}}
+""")
+    process = subprocess.Popen(["nginx", "-c", config, "-p", folder], stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/queue.json").read()
+            return process, port
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit("nginx did not start")
 
 
 def call(port, method, path, body=None, auth=None):
@@ -30,16 +76,24 @@ def call(port, method, path, body=None, auth=None):
     if auth:
         request.add_header("Authorization", "Bearer " + auth)
     with urllib.request.urlopen(request) as response:
-        text = response.read()
-        return json.loads(text) if text else None
+        return response.read()
 
 
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+def pss_kib(pids):
+    """Proportional set size: shared pages (nchan's shared memory) are not counted twice."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as rollup:
+                total += next(int(line.split()[1]) for line in rollup if line.startswith("Pss:"))
+        except OSError:
+            pass
+    return total
+
+
+def process_tree(pid):
+    children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    return [pid] + [int(child) for child in children]
 
 
 def fill_queue(data, party_id, count):
@@ -56,27 +110,6 @@ def fill_queue(data, party_id, count):
     database.close()
 
 
-async def keepalive_load(port, path, seconds, connections=32):
-    request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
-    done = 0
-    deadline = time.perf_counter() + seconds
-
-    async def worker():
-        nonlocal done
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        while time.perf_counter() < deadline:
-            writer.write(request)
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = int([h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length:")][0].split(b":")[1])
-            await reader.readexactly(length)
-            done += 1
-        writer.close()
-
-    started = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(connections)))
-    return done / (time.perf_counter() - started)
-
-
 def wrk(port, path, seconds):
     output = subprocess.run(["wrk", "-t2", "-c64", f"-d{seconds}s", f"http://127.0.0.1:{port}{path}"],
                             capture_output=True, text=True).stdout
@@ -86,91 +119,153 @@ def wrk(port, path, seconds):
     raise SystemExit("wrk printed no figure:\n" + output)
 
 
-async def fan_out(port, party_id, host_pin, clients, events):
+async def fan_out(port, subscribe_path, publish, subscribers, events, pids):
+    """Latencies (ms) from each publish to each subscriber's copy, and PSS per subscriber (KiB)."""
     received = [[] for _ in range(events)]
     ready = asyncio.Event()
     connected = 0
 
     async def client(index):
         nonlocal connected
-        reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20)
-        writer.write(f"GET /api/spotify/events?partyId={party_id}&source=web HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        # Spread over loopback addresses: one address has 64K ports at most.
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20,
+                                                       local_addr=(f"127.0.{100 + index // 5000}.1", 0))
+        writer.write(f"GET {subscribe_path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode())
         await reader.readuntil(b"\r\n\r\n")
         connected += 1
-        if connected == clients:
+        if connected == subscribers:
             ready.set()
         seen = 0
         while seen < events:
             line = await reader.readline()
             if not line:
                 return
-            if b'"vote-updated"' in line:
+            if b"vote-updated" in line:
                 received[seen].append(time.perf_counter())
                 seen += 1
         writer.close()
 
-    tasks = [asyncio.create_task(client(index)) for index in range(clients)]
-    await asyncio.wait_for(ready.wait(), 60)
-    await asyncio.sleep(0.5)
-    rss_connected = rss_kib(SERVER_PID)
+    pss_before = pss_kib(pids)
+    tasks = [asyncio.create_task(client(index)) for index in range(subscribers)]
+    await asyncio.wait_for(ready.wait(), 120)
+    await asyncio.sleep(1)
+    per_subscriber = (pss_kib(pids) - pss_before) / subscribers
     loop = asyncio.get_running_loop()
     sent = []
     for index in range(events):
         sent.append(time.perf_counter())
-        await loop.run_in_executor(None, call, port, "POST", f"/api/party/{party_id}/track/vote",
-                                   {"uri": "demo:track:bench0", "deviceId": f"bench-voter-{index}"})
-        await asyncio.sleep(0.2)
-    await asyncio.wait_for(asyncio.gather(*tasks), 60)
+        await loop.run_in_executor(None, publish, index)
+        await asyncio.sleep(0.25)
+    await asyncio.wait_for(asyncio.gather(*tasks), 120)
     latencies = sorted((at - sent[index]) * 1000 for index in range(events) for at in received[index])
-    return latencies, rss_connected
+    return latencies, per_subscriber
 
 
 def percentile(values, fraction):
-    return values[min(len(values) - 1, int(len(values) * fraction))]
+    return values[min(len(values) - 1, int(len(values) * fraction))] if values else float("nan")
+
+
+async def like_load(port, party_id, seconds, clients=16):
+    """Each like by a new device from a fresh loopback address per 50 likes (the server limits likes per
+    device and per address); returns the acknowledged count."""
+    acknowledged = 0
+    deadline = time.perf_counter() + seconds
+
+    async def worker(number):
+        nonlocal acknowledged
+        sent = 0
+        while time.perf_counter() < deadline:
+            address = f"127.{1 + number}.{sent // 50 // 250}.{sent // 50 % 250 + 1}"
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
+            for _ in range(50):
+                if time.perf_counter() >= deadline:
+                    break
+                body = json.dumps({"uri": "demo:track:bench0", "deviceId": f"liker-{number}-{sent}"}).encode()
+                writer.write(f"POST /api/party/{party_id}/track/vote HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = int([h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length:")][0].split(b":")[1])
+                await reader.readexactly(length)
+                sent += 1
+                if head.startswith(b"HTTP/1.1 200"):
+                    acknowledged += 1
+            writer.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker(number) for number in range(clients)))
+    return acknowledged, acknowledged / (time.perf_counter() - started)
+
+
+def like_count(port, party_id):
+    queue = json.loads(call(port, "GET", f"/api/party/{party_id}/track/queue"))["queue"]
+    return next(entry["likeCount"] for entry in queue if entry["uri"] == "demo:track:bench0")
 
 
 def main():
-    global SERVER_PID
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/musicvoting"))
-    parser.add_argument("--clients", type=int, default=1000)
+    parser.add_argument("--subscribers", type=int, default=2000)
+    parser.add_argument("--big", type=int, default=10000, help="a second fan-out at this many subscribers (0: skip)")
     parser.add_argument("--events", type=int, default=20)
     parser.add_argument("--seconds", type=int, default=5)
     arguments = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
     data = tempfile.mkdtemp(prefix="mv-bench-")
+    anchor_folder = tempfile.mkdtemp(prefix="mv-nginx-")
     server, port = start_server(arguments.binary, data)
-    party = call(port, "POST", "/api/party", {"provider": "demo"})
+    party = json.loads(call(port, "POST", "/api/party", {"provider": "demo"}))
     server.terminate(); server.wait()
     fill_queue(data, party["id"], 50)
     server, port = start_server(arguments.binary, data)
-    SERVER_PID = server.pid
+    queue_path = f"/api/party/{party['id']}/track/queue?deviceId=device3"
+    nginx, nginx_port = start_nginx(anchor_folder, call(port, "GET", queue_path))
     try:
-        queue_path = f"/api/party/{party['id']}/track/queue?deviceId=device3"
-        assert len(call(port, "GET", queue_path)["queue"]) == 50
-        tool = "wrk" if shutil.which("wrk") else "asyncio client"
-        measure = (lambda path: wrk(port, path, arguments.seconds)) if tool == "wrk" else \
-            (lambda path: asyncio.run(keepalive_load(port, path, arguments.seconds)))
-        health = measure("/healthz")
-        queue = measure(queue_path)
-        print(f"load generator: {tool}, 2 cores shared with the server")
-        print(f"GET /healthz                     {health:10.0f} req/s")
-        print(f"GET /track/queue (50 entries)    {queue:10.0f} req/s   ratio to /healthz: {queue / health:.2f}")
+        print(f"2 cores shared by the servers and the load generators (wrk -t2 -c64, asyncio)")
+        ours = wrk(port, queue_path, arguments.seconds)
+        anchor = wrk(nginx_port, "/queue.json", arguments.seconds)
+        print(f"GET queue, 50 entries     ours {ours:9.0f} req/s   nginx (same bytes, static) {anchor:9.0f} req/s"
+              f"   ratio {ours / anchor:.2f}")
 
-        rss_before = rss_kib(server.pid)
-        latencies, rss_connected = asyncio.run(fan_out(port, party["id"], party["hostPin"], arguments.clients, arguments.events))
-        print(f"SSE fan-out: {arguments.clients} clients x {arguments.events} events = {len(latencies)} deliveries")
-        print(f"  latency p50 {percentile(latencies, 0.50):.1f} ms, p99 {percentile(latencies, 0.99):.1f} ms, max {latencies[-1]:.1f} ms")
-        print(f"  server RSS before clients {rss_before / 1024:.1f} MiB, with {arguments.clients} connected {rss_connected / 1024:.1f} MiB"
-              f" ({(rss_connected - rss_before) / arguments.clients:.1f} KiB per client)")
+        def publish_ours(index):
+            call(port, "POST", f"/api/party/{party['id']}/track/vote", {"uri": "demo:track:bench1", "deviceId": f"fan-{index}"})
+
+        def publish_nchan(index):
+            message = json.dumps({"type": "vote-updated", "timestamp": 0,
+                                  "payload": {"partyId": party["id"], "source": "server", "uri": "demo:track:bench1",
+                                              "likeCount": str(index)}}).encode()
+            urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{nginx_port}/pub", data=message, method="POST")).read()
+
+        for count in [arguments.subscribers] + ([arguments.big] if arguments.big else []):
+            ours_lat, ours_mem = asyncio.run(fan_out(port, f"/api/spotify/events?partyId={party['id']}&source=web",
+                                                     publish_ours, count, arguments.events, [server.pid]))
+            nchan_lat, nchan_mem = asyncio.run(fan_out(nginx_port, "/sub", publish_nchan, count, arguments.events,
+                                                       process_tree(nginx.pid)))
+            print(f"SSE fan-out, {count} subscribers x {arguments.events} events ({len(ours_lat)} / {len(nchan_lat)} deliveries)")
+            print(f"  p50 ours {percentile(ours_lat, 0.5):7.1f} ms   nchan {percentile(nchan_lat, 0.5):7.1f} ms")
+            print(f"  p99 ours {percentile(ours_lat, 0.99):7.1f} ms   nchan {percentile(nchan_lat, 0.99):7.1f} ms"
+                  f"   ratio {percentile(ours_lat, 0.99) / percentile(nchan_lat, 0.99):.2f}")
+            print(f"  memory per subscriber (PSS)  ours {ours_mem:5.1f} KiB   nchan {nchan_mem:5.1f} KiB   ratio {ours_mem / nchan_mem:.2f}")
+            time.sleep(12)  # the keepalive finds the closed streams
+
+        acknowledged, rate = asyncio.run(like_load(port, party["id"], arguments.seconds))
+        before_kill = like_count(port, party["id"])
+        server.send_signal(signal.SIGKILL)
+        server.wait()
+        server, port = start_server(arguments.binary, data)
+        after_restart = like_count(port, party["id"])
+        print(f"likes: {acknowledged} acknowledged by 16 clients in {arguments.seconds} s = {rate:.0f}/s; "
+              f"counted {before_kill} before kill -9, {after_restart} after the restart "
+              f"({acknowledged - after_restart} lost)")
     finally:
         server.terminate()
         server.wait()
+        nginx.terminate()
+        nginx.wait()
         shutil.rmtree(data, ignore_errors=True)
+        shutil.rmtree(anchor_folder, ignore_errors=True)
 
 
-SERVER_PID = 0
 if __name__ == "__main__":
     main()
