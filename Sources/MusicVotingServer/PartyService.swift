@@ -142,6 +142,26 @@ final class PartyService: Sendable {
         try withState { try $0.entriesLiked(by: deviceId, party: party) }
     }
 
+    /// The queue as `render` turns it into bytes for `deviceId` (R18's `hasVoted`), rendered once per write
+    /// version: reads serve the bytes, and the rendering itself runs outside the lock.
+    func renderedQueue(of party: Party, deviceId: String?, render: (Queue, Set<Int64>?) -> [UInt8]) throws -> [UInt8] {
+        let key = party.id + "|" + (deviceId ?? "")
+        let (cached, queue, liked, version) = try withState { state in
+            let queue = try state.queue(of: party)
+            let cached = state.readCache.renderings[key]
+            let liked = cached == nil ? try deviceId.map { try state.entriesLiked(by: $0, party: party) } : nil
+            return (cached, queue, liked, state.readCache.alignedVersion)
+        }
+        if let cached { return cached }
+        let bytes = render(queue, liked)
+        withState { state in
+            if state.store.writeVersion == version, state.readCache.alignedVersion == version {
+                state.readCache.remember(rendering: bytes, key: key)
+            }
+        }
+        return bytes
+    }
+
     /// R10–R13, R16: adds search results by uri, all or none.
     func add(uris: [String], deviceId: String, clientAddress: String = "local", party: Party) throws {
         guard !uris.isEmpty else { throw PartyError.noTracks }

@@ -9,6 +9,11 @@ struct ReadCache {
     private(set) var queues: [String: Queue] = [:]
     /// R18: the entries each device liked, keyed `party|device`.
     private(set) var liked: [String: Set<Int64>] = [:]
+    /// Rendered answers (the queue JSON), keyed by what they answer: the hottest read costs no work at all.
+    private(set) var renderings: [String: [UInt8]] = [:]
+
+    /// The version the cache is aligned to: a rendering made from reads at this version may be kept.
+    var alignedVersion: Int64 { version }
 
     mutating func align(to version: Int64) {
         guard version != self.version else { return }
@@ -16,6 +21,7 @@ struct ReadCache {
         parties.removeAll(keepingCapacity: true)
         queues.removeAll(keepingCapacity: true)
         liked.removeAll(keepingCapacity: true)
+        renderings.removeAll(keepingCapacity: true)
     }
 
     mutating func remember(party: Party?, id: String) {
@@ -26,6 +32,11 @@ struct ReadCache {
     mutating func remember(queue: Queue, partyId: String) {
         if queues.count >= Self.capacity { queues.removeAll() }
         queues[partyId] = queue
+    }
+
+    mutating func remember(rendering: [UInt8], key: String) {
+        if renderings.count >= Self.capacity { renderings.removeAll() }
+        renderings[key] = rendering
     }
 
     mutating func remember(liked entries: Set<Int64>, key: String) {

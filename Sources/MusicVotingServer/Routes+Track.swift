@@ -21,11 +21,12 @@ extension Routes {
         router.add("GET", "/api/party/{id}/track/queue", summary: "The queue in R9 order (R18 hasVoted with deviceId)") { request throws(HTTPError) in
             try respond("queue") {
                 let party = try service.activeParty(id: request.parameter("id"))
-                let queue = try service.queue(of: party)
-                let liked = try request.deviceId(from: nil).map { try service.entriesLiked(by: $0, party: party) }
-                return .json(["queue": .array(queue.ordered().map {
-                    TrackJSON.entry($0, currentEntryId: queue.currentEntryId, liked: liked)
-                })])
+                let bytes = try service.renderedQueue(of: party, deviceId: try request.deviceId(from: nil)) { queue, liked in
+                    JSON.object([("queue", .array(queue.ordered().map {
+                        TrackJSON.entry($0, currentEntryId: queue.currentEntryId, liked: liked)
+                    }))]).bytes
+                }
+                return .bytes(bytes, contentType: "application/json; charset=utf-8")
             }
         }
         router.add("GET", "/api/party/{id}/track/current", summary: "Playback state (R19, R21)") { request throws(HTTPError) in
