@@ -118,6 +118,7 @@ public final class Application: @unchecked Sendable {
         Thread.sleep(forTimeInterval: 0.2)
         server.stop()
         do { try service.checkpoint() } catch { Log.error("checkpoint on shutdown: \(error)") }
+        Log.flush()
     }
 
     private func tick() {

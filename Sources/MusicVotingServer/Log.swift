@@ -1,22 +1,46 @@
 import Foundation
+import PartyCore
+import Synchronization
 
 /// Line-oriented logging to standard error. Callers never pass PINs or tokens.
+/// Off the hot path: a request appends its line to a buffer; a background queue writes the buffer within
+/// 50 ms (errors at once), so HTTP threads never wait on a write to the terminal or journal.
 enum Log {
-    private static let lock = NSLock()
+    private static let pending = Mutex<[UInt8]>([])
+    private static let writer = DispatchQueue(label: "musicvoting.log")
+    private static let flushDelay = DispatchTimeInterval.milliseconds(50)
+    private static let maxPending = 1 << 20
 
     static func info(_ message: String) { write("info", message) }
-    static func error(_ message: String) { write("error", message) }
+    static func error(_ message: String) { write("error", message, now: true) }
 
     /// One line per request: method, route pattern (never the raw path, which can hold a PIN), status, ms.
     static func access(method: String, route: String, status: Int, milliseconds: Double) {
-        write("access", "\(method) \(route) \(status) \(String(format: "%.1f", milliseconds))ms")
+        let tenths = Int(saturating: (milliseconds * 10).rounded())
+        write("access", "\(method) \(route) \(status) \(tenths / 10).\(tenths % 10)ms")
     }
 
-    private static func write(_ level: String, _ message: String) {
-        let line = "\(level) \(escaped(message))\n"
-        lock.lock()
-        FileHandle.standardError.write(Data(line.utf8))
-        lock.unlock()
+    /// Writes what is buffered (the upkeep timer and shutdown call it too).
+    static func flush() {
+        let bytes = pending.withLock { buffer in
+            defer { buffer.removeAll(keepingCapacity: true) }
+            return buffer
+        }
+        if !bytes.isEmpty { FileHandle.standardError.write(Data(bytes)) }
+    }
+
+    private static func write(_ level: String, _ message: String, now: Bool = false) {
+        let line = Array("\(level) \(escaped(message))\n".utf8)
+        let (first, full) = pending.withLock { buffer in
+            let first = buffer.isEmpty
+            buffer += line
+            return (first, buffer.count >= maxPending)
+        }
+        if now || full {
+            writer.sync { flush() }
+        } else if first {
+            writer.asyncAfter(deadline: .now() + flushDelay) { flush() }
+        }
     }
 
     /// One entry is one line: control characters (line breaks, escapes for the terminal) become `\u{…}`,
