@@ -7,6 +7,10 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 
+/* Each connection's memory pool (libmicrohttpd's default: 32 KiB): request line and headers must fit in it
+   (past it: 414/431), and an idle event stream keeps it, so it sets the memory per subscriber. */
+#define MV_CONNECTION_MEMORY (6 * 1024)
+
 /* MHD_start_daemon is variadic and does not import; this wrapper fixes the option list we use. */
 static inline struct MHD_Daemon *mv_start_daemon(unsigned int flags, const char *host, uint16_t port,
                                                  MHD_AccessHandlerCallback handler, void *handlerContext,
@@ -25,6 +29,7 @@ static inline struct MHD_Daemon *mv_start_daemon(unsigned int flags, const char 
                                 MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
                                 MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
                                 MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit,
+                                MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MV_CONNECTION_MEMORY,
                                 MHD_OPTION_THREAD_POOL_SIZE, threadPoolSize,
                                 MHD_OPTION_CONNECTION_TIMEOUT, connectionTimeout,
                                 MHD_OPTION_HTTPS_MEM_KEY, tlsKey,
@@ -36,6 +41,7 @@ static inline struct MHD_Daemon *mv_start_daemon(unsigned int flags, const char 
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
                             MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MV_CONNECTION_MEMORY,
                             MHD_OPTION_THREAD_POOL_SIZE, threadPoolSize,
                             MHD_OPTION_CONNECTION_TIMEOUT, connectionTimeout,
                             MHD_OPTION_END);

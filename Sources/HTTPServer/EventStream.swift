@@ -88,7 +88,12 @@ public final class EventStream: @unchecked Sendable {
             pending.withUnsafeBufferPointer { source in
                 UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress!, byteCount: count)
             }
-            pending.removeFirst(count)
+            if count == pending.count {
+                // An idle stream keeps no buffer: thousands of them wait between events (memory per subscriber).
+                pending = []
+            } else {
+                pending.removeFirst(count)
+            }
             return count
         }
         if closing { return mv_reader_end_of_stream() }

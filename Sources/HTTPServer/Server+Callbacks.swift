@@ -110,7 +110,7 @@ private func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Re
         _ = mv_set_connection_timeout(connection, Server.streamTimeout)
         stream.attach(connection)
         let context = Unmanaged.passRetained(stream).toOpaque()
-        handle = MHD_create_response_from_callback(mv_size_unknown(), 16 * 1024, streamReader, context, streamFreed)
+        handle = MHD_create_response_from_callback(mv_size_unknown(), 1024, streamReader, context, streamFreed)
         if handle == nil { Unmanaged<EventStream>.fromOpaque(context).release() }
     case let .file(descriptor, offset, length):
         // MHD owns the descriptor from here and closes it when the response is destroyed.

@@ -35,7 +35,10 @@ extension PartyState {
     /// R17: toggles this device's like on the entry the uri targets (R10).
     mutating func vote(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
         try guestLimits.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
-        guard let entry = try queue(of: party).target(uri: uri) else { throw PartyError.notInQueue }
+        // Only the song's own entries: every like is a write, so a whole-queue read per like would be wasted.
+        let current = try cachedParty(id: party.id)?.playback.currentEntryId
+        let candidates = Queue(entries: try store.entries(partyId: party.id, uri: uri), currentEntryId: current)
+        guard let entry = candidates.target(uri: uri) else { throw PartyError.notInQueue }
         let liked = try store.toggleVote(entryId: entry.id, deviceId: deviceId)
         let count = entry.likeCount + (liked ? 1 : -1)
         publish(ServerEvent(type: .voteUpdated, partyId: party.id, payload: [("uri", uri), ("likeCount", String(count))]))

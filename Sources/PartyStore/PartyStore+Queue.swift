@@ -6,12 +6,13 @@ extension PartyStore {
     private static let artistSeparator = "\u{1F}"
 
     /// The party's entries with their like counts, in storage order; `Queue.ordered()` is the only ordering.
-    public func entries(partyId: String) throws -> [QueueEntry] {
+    /// With `uri`, only that song's entries (at most the playing and one waiting copy, R10): all a like needs.
+    public func entries(partyId: String, uri: String? = nil) throws -> [QueueEntry] {
         try run("""
             SELECT id, uri, track_id, name, artists, album, image_url, duration_ms, added_at, added_by, autofilled,
                 (SELECT COUNT(*) FROM votes v WHERE v.entry_id = queue_entries.id)
-            FROM queue_entries WHERE party_id = ?
-            """, [.text(partyId)]).map { row in
+            FROM queue_entries WHERE party_id = ?1 AND (?2 IS NULL OR uri = ?2)
+            """, [.text(partyId), .optional(uri)]).map { row in
             let id = row.integer(0) ?? 0
             let track = Track(
                 id: row.text(2) ?? "", uri: row.text(1) ?? "", name: row.text(3) ?? "",

@@ -55,8 +55,8 @@ http {{
   server {{
     listen 127.0.0.1:{port};
     location = /queue.json {{ alias {folder}/queue.json; default_type application/json; }}
-    location = /sub {{ nchan_subscriber eventsource; nchan_channel_id party; }}
-    location = /pub {{ nchan_publisher; nchan_channel_id party; nchan_message_buffer_length 64; }}
+    location = /sub {{ nchan_subscriber eventsource; nchan_channel_id $arg_channel; }}
+    location = /pub {{ nchan_publisher; nchan_channel_id $arg_channel; nchan_message_buffer_length 64; }}
   }}
 }}
 """)
@@ -231,16 +231,20 @@ def main():
         def publish_ours(index):
             call(port, "POST", f"/api/party/{party['id']}/track/vote", {"uri": "demo:track:bench1", "deviceId": f"fan-{index}"})
 
+        channel = "none"
+
         def publish_nchan(index):
             message = json.dumps({"type": "vote-updated", "timestamp": 0,
                                   "payload": {"partyId": party["id"], "source": "server", "uri": "demo:track:bench1",
                                               "likeCount": str(index)}}).encode()
-            urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{nginx_port}/pub", data=message, method="POST")).read()
+            urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{nginx_port}/pub?channel={channel}", data=message,
+                                                          method="POST")).read()
 
         for count in [arguments.subscribers] + ([arguments.big] if arguments.big else []):
             ours_lat, ours_mem = asyncio.run(fan_out(port, f"/api/spotify/events?partyId={party['id']}&source=web",
                                                      publish_ours, count, arguments.events, [server.pid]))
-            nchan_lat, nchan_mem = asyncio.run(fan_out(nginx_port, "/sub", publish_nchan, count, arguments.events,
+            channel = f"party{count}"  # a fresh channel per run: nchan replays a channel's buffered messages
+            nchan_lat, nchan_mem = asyncio.run(fan_out(nginx_port, f"/sub?channel={channel}", publish_nchan, count, arguments.events,
                                                        process_tree(nginx.pid)))
             print(f"SSE fan-out, {count} subscribers x {arguments.events} events ({len(ours_lat)} / {len(nchan_lat)} deliveries)")
             print(f"  p50 ours {percentile(ours_lat, 0.5):7.1f} ms   nchan {percentile(nchan_lat, 0.5):7.1f} ms")
