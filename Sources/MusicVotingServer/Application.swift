@@ -45,11 +45,11 @@ public final class Application: @unchecked Sendable {
         }
         let providers = ProviderRegistry(all: [
             DemoProvider(),
-            library.map { LocalProvider(library: $0) } ?? UnconfiguredProvider(name: "local", playerAdapter: "audio"),
-            spotify ?? UnconfiguredProvider(name: "spotify", playerAdapter: "spotify"),
+            library.map { LocalProvider(library: $0) } ?? UnconfiguredProvider(name: "local"),
+            spotify ?? UnconfiguredProvider(name: "spotify"),
             configuration.youtubeKey.map { key in
                 YouTubeProvider(apiKey: key, base: configuration.youtubeBase.flatMap(URL.init(string:)) ?? YouTubeProvider.defaultBase)
-            } ?? UnconfiguredProvider(name: "youtube", playerAdapter: "youtube"),
+            } ?? UnconfiguredProvider(name: "youtube"),
         ])
         service = PartyService(store: store, clock: clock, random: random, providers: providers, hub: hub)
         vault.service = service

@@ -45,7 +45,6 @@ enum ErrorMapping {
         case .missingUriOrDevice: return HTTPError(status: 400, message: "Missing uri or deviceId", code: "missing_uri_or_device")
         case .trackNotFound: return HTTPError(status: 404, message: "Song nicht gefunden.", code: "track_not_found")
         case .invalidUri: return HTTPError(status: 400, message: "Ungültige Song-URI.", code: "invalid_uri")
-        case .providerNotConfigured: return httpError(ProviderError.notConfigured)
         case .invalidInput(let message): return HTTPError(status: 400, message: message, code: "invalid_input")
         case .tooManyStreams:
             return HTTPError(status: 429, message: "Zu viele offene Verbindungen — bitte andere Tabs schließen.", code: "too_many_streams",

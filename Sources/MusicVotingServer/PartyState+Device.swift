@@ -11,7 +11,7 @@ extension PartyState {
             token = existing
         } else {
             token = self.token()
-            try store.setMonitor(token: token, deviceId: deviceId, partyId: party.id)
+            try store.setMonitor(token: token, partyId: party.id)
         }
         presence.heartbeat(partyId: party.id, at: now)
         announceDeviceChanges()

@@ -17,7 +17,6 @@ public enum PartyError: Error, Equatable, Sendable {
     case missingUriOrDevice
     case trackNotFound
     case invalidUri
-    case providerNotConfigured
     case invalidInput(String)
     /// Issue 10: an address, the party or the server holds as many event streams as it may.
     case tooManyStreams

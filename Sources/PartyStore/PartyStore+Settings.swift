@@ -20,9 +20,8 @@ extension PartyStore {
         try run("SELECT monitor_token FROM parties WHERE id = ?", [.text(partyId)]).first?.text(0)
     }
 
-    public func setMonitor(token: String, deviceId: String, partyId: String) throws {
-        try run("UPDATE parties SET monitor_token = ?, monitor_device_id = ? WHERE id = ?",
-                [.text(token), .text(deviceId), .text(partyId)])
+    public func setMonitor(token: String, partyId: String) throws {
+        try run("UPDATE parties SET monitor_token = ? WHERE id = ?", [.text(token), .text(partyId)])
     }
 
     public func save(tokens: ProviderTokens, partyId: String) throws {

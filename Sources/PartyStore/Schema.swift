@@ -64,5 +64,9 @@ enum Schema {
         );
         CREATE INDEX played_party ON played(party_id, played_at);
         """,
+        // The monitor's device id was written and never read.
+        """
+        ALTER TABLE parties DROP COLUMN monitor_device_id;
+        """,
     ]
 }

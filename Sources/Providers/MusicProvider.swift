@@ -42,8 +42,6 @@ public protocol MusicProvider: Sendable {
     var name: String { get }
     /// Whether credentials are present; an unconfigured provider is not offered on the start page.
     var isConfigured: Bool { get }
-    /// The monitor-side player adapter that plays this provider's tracks.
-    var playerAdapter: String { get }
     /// Whether calls go over the network (the server then runs them off its HTTP threads).
     var isRemote: Bool { get }
     /// Matching tracks; an empty query answers the top 10.

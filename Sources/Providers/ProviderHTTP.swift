@@ -29,7 +29,6 @@ public struct ProviderHTTP: Sendable {
                 }
                 box.reply = Reply(status: response.statusCode, headers: headers, body: data ?? Data())
             }
-            box.failed = error != nil
             done.signal()
         }
         task.resume()
@@ -45,7 +44,6 @@ public struct ProviderHTTP: Sendable {
 /// Written by URLSession's callback before it signals the semaphore the caller waits on.
 private final class ReplyBox: @unchecked Sendable {
     var reply: ProviderHTTP.Reply?
-    var failed = false
 }
 
 /// Small time-limited caches for remote answers (YouTube's quota is about 100 searches a day).

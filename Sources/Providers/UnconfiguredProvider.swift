@@ -3,12 +3,10 @@ import PartyCore
 /// A provider whose credentials are missing: parties can be created, every lookup answers `.notConfigured`.
 public struct UnconfiguredProvider: MusicProvider {
     public let name: String
-    public let playerAdapter: String
     public var isConfigured: Bool { false }
 
-    public init(name: String, playerAdapter: String) {
+    public init(name: String) {
         self.name = name
-        self.playerAdapter = playerAdapter
     }
 
     public func search(_ query: String) throws(ProviderError) -> [Track] { throw .notConfigured }

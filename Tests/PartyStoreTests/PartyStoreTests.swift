@@ -42,7 +42,7 @@ struct PartyStoreTests {
             #expect(try store.toggleVote(entryId: id, deviceId: "phone"))
             try store.addBlacklistWord("Schlager", partyId: "p1")
             try store.save(tokens: ProviderTokens(provider: "spotify", accessToken: "a", refreshToken: "r", expiresAt: epoch), partyId: "p1")
-            try store.setMonitor(token: "token", deviceId: "tv", partyId: "p1")
+            try store.setMonitor(token: "token", partyId: "p1")
             var playback = Playback()
             playback.play(entryId: id, fromMs: 1_000, at: epoch)
             try store.save(playback: playback, partyId: "p1")

@@ -59,7 +59,7 @@ struct DemoProviderTests {
     }
 
     @Test func unconfiguredProvidersSayNotConfigured() {
-        let spotify = UnconfiguredProvider(name: "spotify", playerAdapter: "spotify")
+        let spotify = UnconfiguredProvider(name: "spotify")
         #expect(!spotify.isConfigured)
         #expect(throws: ProviderError.notConfigured) { try spotify.search("x") }
         #expect(throws: ProviderError.notConfigured) { try spotify.track(uri: "spotify:track:x") }

@@ -7,7 +7,6 @@ public struct DemoProvider: MusicProvider {
 
     public var name: String { "demo" }
     public var isConfigured: Bool { true }
-    public var playerAdapter: String { "audio" }
 
     public func search(_ query: String) throws(ProviderError) -> [Track] {
         guard !SearchText.folded(query).isEmpty else { return Array(DemoCatalog.tracks.prefix(10)) }

@@ -10,7 +10,6 @@ public struct LocalProvider: MusicProvider {
 
     public var name: String { "local" }
     public var isConfigured: Bool { true }
-    public var playerAdapter: String { "audio" }
 
     public func search(_ query: String) throws(ProviderError) -> [Track] {
         let all = library.tracks

@@ -18,7 +18,6 @@ public struct SpotifyProvider: MusicProvider {
     public var name: String { "spotify" }
     public var isConfigured: Bool { true }
     public var isRemote: Bool { true }
-    public var playerAdapter: String { "spotify" }
 
     public func bound(to partyId: String) -> any MusicProvider {
         SpotifyProvider(client: client, loginState: loginState, partyId: partyId)

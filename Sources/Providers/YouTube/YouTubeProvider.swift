@@ -27,7 +27,6 @@ public struct YouTubeProvider: MusicProvider {
     public var name: String { "youtube" }
     public var isConfigured: Bool { true }
     public var isRemote: Bool { true }
-    public var playerAdapter: String { "youtube" }
 
     public func search(_ query: String) throws(ProviderError) -> [Track] {
         if let cached = cachedSearch(query) { return cached }
