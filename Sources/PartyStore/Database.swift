@@ -31,15 +31,15 @@ final class Database {
         if status != SQLITE_OK {
             let message = errorMessage.map { String(cString: $0) } ?? "unknown"
             sqlite3_free(errorMessage)
-            throw DatabaseError(code: status, message: message)
+            throw DatabaseError(code: status, message: message, sql: sql)
         }
     }
 
     func prepare(_ sql: String) throws(DatabaseError) -> Statement {
         var raw: OpaquePointer?
         let status = sqlite3_prepare_v2(handle, sql, -1, &raw, nil)
-        guard status == SQLITE_OK, let raw else { throw error(status) }
-        return Statement(handle: raw, database: self)
+        guard status == SQLITE_OK, let raw else { throw error(status, sql: sql) }
+        return Statement(handle: raw, sql: sql, database: self)
     }
 
     /// Runs `body` in one transaction and rolls back when it throws. Inside another transaction it is a
@@ -64,7 +64,7 @@ final class Database {
     /// Rows inserted, updated or deleted through this connection since it opened; grows with every write.
     var totalChanges: Int64 { sqlite3_total_changes64(handle) }
 
-    func error(_ status: Int32) -> DatabaseError {
-        DatabaseError(code: status, message: String(cString: sqlite3_errmsg(handle)))
+    func error(_ status: Int32, sql: String? = nil) -> DatabaseError {
+        DatabaseError(code: status, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
 }

@@ -1,7 +1,7 @@
 extension Database {
     /// Applies the migrations this file does not have yet, each in its own transaction.
     func migrate(_ migrations: [String]) throws {
-        let current = try prepare("PRAGMA user_version").run().first?.integer(0) ?? 0
+        let current = try prepare("PRAGMA user_version").run().first?.integer("user_version") ?? 0
         guard current <= migrations.count else {
             throw DatabaseError(code: 0, message: "database schema \(current) is newer than this server (\(migrations.count))")
         }
@@ -14,6 +14,6 @@ extension Database {
     }
 
     var schemaVersion: Int {
-        get throws { Int(try prepare("PRAGMA user_version").run().first?.integer(0) ?? 0) }
+        get throws { Int(try prepare("PRAGMA user_version").run().first?.integer("user_version") ?? 0) }
     }
 }

@@ -53,12 +53,12 @@ extension PartyStore {
 
     /// How many parties are active (not ended).
     public func activePartyCount() throws -> Int {
-        Int(try run("SELECT COUNT(*) FROM parties WHERE ended_at IS NULL").first?.integer(0) ?? 0)
+        Int(try run("SELECT COUNT(*) AS count FROM parties WHERE ended_at IS NULL").first?.integer("count") ?? 0)
     }
 
     /// The query plan SQLite picks for `sql`, for tests that pin an index down.
     public func queryPlan(_ sql: String) throws -> [String] {
-        try run("EXPLAIN QUERY PLAN " + sql, [.text("00000")]).compactMap { $0.text(3) }
+        try run("EXPLAIN QUERY PLAN " + sql, [.text("00000")]).compactMap { $0.text("detail") }
     }
 
     public func activeParties() throws -> [Party] {
@@ -102,11 +102,12 @@ extension PartyStore {
 
     private static func party(_ row: Row) -> Party {
         Party(
-            id: row.text(0) ?? "", guestPin: row.text(1) ?? "", hostPin: row.text(2) ?? "",
-            provider: row.text(3) ?? "", createdAt: row.date(4) ?? Date(timeIntervalSince1970: 0),
-            endedAt: row.date(5), defaultPlaylistId: row.text(6),
+            id: row.text("id") ?? "", guestPin: row.text("guest_pin") ?? "", hostPin: row.text("host_pin") ?? "",
+            provider: row.text("provider") ?? "", createdAt: row.date("created_at") ?? Date(timeIntervalSince1970: 0),
+            endedAt: row.date("ended_at"), defaultPlaylistId: row.text("default_playlist_id"),
             playback: Playback(
-                currentEntryId: row.integer(7), startedAt: row.date(8), pausedPositionMs: Int(row.integer(9) ?? 0),
-                isPlaying: row.bool(10), pausedByHost: row.bool(11), lastAdvanceAt: row.date(12)))
+                currentEntryId: row.integer("current_entry_id"), startedAt: row.date("playback_started_at"),
+                pausedPositionMs: Int(row.integer("paused_position_ms") ?? 0), isPlaying: row.bool("is_playing"),
+                pausedByHost: row.bool("paused_by_host"), lastAdvanceAt: row.date("last_advance_at")))
     }
 }

@@ -10,16 +10,17 @@ extension PartyStore {
     public func entries(partyId: String, uri: String? = nil) throws -> [QueueEntry] {
         try run("""
             SELECT id, uri, track_id, name, artists, album, image_url, duration_ms, added_at, added_by, autofilled,
-                (SELECT COUNT(*) FROM votes v WHERE v.entry_id = queue_entries.id)
+                (SELECT COUNT(*) FROM votes v WHERE v.entry_id = queue_entries.id) AS like_count
             FROM queue_entries WHERE party_id = ?1 AND (?2 IS NULL OR uri = ?2)
             """, [.text(partyId), .optional(uri)]).map { row in
-            let id = row.integer(0) ?? 0
+            let id = row.integer("id") ?? 0
             let track = Track(
-                id: row.text(2) ?? "", uri: row.text(1) ?? "", name: row.text(3) ?? "",
-                artists: (row.text(4) ?? "").components(separatedBy: Self.artistSeparator).filter { !$0.isEmpty },
-                album: row.text(5) ?? "", imageURL: row.text(6), durationMs: Int(row.integer(7) ?? 0))
-            return QueueEntry(id: id, track: track, addedAt: row.date(8) ?? Date(timeIntervalSince1970: 0),
-                              addedBy: row.text(9) ?? "", autofilled: row.bool(10), likeCount: Int(row.integer(11) ?? 0))
+                id: row.text("track_id") ?? "", uri: row.text("uri") ?? "", name: row.text("name") ?? "",
+                artists: (row.text("artists") ?? "").components(separatedBy: Self.artistSeparator).filter { !$0.isEmpty },
+                album: row.text("album") ?? "", imageURL: row.text("image_url"), durationMs: Int(row.integer("duration_ms") ?? 0))
+            return QueueEntry(id: id, track: track, addedAt: row.date("added_at") ?? Date(timeIntervalSince1970: 0),
+                              addedBy: row.text("added_by") ?? "", autofilled: row.bool("autofilled"),
+                              likeCount: Int(row.integer("like_count") ?? 0))
         }
     }
 
@@ -27,7 +28,7 @@ extension PartyStore {
     public func entriesLiked(by deviceId: String, partyId: String) throws -> Set<Int64> {
         Set(try run("""
             SELECT e.id FROM queue_entries e JOIN votes v ON v.entry_id = e.id AND v.device_id = ? WHERE e.party_id = ?
-            """, [.text(deviceId), .text(partyId)]).compactMap { $0.integer(0) })
+            """, [.text(deviceId), .text(partyId)]).compactMap { $0.integer("id") })
     }
 
     public func queue(partyId: String, currentEntryId: Int64?) throws -> Queue {
@@ -70,7 +71,7 @@ extension PartyStore {
     /// The party's recently played uris, newest first.
     public func recentlyPlayed(partyId: String) throws -> [String] {
         try run("SELECT uri FROM played WHERE party_id = ? ORDER BY played_at DESC, rowid DESC", [.text(partyId)])
-            .compactMap { $0.text(0) }
+            .compactMap { $0.text("uri") }
     }
 
     /// R17: one like per device per entry; a second call removes it. Returns whether it is liked now.

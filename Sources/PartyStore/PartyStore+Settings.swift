@@ -4,7 +4,7 @@ import PartyCore
 extension PartyStore {
     public func blacklist(partyId: String) throws -> Blacklist {
         Blacklist(words: try run("SELECT word FROM blacklist WHERE party_id = ? ORDER BY word", [.text(partyId)])
-            .compactMap { $0.text(0) })
+            .compactMap { $0.text("word") })
     }
 
     public func addBlacklistWord(_ word: String, partyId: String) throws {
@@ -17,7 +17,7 @@ extension PartyStore {
 
     /// R21: the token the registered monitor proves itself with.
     public func monitorToken(partyId: String) throws -> String? {
-        try run("SELECT monitor_token FROM parties WHERE id = ?", [.text(partyId)]).first?.text(0)
+        try run("SELECT monitor_token FROM parties WHERE id = ?", [.text(partyId)]).first?.text("monitor_token")
     }
 
     public func setMonitor(token: String, partyId: String) throws {
@@ -36,7 +36,8 @@ extension PartyStore {
     public func tokens(partyId: String) throws -> ProviderTokens? {
         try run("SELECT provider, access_token, refresh_token, expires_at FROM provider_tokens WHERE party_id = ?",
                 [.text(partyId)]).first.map {
-            ProviderTokens(provider: $0.text(0) ?? "", accessToken: $0.text(1), refreshToken: $0.text(2), expiresAt: $0.date(3))
+            ProviderTokens(provider: $0.text("provider") ?? "", accessToken: $0.text("access_token"),
+                           refreshToken: $0.text("refresh_token"), expiresAt: $0.date("expires_at"))
         }
     }
 }

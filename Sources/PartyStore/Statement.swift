@@ -18,11 +18,20 @@ enum SQLValue {
 /// Owns one prepared statement; finalized in deinit.
 final class Statement {
     private let handle: OpaquePointer
+    private let sql: String
     private unowned let database: Database
+    /// Result column name → index, read once: rows are read by column name.
+    private let columns: [String: Int]
 
-    init(handle: OpaquePointer, database: Database) {
+    init(handle: OpaquePointer, sql: String, database: Database) {
         self.handle = handle
+        self.sql = sql
         self.database = database
+        var columns: [String: Int] = [:]
+        for index in 0..<Int(sqlite3_column_count(handle)) {
+            if let name = sqlite3_column_name(handle, Int32(index)) { columns[String(cString: name)] = index }
+        }
+        self.columns = columns
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -41,29 +50,31 @@ final class Statement {
             case .real(let number): status = sqlite3_bind_double(handle, index, number)
             case .null: status = sqlite3_bind_null(handle, index)
             }
-            guard status == SQLITE_OK else { throw database.error(status) }
+            guard status == SQLITE_OK else { throw database.error(status, sql: sql) }
         }
         var rows: [Row] = []
         while true {
             let status = sqlite3_step(handle)
             if status == SQLITE_DONE { break }
             guard status == SQLITE_ROW else {
-                let failure = database.error(status)
+                let failure = database.error(status, sql: sql)
                 sqlite3_reset(handle)
                 throw failure
             }
-            rows.append(Row(statement: handle))
+            rows.append(Row(statement: handle, columns: columns))
         }
         sqlite3_reset(handle)
         return rows
     }
 }
 
-/// One result row, copied out of SQLite.
+/// One result row, copied out of SQLite, read by column name (a missing name reads as NULL).
 struct Row {
     private let values: [SQLValue]
+    private let columns: [String: Int]
 
-    init(statement: OpaquePointer) {
+    init(statement: OpaquePointer, columns: [String: Int]) {
+        self.columns = columns
         values = (0..<sqlite3_column_count(statement)).map { column in
             switch sqlite3_column_type(statement, column) {
             case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
@@ -74,26 +85,28 @@ struct Row {
         }
     }
 
-    func text(_ column: Int) -> String? {
-        if case .text(let text) = values[column] { return text }
+    private func value(_ column: String) -> SQLValue { columns[column].map { values[$0] } ?? .null }
+
+    func text(_ column: String) -> String? {
+        if case .text(let text) = value(column) { return text }
         return nil
     }
 
-    func integer(_ column: Int) -> Int64? {
-        switch values[column] {
+    func integer(_ column: String) -> Int64? {
+        switch value(column) {
         case .integer(let number): return number
         case .real(let number): return Int64(Int(saturating: number))
         default: return nil
         }
     }
 
-    func date(_ column: Int) -> Date? {
-        switch values[column] {
+    func date(_ column: String) -> Date? {
+        switch value(column) {
         case .real(let number): return Date(timeIntervalSince1970: number)
         case .integer(let number): return Date(timeIntervalSince1970: Double(number))
         default: return nil
         }
     }
 
-    func bool(_ column: Int) -> Bool { integer(column) == 1 }
+    func bool(_ column: String) -> Bool { integer(column) == 1 }
 }

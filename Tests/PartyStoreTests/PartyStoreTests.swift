@@ -177,4 +177,17 @@ struct WriteVersionTests {
         #expect(try store.isPinTaken("11111") && store.isPinTaken("22222") && !store.isPinTaken("33333"))
         #expect(try store.activePartyCount() == 1)
     }
+
+    /// Issue 11: a database error names the statement that failed.
+    @Test func aDatabaseErrorCarriesItsSQL() throws {
+        let store = try PartyStore(path: temporaryDatabase())
+        try store.insert(party("p1"))
+        do {
+            try store.insert(party("p1"))
+            Issue.record("a second party with the same id was accepted")
+        } catch let error as DatabaseError {
+            #expect(error.sql?.contains("INSERT INTO parties") == true)
+            #expect(error.description.contains("UNIQUE") && error.description.contains("INSERT INTO parties"), "\(error)")
+        }
+    }
 }
