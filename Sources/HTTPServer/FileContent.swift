@@ -24,22 +24,12 @@ public struct FileContent: Sendable {
         }
         let size = Int(info.st_size)
         let etag = "\"\(String(info.st_mtim.tv_sec, radix: 16))-\(String(size, radix: 16))\""
-        let common = [("ETag", etag), ("Cache-Control", cacheControl), ("Accept-Ranges", "bytes")]
-        if let match = request.header("if-none-match"), match == etag {
-            close(descriptor)
-            return Response(status: 304, headers: common)
+        let response = Representation.respond(to: request, etag: etag, length: size, contentType: contentType,
+                                               cacheControl: cacheControl) { range in
+            .file(descriptor: descriptor, offset: UInt64(range?.lowerBound ?? 0), length: UInt64(range?.count ?? size))
         }
-        guard let rangeHeader = request.header("range") else {
-            return Response(status: 200, headers: [("Content-Type", contentType)] + common,
-                            body: .file(descriptor: descriptor, offset: 0, length: UInt64(size)))
-        }
-        guard let range = StaticContent.parseRange(rangeHeader, length: size) else {
-            close(descriptor)
-            return Response(status: 416, headers: [("Content-Range", "bytes */\(size)")] + common)
-        }
-        return Response(
-            status: 206,
-            headers: [("Content-Type", contentType), ("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound)/\(size)")] + common,
-            body: .file(descriptor: descriptor, offset: UInt64(range.lowerBound), length: UInt64(range.count)))
+        // libmicrohttpd owns the descriptor only when it is sent (304 and 416 send none).
+        if case .file = response.body {} else { close(descriptor) }
+        return response
     }
 }

@@ -52,12 +52,31 @@ struct JSONTests {
 @Suite("Byte ranges")
 struct RangeTests {
     @Test func rangesAreParsedAndClamped() {
-        #expect(StaticContent.parseRange("bytes=0-9", length: 100) == 0...9)
-        #expect(StaticContent.parseRange("bytes=90-", length: 100) == 90...99)
-        #expect(StaticContent.parseRange("bytes=-10", length: 100) == 90...99)
-        #expect(StaticContent.parseRange("bytes=50-500", length: 100) == 50...99)
+        #expect(Representation.parseRange("bytes=0-9", length: 100) == 0...9)
+        #expect(Representation.parseRange("bytes=90-", length: 100) == 90...99)
+        #expect(Representation.parseRange("bytes=-10", length: 100) == 90...99)
+        #expect(Representation.parseRange("bytes=50-500", length: 100) == 50...99)
         for bad in ["bytes=100-", "bytes=9-1", "items=0-1", "bytes=-0", "bytes=a-b", "bytes=-"] {
-            #expect(StaticContent.parseRange(bad, length: 100) == nil, "\(bad)")
+            #expect(Representation.parseRange(bad, length: 100) == nil, "\(bad)")
+        }
+    }
+
+    /// Issue 11: bytes and files answer validators the same way (files once ignored a list of tags).
+    @Test func bytesAndFilesAgreeOnIfNoneMatchAndRanges() throws {
+        let bytes = Array("0123456789".utf8)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("mv-rep-\(UUID().uuidString)").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let file = FileContent(path: path, contentType: "text/plain")
+        let fixed = StaticContent(bytes: bytes, contentType: "text/plain")
+        for respond in [{ (request: Request) in fixed.response(to: request) }, { (request: Request) in file.response(to: request)! }] {
+            let etag = try #require(respond(Request(method: "GET", path: "/")).headers.first { $0.0 == "ETag" }?.1)
+            for header in [etag, "\"other\", \(etag)", "*"] {
+                #expect(respond(Request(method: "GET", path: "/", headers: ["if-none-match": header])).status == 304, "\(header)")
+            }
+            #expect(respond(Request(method: "GET", path: "/", headers: ["if-none-match": "\"other\""])).status == 200)
+            #expect(respond(Request(method: "GET", path: "/", headers: ["range": "bytes=2-4"])).status == 206)
+            #expect(respond(Request(method: "GET", path: "/", headers: ["range": "bytes=20-"])).status == 416)
         }
     }
 }
+
