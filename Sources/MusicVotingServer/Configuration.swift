@@ -41,39 +41,22 @@ public struct Configuration: Sendable, Equatable {
 
     public init() {}
 
-    public static let usage = """
-        Usage: musicvoting [options]
+    /// The README's option table (`musicvoting --help-markdown`), rendered from the same option table.
+    public static var markdownTable: String {
+        (["| option | environment | default | what it does |", "|---|---|---|---|"] + ConfigurationOption.all.map { option in
+            "| `\(option.flag) \(option.value)` | `\(option.environment)` | \(option.defaultText) | \(option.help) |"
+        }).joined(separator: "\n")
+    }
 
-          --host ADDRESS        IPv4 address to listen on (default 0.0.0.0)         MUSICVOTING_HOST
-          --port N              TCP port, 0 picks a free one (default 8080)        MUSICVOTING_PORT
-          --data DIR            folder for the SQLite database (default ./data)    MUSICVOTING_DATA
-          --public-url URL      base of join links and QR codes                    MUSICVOTING_PUBLIC_URL
-                                (default http://<first LAN IPv4>:<port>)
-          --resources DIR       folder holding Public/ and Templates/               MUSICVOTING_RESOURCES
-                                (default: the current folder, else next to the binary's package)
-          --tls-cert FILE       PEM certificate: serve HTTPS                       MUSICVOTING_TLS_CERT
-          --tls-key FILE        PEM private key for --tls-cert                     MUSICVOTING_TLS_KEY
-          --threads N           HTTP worker threads (default 2)                    MUSICVOTING_THREADS
-          --library DIR         a folder of music files: provider 'local'          MUSICVOTING_LIBRARY
-          --youtube-key KEY     YouTube Data API key: provider 'youtube'           MUSICVOTING_YOUTUBE_KEY
-          --youtube-api-base URL  (tests) default https://www.googleapis.com/youtube/v3  MUSICVOTING_YOUTUBE_API_BASE
-          --spotify-client-id ID      Spotify app: provider 'spotify'           MUSICVOTING_SPOTIFY_CLIENT_ID
-          --spotify-client-secret S   optional (PKCE works without)             MUSICVOTING_SPOTIFY_CLIENT_SECRET
-          --spotify-redirect-uri URL  default <public url>/api/spotify/callback MUSICVOTING_SPOTIFY_REDIRECT_URI
-          --spotify-accounts-base URL, --spotify-api-base URL   (tests)         MUSICVOTING_SPOTIFY_ACCOUNTS_BASE, _API_BASE
-          --trusted-proxy IPS   comma-separated proxy addresses whose            MUSICVOTING_TRUSTED_PROXY
-                                X-Forwarded-For is believed (default: none)
-          --allowed-host NAMES  comma-separated extra host names (e.g. party.lan)  MUSICVOTING_ALLOWED_HOST
-          --max-connections-per-address N  (default 64, 0 = off)    MUSICVOTING_MAX_CONNECTIONS_PER_ADDRESS
-          --max-streams-per-address N      event streams (default 8) MUSICVOTING_MAX_STREAMS_PER_ADDRESS
-          --max-streams-per-party N        (default 1000)            MUSICVOTING_MAX_STREAMS_PER_PARTY
-          --max-parties N                  active parties (default 5000) MUSICVOTING_MAX_PARTIES
-          --config FILE         'name = value' lines with these flag names          MUSICVOTING_CONFIG
-          --help                show this text
-        """
+    /// `--help`, rendered from the option table.
+    public static var usage: String {
+        (["Usage: musicvoting [options]", ""] + ConfigurationOption.all.map(\.usageLine)
+            + ["  --help".padding(toLength: 36, withPad: " ", startingAt: 0) + " show this text"]).joined(separator: "\n")
+    }
 
     public enum ParseError: Error, Equatable, CustomStringConvertible {
         case help
+        case helpMarkdown
         case unknownOption(String)
         case missingValue(String)
         case invalidValue(option: String, value: String)
@@ -81,30 +64,13 @@ public struct Configuration: Sendable, Equatable {
         public var description: String {
             switch self {
             case .help: return Configuration.usage
+            case .helpMarkdown: return Configuration.markdownTable
             case .unknownOption(let option): return "unknown option \(option)\n\n\(Configuration.usage)"
             case .missingValue(let option): return "\(option) needs a value"
             case let .invalidValue(option, value): return "invalid value for \(option): \(value)"
             }
         }
     }
-
-    private static let options: [(flag: String, environment: String)] = [
-        ("--host", "MUSICVOTING_HOST"), ("--port", "MUSICVOTING_PORT"), ("--data", "MUSICVOTING_DATA"),
-        ("--public-url", "MUSICVOTING_PUBLIC_URL"), ("--resources", "MUSICVOTING_RESOURCES"),
-        ("--tls-cert", "MUSICVOTING_TLS_CERT"), ("--tls-key", "MUSICVOTING_TLS_KEY"), ("--threads", "MUSICVOTING_THREADS"),
-        ("--library", "MUSICVOTING_LIBRARY"), ("--youtube-key", "MUSICVOTING_YOUTUBE_KEY"),
-        ("--youtube-api-base", "MUSICVOTING_YOUTUBE_API_BASE"), ("--spotify-client-id", "MUSICVOTING_SPOTIFY_CLIENT_ID"),
-        ("--spotify-client-secret", "MUSICVOTING_SPOTIFY_CLIENT_SECRET"), ("--spotify-redirect-uri", "MUSICVOTING_SPOTIFY_REDIRECT_URI"),
-        ("--spotify-accounts-base", "MUSICVOTING_SPOTIFY_ACCOUNTS_BASE"), ("--spotify-api-base", "MUSICVOTING_SPOTIFY_API_BASE"),
-        ("--trusted-proxy", "MUSICVOTING_TRUSTED_PROXY"), ("--allowed-host", "MUSICVOTING_ALLOWED_HOST"),
-    ] + limitOptions.map { ($0.flag, $0.environment) }
-
-    private static let limitOptions: [(flag: String, environment: String, keyPath: WritableKeyPath<Limits, Int> & Sendable, range: ClosedRange<Int>)] = [
-        ("--max-connections-per-address", "MUSICVOTING_MAX_CONNECTIONS_PER_ADDRESS", \.connectionsPerAddress, 0...1_000_000),
-        ("--max-streams-per-address", "MUSICVOTING_MAX_STREAMS_PER_ADDRESS", \.streamsPerAddress, 0...1_000_000),
-        ("--max-streams-per-party", "MUSICVOTING_MAX_STREAMS_PER_PARTY", \.streamsPerParty, 1...1_000_000),
-        ("--max-parties", "MUSICVOTING_MAX_PARTIES", \.activeParties, 1...40_000),
-    ]
 
     /// Flags win over `MUSICVOTING_*` variables, which win over the optional `--config FILE`
     /// (`name = value` lines with the flag names, `#` comments).
@@ -124,21 +90,24 @@ public struct Configuration: Sendable, Equatable {
                 let line = rawLine.trimmingCharacters(in: .whitespaces)
                 guard !line.isEmpty, !line.hasPrefix("#") else { continue }
                 let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard parts.count == 2, options.contains(where: { $0.flag == "--" + parts[0] }) else {
+                guard parts.count == 2, parts[0] != "config", ConfigurationOption.all.contains(where: { $0.name == parts[0] }) else {
                     throw .invalidValue(option: "--config", value: line)
                 }
                 values["--" + parts[0]] = parts[1]
             }
         }
-        for option in options { if let value = environment[option.environment], !value.isEmpty { values[option.flag] = value } }
+        for option in ConfigurationOption.all {
+            if let value = environment[option.environment], !value.isEmpty { values[option.flag] = value }
+        }
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
             if argument == "--help" || argument == "-h" { throw .help }
+            if argument == "--help-markdown" { throw .helpMarkdown }
             if argument == "--config" { index += 2; continue }
             if argument.hasPrefix("--config=") { index += 1; continue }
             let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
-            guard options.contains(where: { $0.flag == parts[0] }) else { throw .unknownOption(argument) }
+            guard ConfigurationOption.all.contains(where: { $0.flag == parts[0] }) else { throw .unknownOption(argument) }
             if parts.count == 2 {
                 values[parts[0]] = parts[1]
             } else {
@@ -149,50 +118,8 @@ public struct Configuration: Sendable, Equatable {
             index += 1
         }
         var configuration = Configuration()
-        if let host = values["--host"] { configuration.host = host }
-        if let port = values["--port"] {
-            guard let number = UInt16(port) else { throw .invalidValue(option: "--port", value: port) }
-            configuration.port = number
-        }
-        if let threads = values["--threads"] {
-            guard let number = Int(threads), (1...64).contains(number) else { throw .invalidValue(option: "--threads", value: threads) }
-            configuration.threads = number
-        }
-        if let data = values["--data"] { configuration.dataDirectory = data }
-        if let url = values["--public-url"] {
-            guard url.hasPrefix("http://") || url.hasPrefix("https://") else { throw .invalidValue(option: "--public-url", value: url) }
-            configuration.publicURL = url.hasSuffix("/") ? String(url.dropLast()) : url
-        }
-        configuration.resourcesDirectory = values["--resources"]
-        configuration.tlsCertificatePath = values["--tls-cert"]
-        configuration.tlsKeyPath = values["--tls-key"]
-        configuration.libraryDirectory = values["--library"]
-        configuration.youtubeKey = values["--youtube-key"]
-        configuration.spotifyClientId = values["--spotify-client-id"]
-        configuration.spotifyClientSecret = values["--spotify-client-secret"]
-        for (option, keyPath) in [("--spotify-redirect-uri", \Configuration.spotifyRedirectURI),
-                                  ("--spotify-accounts-base", \Configuration.spotifyAccountsBase),
-                                  ("--spotify-api-base", \Configuration.spotifyAPIBase)] {
-            guard let value = values[option] else { continue }
-            guard URL(string: value)?.scheme?.hasPrefix("http") == true else { throw .invalidValue(option: option, value: value) }
-            configuration[keyPath: keyPath] = value
-        }
-        if let base = values["--youtube-api-base"] {
-            guard URL(string: base)?.scheme?.hasPrefix("http") == true else { throw .invalidValue(option: "--youtube-api-base", value: base) }
-            configuration.youtubeBase = base
-        }
-        for option in limitOptions {
-            guard let text = values[option.flag] else { continue }
-            guard let number = Int(boundedDigits: text, in: option.range) else { throw .invalidValue(option: option.flag, value: text) }
-            configuration.limits[keyPath: option.keyPath] = number
-        }
-        if let hosts = values["--allowed-host"] {
-            configuration.allowedHosts = hosts.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        }
-        if let proxies = values["--trusted-proxy"] {
-            let addresses = proxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            guard addresses.allSatisfy(Request.isIPAddress) else { throw .invalidValue(option: "--trusted-proxy", value: proxies) }
-            configuration.trustedProxies = Set(addresses)
+        for option in ConfigurationOption.all {
+            if let value = values[option.flag] { try option.apply(&configuration, value) }
         }
         return configuration
     }

@@ -9,6 +9,9 @@ do {
 } catch .help {
     print(Configuration.usage)
     exit(0)
+} catch .helpMarkdown {
+    print(Configuration.markdownTable)
+    exit(0)
 } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
     exit(2)

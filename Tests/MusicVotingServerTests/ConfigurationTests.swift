@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import MusicVotingServer
 
@@ -41,6 +42,27 @@ struct ConfigurationTests {
         #expect(throws: Configuration.ParseError.help) { try Configuration.parse(arguments: ["--help"], environment: [:]) }
         #expect(throws: Configuration.ParseError.invalidValue(option: "--spotify-api-base", value: "ftp://x")) {
             try Configuration.parse(arguments: ["--spotify-api-base", "ftp://x"], environment: [:])
+        }
+    }
+}
+
+@Suite("Each option is declared once (issue 11)")
+struct ConfigurationOptionTableTests {
+    @Test func helpEnvironmentConfigFileAndREADMEComeFromOneTable() throws {
+        for option in ConfigurationOption.all {
+            #expect(Configuration.usage.contains(option.flag + " ") && Configuration.usage.contains(option.environment), "\(option.flag)")
+        }
+        let readme = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md").path, encoding: .utf8)
+        #expect(readme.contains(Configuration.markdownTable), "README's option table is `musicvoting --help-markdown`")
+        // Every option works as a flag, as its environment variable and as a config-file key.
+        let sample = ["max-parties": "7", "threads": "3", "allowed-host": "a.lan", "youtube-key": "k"]
+        for (name, value) in sample {
+            let option = try #require(ConfigurationOption.all.first { $0.name == name })
+            let fromFlag = try Configuration.parse(arguments: [option.flag, value], environment: [:])
+            let fromEnvironment = try Configuration.parse(arguments: [], environment: [option.environment: value])
+            let fromFile = try Configuration.parse(arguments: ["--config", "f"], environment: [:], readFile: { _ in "\(name) = \(value)" })
+            #expect(fromFlag == fromEnvironment && fromEnvironment == fromFile && fromFlag != Configuration(), "\(name)")
         }
     }
 }
