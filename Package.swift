@@ -21,13 +21,15 @@ let package = Package(
         .target(name: "PartyCore"),
         // libmicrohttpd's own error answers carry the JSON error shape (R26): see ErrorBodies.c for why a C target.
         .target(name: "CMicroHTTPDErrors", dependencies: ["CMicroHTTPD"], linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors"]),
+        // The JSON value, parser and serializer: used by the HTTP layer, the event stream frames and the tests.
+        .target(name: "JSONKit"),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors", "JSONKit"]),
         .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite"]),
         .target(name: "Providers", dependencies: ["PartyCore", "CTagLib", "CGnuTLS"]),
         .target(name: "Rendering", dependencies: ["CQREncode", "CPNG"]),
         .target(
             name: "MusicVotingServer",
-            dependencies: ["PartyCore", "PartyStore", "Providers", "Rendering", "HTTPServer"]
+            dependencies: ["PartyCore", "PartyStore", "Providers", "Rendering", "HTTPServer", "JSONKit"]
         ),
         .executableTarget(name: "musicvoting", dependencies: ["MusicVotingServer"]),
 
@@ -36,8 +38,8 @@ let package = Package(
         .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"], resources: [.copy("Resources")]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "CTagLib"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONKit", "TestSupport"]),
         .testTarget(name: "MusicVotingServerTests", dependencies: ["MusicVotingServer", "HTTPServer"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore", "HTTPServer"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore", "HTTPServer", "JSONKit"], resources: [.copy("Fixtures")]),
     ]
 )

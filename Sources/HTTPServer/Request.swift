@@ -1,3 +1,5 @@
+import JSONKit
+
 /// One HTTP request, copied out of libmicrohttpd before the handler runs.
 public struct Request: Sendable {
     public var method: String

@@ -1,3 +1,5 @@
+import JSONKit
+
 /// A response value; `Content-Length` and the body always agree because the server derives one from the other.
 public struct Response: Sendable {
     public enum Body: Sendable {

@@ -1,3 +1,5 @@
+import JSONKit
+
 extension Router {
     /// An OpenAPI 3.1 document generated from the registered routes, so it cannot drift from them.
     public func openAPI(title: String, version: String, securitySchemes: [(String, String)]) -> JSON {

@@ -1,3 +1,4 @@
+import JSONKit
 import Foundation
 import HTTPServer
 

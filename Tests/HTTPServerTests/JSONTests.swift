@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HTTPServer
+@testable import JSONKit
 import TestSupport
 
 @Suite("JSON parser and serializer")
