@@ -27,9 +27,11 @@ let package = Package(
         .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite"]),
         .target(name: "Providers", dependencies: ["PartyCore", "CTagLib", "CGnuTLS"]),
         .target(name: "Rendering", dependencies: ["CQREncode", "CPNG"]),
+        // The party service: rules applied to the store, one owner of the state, the event hub. No HTTP.
+        .target(name: "PartyEngine", dependencies: ["PartyCore", "PartyStore", "Providers", "JSONKit"]),
         .target(
             name: "MusicVotingServer",
-            dependencies: ["PartyCore", "PartyStore", "Providers", "Rendering", "HTTPServer", "JSONKit"]
+            dependencies: ["PartyCore", "PartyStore", "Providers", "Rendering", "HTTPServer", "JSONKit", "PartyEngine"]
         ),
         .executableTarget(name: "musicvoting", dependencies: ["MusicVotingServer"]),
 
@@ -39,7 +41,7 @@ let package = Package(
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"], resources: [.copy("Resources")]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "CTagLib"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONKit", "TestSupport"]),
-        .testTarget(name: "MusicVotingServerTests", dependencies: ["MusicVotingServer", "HTTPServer"]),
+        .testTarget(name: "MusicVotingServerTests", dependencies: ["MusicVotingServer", "PartyEngine", "HTTPServer"]),
         .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore", "HTTPServer", "JSONKit"], resources: [.copy("Fixtures")]),
     ]
 )

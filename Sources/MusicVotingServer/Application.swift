@@ -1,4 +1,5 @@
 import Foundation
+import PartyEngine
 import HTTPServer
 import PartyCore
 import PartyStore

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import PartyCore
+import PartyEngine
 
 /// How the server runs: flags, mirrored by `MUSICVOTING_*` environment variables (flags win).
 public struct Configuration: Sendable, Equatable {
@@ -28,16 +29,7 @@ public struct Configuration: Sendable, Equatable {
     public var trustedProxies: Set<String> = []
     /// Host names besides the public URL's that browsers may use to reach this server (DNS rebinding check).
     public var allowedHosts: [String] = []
-    /// Limits that keep one phone from starving the party (issue 10); 0 turns a per-address limit off.
-    public var limits = Limits()
-
-    public struct Limits: Sendable, Equatable {
-        public var connectionsPerAddress = 64
-        public var streamsPerAddress = 8
-        public var streamsPerParty = 1_000
-        public var activeParties = 5_000
-        public init() {}
-    }
+    public var limits = PartyLimits()
 
     public init() {}
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import PartyCore
+import PartyEngine
 
 /// One command-line option, declared once: its flag (`--name`), environment variable (`MUSICVOTING_NAME`),
 /// config-file key (`name = …`), `--help` line and README row all come from this value.
@@ -40,8 +41,8 @@ extension ConfigurationOption {
     }
 
     static func limit(_ name: String, _ help: String, _ range: ClosedRange<Int>,
-                      _ keyPath: WritableKeyPath<Configuration.Limits, Int> & Sendable) -> ConfigurationOption {
-        ConfigurationOption(name: name, value: "N", help: help, defaultText: String(Configuration.Limits()[keyPath: keyPath])) {
+                      _ keyPath: WritableKeyPath<PartyLimits, Int> & Sendable) -> ConfigurationOption {
+        ConfigurationOption(name: name, value: "N", help: help, defaultText: String(PartyLimits()[keyPath: keyPath])) {
             configuration, text throws(Configuration.ParseError) in
             guard let number = Int(boundedDigits: text, in: range) else { throw .invalidValue(option: "--" + name, value: text) }
             configuration.limits[keyPath: keyPath] = number

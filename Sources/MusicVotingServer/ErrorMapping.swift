@@ -1,4 +1,5 @@
 import Foundation
+import PartyEngine
 import HTTPServer
 import PartyCore
 import PartyStore
@@ -56,27 +57,19 @@ enum ErrorMapping {
     }
 
     static func httpError(_ error: ProviderError) -> HTTPError {
+        let message = error.userMessage
         switch error {
-        case .notConfigured: return HTTPError(status: 503, message: "Anbieter nicht konfiguriert.", code: "provider_not_configured")
-        case .unavailable(let message): return HTTPError(status: 502, message: message, code: "provider_unavailable")
-        case .quotaExceeded:
-            return HTTPError(status: 503, message: "Das YouTube-Kontingent für heute ist aufgebraucht. Bitte später noch einmal versuchen.",
-                             code: "quota_exceeded")
+        case .notConfigured: return HTTPError(status: 503, message: message, code: "provider_not_configured")
+        case .unavailable: return HTTPError(status: 502, message: message, code: "provider_unavailable")
+        case .quotaExceeded: return HTTPError(status: 503, message: message, code: "quota_exceeded")
         case .rateLimited(let seconds):
-            return HTTPError(status: 503, message: "Der Musikdienst bittet um eine kurze Pause. Bitte gleich noch einmal versuchen.",
-                             code: "provider_rate_limited", headers: [("Retry-After", String(seconds))])
-        case .deviceNotFound:
-            return HTTPError(status: 409, message: "Spotify findet den Monitor nicht. Bitte die Monitor-Seite neu laden.", code: "provider_device_not_found")
-        case .notLoggedIn:
-            return HTTPError(status: 503, message: "Spotify ist noch nicht verbunden. Der Host muss sich anmelden.", code: "provider_not_logged_in")
-        case .busy:
-            return HTTPError(status: 503, message: "Der Musikdienst ist gerade ausgelastet. Bitte gleich noch einmal versuchen.",
-                             code: "provider_busy", headers: [("Retry-After", "2")])
+            return HTTPError(status: 503, message: message, code: "provider_rate_limited", headers: [("Retry-After", String(seconds))])
+        case .deviceNotFound: return HTTPError(status: 409, message: message, code: "provider_device_not_found")
+        case .notLoggedIn: return HTTPError(status: 503, message: message, code: "provider_not_logged_in")
+        case .busy: return HTTPError(status: 503, message: message, code: "provider_busy", headers: [("Retry-After", "2")])
         case .searchRateLimited(let seconds):
-            return HTTPError(status: 429, message: "Zu viele Suchen — bitte kurz warten.", code: "search_rate_limited",
-                             headers: [("Retry-After", String(seconds))])
-        case .sessionExpired:
-            return HTTPError(status: 401, message: "Spotify-Sitzung abgelaufen. Bitte neu anmelden.", code: "provider_session_expired")
+            return HTTPError(status: 429, message: message, code: "search_rate_limited", headers: [("Retry-After", String(seconds))])
+        case .sessionExpired: return HTTPError(status: 401, message: message, code: "provider_session_expired")
         }
     }
 }

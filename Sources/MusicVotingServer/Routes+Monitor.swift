@@ -38,7 +38,7 @@ extension Routes {
                 } ?? false
                 let lastEventId = (request.header("last-event-id") ?? request.query["lastEventId"]).flatMap { Int($0) }
                 let stream = try service.openEventStream(party: party, clientAddress: request.clientAddress, asMonitor: asMonitor,
-                                                         lastEventId: lastEventId)
+                                                         lastEventId: lastEventId) { EventStream(initial: $0) }
                 return Response(status: 200, headers: [
                     ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"),
                     ("X-Accel-Buffering", "no"),

@@ -1,4 +1,5 @@
 import Foundation
+import PartyEngine
 import HTTPServer
 import PartyCore
 import Providers
@@ -48,7 +49,7 @@ extension Routes {
             try respond("spotify login") {
                 // Ours: only the host may attach a Spotify account to the party (hostPin query or Bearer).
                 let party = try service.authorize(Credential(token: request.bearerToken ?? request.query["hostPin"],
-                                                             clientAddress: request.clientAddress), partyId: request.parameter("id"))
+                                                             clientAddress: request.clientAddress), partyId: request.parameter("id")).0
                 guard let spotify = try service.provider(for: party) as? SpotifyProvider else { throw ProviderError.notConfigured }
                 let source = request.query["source"] == "ios" ? "ios" : "web"
                 let installation = request.query["installationId"].flatMap { Identifiers.isWellFormedDeviceId($0) ? $0 : nil }

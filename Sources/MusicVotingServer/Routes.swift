@@ -1,5 +1,6 @@
 import JSONKit
 import Foundation
+import PartyEngine
 import HTTPServer
 import PartyCore
 import Providers

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import HTTPServer
 @testable import MusicVotingServer
+@testable import PartyEngine
 
 /// Issue 11: the hub alone owns each stream's end; a slow client is dropped and can resume.
 @Suite("Event hub: stream lifetimes")
@@ -63,5 +64,12 @@ struct EventHubTests {
             monitor.finish()
         }
         #expect(hub.streamCount() == 0 && hub.monitorStreamCount(partyId: "p") == 0)
+    }
+}
+
+extension EventHub {
+    /// The app's sink: the HTTP layer's bounded streaming response.
+    func subscribe(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool = false) throws -> EventStream {
+        try subscribe(partyId: partyId, address: address, lastEventId: lastEventId, isMonitor: isMonitor) { EventStream(initial: $0) }
     }
 }

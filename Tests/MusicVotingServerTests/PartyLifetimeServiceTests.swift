@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import PartyCore
 @testable import MusicVotingServer
+@testable import PartyEngine
 
 /// A clock the test moves by hand. `@unchecked Sendable`: `lock` guards `current`.
 final class ManualClock: PartyClock, @unchecked Sendable {

@@ -3,15 +3,20 @@ import PartyCore
 import Providers
 
 /// Who a request proves to be for a party (R21, R24, R28).
-enum Caller: Equatable {
+public enum Caller: Equatable, Sendable {
     case host
     case monitor
 }
 
 /// A secret a request carries for a party: the Bearer token (or `?hostPin=`), and where it came from.
-struct Credential {
-    var token: String?
-    var clientAddress: String
+public struct Credential: Sendable {
+    public var token: String?
+    public var clientAddress: String
+
+    public init(token: String?, clientAddress: String) {
+        self.token = token
+        self.clientAddress = clientAddress
+    }
 }
 
 extension PartyState {

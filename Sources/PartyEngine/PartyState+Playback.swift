@@ -2,7 +2,7 @@ import Foundation
 import PartyCore
 
 /// What a start or next ended in (SPEC: `playing` with the entry, or `empty`).
-enum PlayOutcome {
+public enum PlayOutcome: Sendable {
     case playing(QueueEntry)
     case empty
 }

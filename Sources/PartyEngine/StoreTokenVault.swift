@@ -4,20 +4,22 @@ import Providers
 
 /// Providers keep their tokens through this, in the party's database rows (R7 keeps them, R5 deletes them).
 /// `@unchecked Sendable`: `service` is set once at start-up, before any request; the service serializes the rest.
-final class StoreTokenVault: TokenVault, @unchecked Sendable {
-    weak var service: PartyService?
+public final class StoreTokenVault: TokenVault, @unchecked Sendable {
+    public weak var service: PartyService?
 
-    func tokens(partyId: String) -> ProviderTokens? {
+    public init() {}
+
+    public func tokens(partyId: String) -> ProviderTokens? {
         service?.withState { try? $0.store.tokens(partyId: partyId) } ?? nil
     }
 
-    func save(_ tokens: ProviderTokens, partyId: String) {
+    public func save(_ tokens: ProviderTokens, partyId: String) {
         service?.withState { state in
             do { try state.store.save(tokens: tokens, partyId: partyId) } catch { Log.error("saving tokens: \(error)") }
         }
     }
 
-    func delete(partyId: String) {
+    public func delete(partyId: String) {
         service?.withState { _ = try? $0.store.deleteTokens(partyId: partyId) }
     }
 }

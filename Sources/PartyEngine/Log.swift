@@ -5,23 +5,23 @@ import Synchronization
 /// Line-oriented logging to standard error. Callers never pass PINs or tokens.
 /// Off the hot path: a request appends its line to a buffer; a background queue writes the buffer within
 /// 50 ms (errors at once), so HTTP threads never wait on a write to the terminal or journal.
-enum Log {
+public enum Log {
     private static let pending = Mutex<[UInt8]>([])
     private static let writer = DispatchQueue(label: "musicvoting.log")
     private static let flushDelay = DispatchTimeInterval.milliseconds(50)
     private static let maxPending = 1 << 20
 
-    static func info(_ message: String) { write("info", message) }
-    static func error(_ message: String) { write("error", message, now: true) }
+    public static func info(_ message: String) { write("info", message) }
+    public static func error(_ message: String) { write("error", message, now: true) }
 
     /// One line per request: method, route pattern (never the raw path, which can hold a PIN), status, ms.
-    static func access(method: String, route: String, status: Int, milliseconds: Double) {
+    public static func access(method: String, route: String, status: Int, milliseconds: Double) {
         let tenths = Int(saturating: (milliseconds * 10).rounded())
         write("access", "\(method) \(route) \(status) \(tenths / 10).\(tenths % 10)ms")
     }
 
     /// Writes what is buffered (the upkeep timer and shutdown call it too).
-    static func flush() {
+    public static func flush() {
         let bytes = pending.withLock { buffer in
             defer { buffer.removeAll(keepingCapacity: true) }
             return buffer
@@ -45,7 +45,7 @@ enum Log {
 
     /// One entry is one line: control characters (line breaks, escapes for the terminal) become `\u{…}`,
     /// so nothing a request carries into a message can forge or hide a log line.
-    static func escaped(_ message: String) -> String {
+    public static func escaped(_ message: String) -> String {
         guard message.unicodeScalars.contains(where: isControl) else { return message }
         var result = ""
         for scalar in message.unicodeScalars {

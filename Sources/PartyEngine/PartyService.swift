@@ -1,5 +1,4 @@
 import Foundation
-import HTTPServer
 import PartyCore
 import PartyStore
 import Providers
@@ -9,17 +8,17 @@ import Synchronization
 /// runs under it once (no recursion), and the events it caused are published after the lock is released,
 /// so fan-out to thousands of streams never holds up the SQL of every other party. Provider calls (which can
 /// take seconds) happen outside the lock too.
-final class PartyService: Sendable {
+public final class PartyService: Sendable {
     private let state: Mutex<PartyState>
-    let clock: any PartyClock
-    let providers: ProviderRegistry
-    let hub: EventHub
-    let remoteCalls = RemoteCallGate()
+    public let clock: any PartyClock
+    public let providers: ProviderRegistry
+    public let hub: EventHub
+    public let remoteCalls = RemoteCallGate()
     /// Set once the listening port is known (port 0 picks one).
     private let joinBase = Mutex("")
     private static let remoteControl = DispatchQueue(label: "musicvoting.remote-playback")
 
-    init(store: sending PartyStore, clock: any PartyClock, random: sending any RandomNumberGenerator, providers: ProviderRegistry,
+    public init(store: sending PartyStore, clock: any PartyClock, random: sending any RandomNumberGenerator, providers: ProviderRegistry,
          hub: EventHub) {
         self.clock = clock
         self.providers = providers
@@ -49,102 +48,93 @@ final class PartyService: Sendable {
         for partyId in Set(effects.playersToDrive) { driveRemotePlayer(partyId: partyId) }
     }
 
-    var now: Date { clock.now() }
+    public var now: Date { clock.now() }
 
-    func token() -> String { withState { $0.token() } }
+    public func token() -> String { withState { $0.token() } }
 
     // MARK: Parties and access
 
-    func activeParty(id: String) throws -> Party { try withState { try $0.activeParty(id: id) } }
+    public func activeParty(id: String) throws -> Party { try withState { try $0.activeParty(id: id) } }
 
-    /// R24/R29: 404 before 401 before the throttle before 403.
-    func requireHost(_ request: Request, partyId: String) throws -> Party {
-        try withState { try $0.authorize(Credential(request), partyId: partyId, allowMonitor: false).0 }
-    }
-
-    /// Host PIN or the registered monitor's token (R21's "M").
+    /// R24/R29: the active party (404) whose host PIN — or, with `allowMonitor`, the monitor's token (R21's
+    /// "M") — the credential carries (401, then the throttle, then 403).
     @discardableResult
-    func requireHostOrMonitor(_ request: Request, partyId: String) throws -> (Party, Caller) {
-        try withState { try $0.authorize(Credential(request), partyId: partyId, allowMonitor: true) }
+    public func authorize(_ credential: Credential, partyId: String, allowMonitor: Bool = false) throws -> (Party, Caller) {
+        try withState { try $0.authorize(credential, partyId: partyId, allowMonitor: allowMonitor) }
     }
 
-    /// A credential other than the Bearer header (`?hostPin=` on the Spotify login link).
-    func authorize(_ credential: Credential, partyId: String) throws -> Party {
-        try withState { try $0.authorize(credential, partyId: partyId, allowMonitor: false).0 }
-    }
-
-    func checkSecret(_ token: String, party: Party, clientAddress: String, allowMonitor: Bool) throws -> Caller? {
+    public func checkSecret(_ token: String, party: Party, clientAddress: String, allowMonitor: Bool) throws -> Caller? {
         try withState { try $0.checkSecret(token, party: party, clientAddress: clientAddress, allowMonitor: allowMonitor) }
     }
 
-    /// R25: whether the request carries this party's host PIN. A Bearer that is not it counts like any wrong PIN.
-    func carriesHostPin(_ request: Request, party: Party) throws -> Bool {
-        guard let token = request.bearerToken, !token.isEmpty else { return false }
-        return try checkSecret(token, party: party, clientAddress: request.clientAddress, allowMonitor: false) == .host
+    /// R25: whether the credential carries this party's host PIN. A token that is not it counts like any wrong PIN.
+    public func carriesHostPin(_ credential: Credential, party: Party) throws -> Bool {
+        guard let token = credential.token, !token.isEmpty else { return false }
+        return try checkSecret(token, party: party, clientAddress: credential.clientAddress, allowMonitor: false) == .host
     }
 
-    func joinParty(guestPin: String, clientAddress: String) throws -> Party {
+    public func joinParty(guestPin: String, clientAddress: String) throws -> Party {
         try withState { try $0.joinParty(guestPin: guestPin, clientAddress: clientAddress) }
     }
 
-    func hostJoin(hostPin: String, clientAddress: String) throws -> Party {
+    public func hostJoin(hostPin: String, clientAddress: String) throws -> Party {
         try withState { try $0.hostJoin(hostPin: hostPin, clientAddress: clientAddress) }
     }
 
-    func createParty(provider name: String?, clientAddress: String = "local") throws -> Party {
+    public func createParty(provider name: String?, clientAddress: String = "local") throws -> Party {
         guard let name, !name.isEmpty else { throw PartyError.missingProvider }
         guard providers.provider(named: name) != nil else { throw PartyError.invalidProvider(offered: providers.names) }
         return try withState { try $0.createParty(provider: name, clientAddress: clientAddress) }
     }
 
-    var maxActiveParties: Int {
+    public var maxActiveParties: Int {
         get { withState { $0.maxActiveParties } }
         set { withState { $0.maxActiveParties = newValue } }
     }
 
     /// The party's provider, bound to the party (Spotify acts with the party's own login).
-    func provider(for party: Party) throws -> any MusicProvider {
+    public func provider(for party: Party) throws -> any MusicProvider {
         guard let provider = providers.provider(named: party.provider) else { throw ProviderError.notConfigured }
         return provider.bound(to: party.id)
     }
 
     /// R4: `<public base>/join/<guestPin>`.
-    func joinURL(for party: Party) -> String { publicBase + "/join/" + party.guestPin }
+    public func joinURL(for party: Party) -> String { publicBase + "/join/" + party.guestPin }
 
     /// The base URL phones and TVs reach this server under.
-    var publicBase: String { joinBase.withLock { $0 } }
+    public var publicBase: String { joinBase.withLock { $0 } }
 
-    func setJoinBase(_ url: String) { joinBase.withLock { $0 = url } }
+    public func setJoinBase(_ url: String) { joinBase.withLock { $0 = url } }
 
-    func end(_ party: Party) throws { try withState { try $0.end(party) } }
+    public func end(_ party: Party) throws { try withState { try $0.end(party) } }
 
     /// R6: ends overdue parties and purges long-ended ones; run periodically.
-    func expireParties() throws { try withState { try $0.expireParties() } }
+    public func expireParties() throws { try withState { try $0.expireParties() } }
 
-    func setDefaultPlaylist(_ playlistId: String?, party: Party) throws {
+    public func setDefaultPlaylist(_ playlistId: String?, party: Party) throws {
         try withState { try $0.store.setDefaultPlaylist(playlistId, partyId: party.id) }
     }
 
-    func providerTokens(of party: Party) throws -> ProviderTokens? { try withState { try $0.store.tokens(partyId: party.id) } }
+    public func providerTokens(of party: Party) throws -> ProviderTokens? { try withState { try $0.store.tokens(partyId: party.id) } }
 
-    func admitRemoteSearch(party: Party, clientAddress: String) throws {
+    public func admitRemoteSearch(party: Party, clientAddress: String) throws {
         try withState { try $0.admitRemoteSearch(party: party, clientAddress: clientAddress) }
     }
 
     /// Folds the write-ahead log into the database file (shutdown).
-    func checkpoint() throws { try withState { try $0.store.checkpoint() } }
+    public func checkpoint() throws { try withState { try $0.store.checkpoint() } }
 
     // MARK: Queue
 
-    func queue(of party: Party) throws -> Queue { try withState { try $0.queue(of: party) } }
+    public func queue(of party: Party) throws -> Queue { try withState { try $0.queue(of: party) } }
 
-    func entriesLiked(by deviceId: String, party: Party) throws -> Set<Int64> {
+    public func entriesLiked(by deviceId: String, party: Party) throws -> Set<Int64> {
         try withState { try $0.entriesLiked(by: deviceId, party: party) }
     }
 
     /// The queue as `render` turns it into bytes for `deviceId` (R18's `hasVoted`), rendered once per write
     /// version: reads serve the bytes, and the rendering itself runs outside the lock.
-    func renderedQueue(of party: Party, deviceId: String?, render: (Queue, Set<Int64>?) -> [UInt8]) throws -> [UInt8] {
+    public func renderedQueue(of party: Party, deviceId: String?, render: (Queue, Set<Int64>?) -> [UInt8]) throws -> [UInt8] {
         let key = party.id + "|" + (deviceId ?? "")
         let (cached, queue, liked, version) = try withState { state in
             let queue = try state.queue(of: party)
@@ -163,7 +153,7 @@ final class PartyService: Sendable {
     }
 
     /// R10–R13, R16: adds search results by uri, all or none.
-    func add(uris: [String], deviceId: String, clientAddress: String = "local", party: Party) throws {
+    public func add(uris: [String], deviceId: String, clientAddress: String = "local", party: Party) throws {
         guard !uris.isEmpty else { throw PartyError.noTracks }
         let provider = try provider(for: party)
         // R13: only uris the provider resolves; looked up before taking the lock (providers may be remote).
@@ -177,22 +167,22 @@ final class PartyService: Sendable {
         if startsPlayback { _ = try startAndRefill(party) }
     }
 
-    func vote(uri: String, deviceId: String, clientAddress: String = "local", party: Party) throws -> (liked: Bool, likeCount: Int) {
+    public func vote(uri: String, deviceId: String, clientAddress: String = "local", party: Party) throws -> (liked: Bool, likeCount: Int) {
         try withState { try $0.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
     }
 
     /// Host removal; removing the playing entry moves on to the next one.
-    func remove(uri: String, party: Party) throws {
+    public func remove(uri: String, party: Party) throws {
         if try withState({ try $0.remove(uri: uri, party: party) }) { _ = try advance(party, force: true) }
     }
 
-    func blacklist(of party: Party) throws -> Blacklist { try withState { try $0.store.blacklist(partyId: party.id) } }
+    public func blacklist(of party: Party) throws -> Blacklist { try withState { try $0.store.blacklist(partyId: party.id) } }
 
-    func addBlacklistWord(_ word: String, party: Party) throws { try withState { try $0.addBlacklistWord(word, party: party) } }
+    public func addBlacklistWord(_ word: String, party: Party) throws { try withState { try $0.addBlacklistWord(word, party: party) } }
 
-    func removeBlacklistWord(_ word: String, party: Party) throws { try withState { try $0.removeBlacklistWord(word, party: party) } }
+    public func removeBlacklistWord(_ word: String, party: Party) throws { try withState { try $0.removeBlacklistWord(word, party: party) } }
 
-    func localFileIsServed(trackId: String, audio: Bool) -> Bool {
+    public func localFileIsServed(trackId: String, audio: Bool) -> Bool {
         do { return try withState { try $0.localFileIsServed(trackId: trackId, audio: audio) } } catch {
             Log.error("local file check: \(error)")
             return false
@@ -201,45 +191,45 @@ final class PartyService: Sendable {
 
     // MARK: Playback
 
-    func deviceActive(_ party: Party) -> Bool { withState { $0.deviceActive(partyId: party.id) } }
+    public func deviceActive(_ party: Party) -> Bool { withState { $0.deviceActive(partyId: party.id) } }
 
     /// R20: plays the first entry; refills when nothing waits behind it (R15).
-    func start(_ party: Party) throws -> PlayOutcome {
+    public func start(_ party: Party) throws -> PlayOutcome {
         try withState { try $0.requireDevice(party) }
         return try startAndRefill(party)
     }
 
-    func startAndRefill(_ party: Party) throws -> PlayOutcome {
+    public func startAndRefill(_ party: Party) throws -> PlayOutcome {
         let outcome = try withState { try $0.start(partyId: party.id) }
         if case .playing = outcome { try refillIfDry(party) }
         return outcome
     }
 
     /// R14/R20: deletes the current entry and plays the next; a repeat within 3 s is a no-op.
-    func next(_ party: Party) throws -> PlayOutcome {
+    public func next(_ party: Party) throws -> PlayOutcome {
         try withState { try $0.requireDevice(party) }
         return try advance(party, force: false)
     }
 
     /// Fetches refill candidates first when the advance will leave nothing waiting (providers may be remote,
     /// so not under the lock), then advances.
-    func advance(_ party: Party, force: Bool) throws -> PlayOutcome {
+    public func advance(_ party: Party, force: Bool) throws -> PlayOutcome {
         let refill = try withState { try $0.queue(of: party).waiting.count <= 1 } ? refillTracks(for: party) : []
         return try withState { try $0.advance(partyId: party.id, refill: refill, force: force) }
     }
 
-    func play(uri: String, party: Party) throws -> QueueEntry { try withState { try $0.play(uri: uri, party: party) } }
+    public func play(uri: String, party: Party) throws -> QueueEntry { try withState { try $0.play(uri: uri, party: party) } }
 
-    func pause(_ party: Party) throws -> Playback { try withState { try $0.pause(party) } }
+    public func pause(_ party: Party) throws -> Playback { try withState { try $0.pause(party) } }
 
-    func resume(_ party: Party) throws -> Playback { try withState { try $0.resume(party) } }
+    public func resume(_ party: Party) throws -> Playback { try withState { try $0.resume(party) } }
 
-    func playback(of party: Party) throws -> Playback { try withState { try $0.playback(of: party) } }
+    public func playback(of party: Party) throws -> Playback { try withState { try $0.playback(of: party) } }
 
-    func repairDanglingPlayback() throws { try withState { try $0.repairDanglingPlayback() } }
+    public func repairDanglingPlayback() throws { try withState { try $0.repairDanglingPlayback() } }
 
     /// R15 after a start, and `prepare-next`: refills when nothing is waiting.
-    func refillIfDry(_ party: Party) throws {
+    public func refillIfDry(_ party: Party) throws {
         guard try withState({ try $0.queue(of: party).waiting.isEmpty }) else { return }
         let tracks = refillTracks(for: party)
         try withState { state in
@@ -251,7 +241,7 @@ final class PartyService: Sendable {
 
     /// R15 source: the default playlist if set (and not empty), else the provider's charts. A provider that
     /// fails is reported as `playback-error`, so a queue that runs dry is never a silent mystery.
-    func refillTracks(for party: Party) -> [Track] {
+    public func refillTracks(for party: Party) -> [Track] {
         guard let provider = try? provider(for: party) else { return [] }
         let stored = withState { try? $0.store.party(id: party.id) }
         if let playlistId = stored?.defaultPlaylistId ?? party.defaultPlaylistId,
@@ -261,7 +251,7 @@ final class PartyService: Sendable {
         do {
             return try provider.charts()
         } catch {
-            let reason = ErrorMapping.httpError(error, context: "refill").message
+            let reason = error.userMessage
             hub.publish(ServerEvent(type: .playbackError, partyId: party.id,
                                     payload: [("message", "Kein Nachschub für die Warteschlange: \(reason)")]))
             return []
@@ -270,40 +260,41 @@ final class PartyService: Sendable {
 
     // MARK: Monitor
 
-    func registerMonitor(deviceId: String, caller: Caller, party: Party) throws -> String {
+    public func registerMonitor(deviceId: String, caller: Caller, party: Party) throws -> String {
         try withState { try $0.registerMonitor(deviceId: deviceId, caller: caller, party: party) }
     }
 
-    func reportProgress(position: Int, duration: Int, paused: Bool, party: Party) {
+    public func reportProgress(position: Int, duration: Int, paused: Bool, party: Party) {
         withState { $0.reportProgress(position: position, duration: duration, paused: paused, party: party) }
     }
 
     /// Opens an SSE stream; a monitor's stream keeps `deviceActive` true while it is open (the hub counts it).
-    func openEventStream(party: Party, clientAddress: String, asMonitor: Bool, lastEventId: Int?) throws -> EventStream {
-        try hub.subscribe(partyId: party.id, address: clientAddress, lastEventId: lastEventId, isMonitor: asMonitor)
+    public func openEventStream<Sink: EventSink>(party: Party, clientAddress: String, asMonitor: Bool, lastEventId: Int?,
+                                                 makeSink: ([UInt8]) -> Sink) throws -> Sink {
+        try hub.subscribe(partyId: party.id, address: clientAddress, lastEventId: lastEventId, isMonitor: asMonitor, makeSink: makeSink)
     }
 
     /// Publishes `device-changed` for every party whose `deviceActive` changed (heartbeats run out).
-    func announceDeviceChanges() { withState { $0.announceDeviceChanges() } }
+    public func announceDeviceChanges() { withState { $0.announceDeviceChanges() } }
 
     /// `PUT …/spotify/deviceId`: the monitor's SDK device; the current track continues there (R22).
-    func registerSDKDevice(_ deviceId: String, party: Party) {
+    public func registerSDKDevice(_ deviceId: String, party: Party) {
         withState { $0.sdkDevices[party.id] = deviceId }
         driveRemotePlayer(partyId: party.id)
     }
 
     /// Tells the party's Spotify SDK device what to play, on its own serial queue, never on HTTP threads.
-    func driveRemotePlayer(partyId: String) {
+    public func driveRemotePlayer(partyId: String) {
         let providers = self.providers
         guard let command = withState({ $0.remotePlayerCommand(partyId: partyId, providers: providers) }) else { return }
         let hub = self.hub
         Self.remoteControl.async {
-            do {
+            do throws(ProviderError) {
                 try command.spotify.control(deviceId: command.deviceId, uri: command.uri, positionMs: command.positionMs,
                                             isPlaying: command.isPlaying)
             } catch {
                 // Music must never stop silently: the host and the TV are told why.
-                let message = ErrorMapping.httpError(error, context: "spotify playback control").message
+                let message = error.userMessage
                 hub.publish(ServerEvent(type: .playbackError, partyId: partyId, payload: [("message", message)]))
             }
         }
@@ -311,16 +302,9 @@ final class PartyService: Sendable {
 
     /// `login-success`, scoped to the party; an iOS login says `source: ios` (+ installationId) so the web
     /// monitor does not re-initialise its player.
-    func publishLogin(party: Party, source: String, installationId: String?) {
+    public func publishLogin(party: Party, source: String, installationId: String?) {
         var payload: [(String, String)] = []
         if let installationId, source == "ios" { payload.append(("installationId", installationId)) }
         hub.publish(ServerEvent(type: .loginSuccess, partyId: party.id, source: source, payload: payload))
-    }
-}
-
-extension Credential {
-    /// The Bearer token of a request and the address it came from.
-    init(_ request: Request) {
-        self.init(token: request.bearerToken, clientAddress: request.clientAddress)
     }
 }

@@ -1,29 +1,34 @@
 import PartyCore
 import Foundation
-import HTTPServer
 
-/// Fans events out to the SSE streams of each party. Every stream has a bounded buffer (EventStream);
+/// Fans events out to the SSE streams of each party. Every stream has a bounded buffer (the app's sink);
 /// a recent-events ring per party lets a client resume with `Last-Event-ID`.
 /// `@unchecked Sendable`: all state is guarded by `lock`.
-final class EventHub: @unchecked Sendable {
+public final class EventHub: @unchecked Sendable {
     static let replayLimit = 64
     /// A party's replay ring outlives its last listener this long (a phone's reconnect), then it is dropped.
     static let replayRetention: TimeInterval = 60
     /// SPEC asks for at least every 15 s; 5 s also finds clients that left within two pings, since a
     /// suspended connection does not notice a closed socket (NOTES-libmicrohttpd) and the first write to it succeeds.
-    static let keepaliveInterval: TimeInterval = 5
+    public static let keepaliveInterval: TimeInterval = 5
     private static let retryHint = Array("retry: 3000\n\n".utf8)
     private static let ping = Array(": ping\n\n".utf8)
 
     /// How many streams one address, one party and the whole server may hold (0: no per-address limit).
-    struct Limits {
-        var perAddress: Int
-        var perParty: Int
-        var total: Int
+    public struct Limits: Sendable {
+        public var perAddress: Int
+        public var perParty: Int
+        public var total: Int
+
+        public init(perAddress: Int, perParty: Int, total: Int) {
+            self.perAddress = perAddress
+            self.perParty = perParty
+            self.total = total
+        }
     }
 
     private struct Subscriber {
-        let stream: EventStream
+        let stream: any EventSink
         let address: String
         let isMonitor: Bool
     }
@@ -44,7 +49,7 @@ final class EventHub: @unchecked Sendable {
     /// Starts at the wall clock in ms so ids keep growing across restarts.
     private var lastId: Int
 
-    init(clock: any PartyClock, limits: Limits = Limits(perAddress: 0, perParty: 1_000, total: 12_000)) {
+    public init(clock: any PartyClock, limits: Limits = Limits(perAddress: 0, perParty: 1_000, total: 12_000)) {
         self.clock = clock
         self.limits = limits
         lastId = Int(saturating: clock.now().timeIntervalSince1970 * 1000)
@@ -67,13 +72,16 @@ final class EventHub: @unchecked Sendable {
     /// A new stream for `partyId`, primed with the retry hint and any events after `lastEventId`;
     /// `.tooManyStreams` past a limit, so one phone cannot hold every connection of the party or the server.
     /// The hub alone owns the stream's end: it forgets it and, for a monitor, reports the change.
-    func subscribe(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool = false) throws(PartyError) -> EventStream {
-        let stream = try register(partyId: partyId, address: address, lastEventId: lastEventId, isMonitor: isMonitor)
+    /// `makeSink` gets the bytes the stream starts with (retry hint and replayed events).
+    func subscribe<Sink: EventSink>(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool = false,
+                                    makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
+        let stream = try register(partyId: partyId, address: address, lastEventId: lastEventId, isMonitor: isMonitor, makeSink: makeSink)
         if isMonitor { monitorChanged(partyId) }
         return stream
     }
 
-    private func register(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool) throws(PartyError) -> EventStream {
+    private func register<Sink: EventSink>(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool,
+                                           makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
         lock.lock()
         defer { lock.unlock() }
         guard total < limits.total, (streams[partyId]?.count ?? 0) < limits.perParty,
@@ -84,7 +92,7 @@ final class EventHub: @unchecked Sendable {
         if let lastEventId {
             for event in recent[partyId] ?? [] where event.id > lastEventId { initial += event.frame }
         }
-        let stream = EventStream(initial: initial)
+        let stream = makeSink(initial)
         streams[partyId, default: [:]][ObjectIdentifier(stream)] = Subscriber(stream: stream, address: address, isMonitor: isMonitor)
         streamsPerAddress[address, default: 0] += 1
         if isMonitor { monitorStreams[partyId, default: 0] += 1 }
@@ -114,7 +122,7 @@ final class EventHub: @unchecked Sendable {
 
     /// Keepalive comments: keep proxies from closing idle streams and reveal clients that left.
     /// Also drops the replay rings of parties nobody has listened to for a while.
-    func pingAll() {
+    public func pingAll() {
         lock.lock()
         let all = streams.values.flatMap(\.values)
         let now = clock.now()
@@ -143,14 +151,14 @@ final class EventHub: @unchecked Sendable {
         for subscriber in party { subscriber.stream.close() }
     }
 
-    func closeAll() {
+    public func closeAll() {
         lock.lock()
         let all = streams.values.flatMap(\.values)
         lock.unlock()
         for subscriber in all { subscriber.stream.close() }
     }
 
-    private func remove(_ stream: EventStream, partyId: String) {
+    private func remove(_ stream: any EventSink, partyId: String) {
         if unregister(stream, partyId: partyId)?.isMonitor == true { monitorChanged(partyId) }
     }
 
@@ -161,7 +169,7 @@ final class EventHub: @unchecked Sendable {
         action?(partyId)
     }
 
-    private func unregister(_ stream: EventStream, partyId: String) -> Subscriber? {
+    private func unregister(_ stream: any EventSink, partyId: String) -> Subscriber? {
         lock.lock()
         defer { lock.unlock() }
         guard let subscriber = streams[partyId]?.removeValue(forKey: ObjectIdentifier(stream)) else { return nil }

@@ -25,7 +25,7 @@ struct PartyState {
     /// Party creation: 10 a minute from one address, 60 a minute in all; at most `maxActiveParties` at once.
     var creationsPerAddress = SlidingWindowLimiter(limit: 10)
     var creationsOverall = SlidingWindowLimiter(limit: 60)
-    var maxActiveParties = Configuration.Limits().activeParties
+    var maxActiveParties = PartyLimits().activeParties
     /// Searches and look-ups that reach a remote provider (quota): 15 a minute per address, 40 per party.
     var remoteSearchesPerAddress = SlidingWindowLimiter(limit: 15)
     var remoteSearchesPerParty = SlidingWindowLimiter(limit: 40)

@@ -1,6 +1,6 @@
 import JSONKit
 import Foundation
-import HTTPServer
+import JSONKit
 
 /// SPEC "Server-Sent Events": the event types clients know.
 enum EventType: String, Sendable {
