@@ -89,8 +89,9 @@ public final class EventStream: @unchecked Sendable {
                 UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress!, byteCount: count)
             }
             if count == pending.count {
-                // An idle stream keeps no buffer: thousands of them wait between events (memory per subscriber).
-                pending = []
+                // An idle stream keeps at most a small buffer (thousands wait between events: memory per
+                // subscriber), but not none: reallocating it for every event costs the fan-out.
+                pending.removeAll(keepingCapacity: pending.capacity <= 1024)
             } else {
                 pending.removeFirst(count)
             }
