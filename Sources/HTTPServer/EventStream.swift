@@ -50,6 +50,10 @@ public final class EventStream: @unchecked Sendable {
             dropped = true
             closing = true
             pending.removeAll()
+        } else if pending.isEmpty {
+            // The common case, a waiting stream: it shares the frame's bytes (copy-on-write), so one event
+            // for thousands of subscribers is encoded once and neither copied nor allocated per subscriber.
+            pending = bytes
         } else {
             pending += bytes
         }
@@ -89,9 +93,9 @@ public final class EventStream: @unchecked Sendable {
                 UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress!, byteCount: count)
             }
             if count == pending.count {
-                // An idle stream keeps at most a small buffer (thousands wait between events: memory per
-                // subscriber), but not none: reallocating it for every event costs the fan-out.
-                pending.removeAll(keepingCapacity: pending.capacity <= 1024)
+                // An idle stream keeps no buffer (thousands wait between events: memory per subscriber);
+                // the next event's shared bytes become its buffer without an allocation.
+                pending = []
             } else {
                 pending.removeFirst(count)
             }
