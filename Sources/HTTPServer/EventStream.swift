@@ -1,5 +1,5 @@
-import CMicroHTTPD
 import Foundation
+import CMicroHTTPD
 
 /// One open Server-Sent-Events response. Writers append bytes; libmicrohttpd pulls them.
 ///

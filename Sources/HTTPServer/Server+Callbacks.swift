@@ -1,5 +1,5 @@
-import CMicroHTTPD
 import Foundation
+import CMicroHTTPD
 
 /// Per-connection request state between libmicrohttpd's access-handler calls.
 final class PendingRequest {

@@ -1,5 +1,5 @@
-import CMicroHTTPD
 import Foundation
+import CMicroHTTPD
 
 /// An HTTP server on libmicrohttpd. Owns the daemon; handlers run synchronously on its worker threads.
 public final class Server: @unchecked Sendable {

@@ -1,7 +1,7 @@
 import Foundation
-import PartyEngine
 import HTTPServer
 import PartyCore
+import PartyEngine
 import PartyStore
 import Providers
 

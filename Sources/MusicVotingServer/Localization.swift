@@ -1,6 +1,6 @@
-import JSONKit
 import Foundation
 import HTTPServer
+import JSONKit
 
 /// The UI strings per language (one catalog file each, German the base). English falls back to German
 /// key by key, so a missing translation shows German text, never a raw key.

@@ -1,6 +1,6 @@
-import JSONKit
 import Foundation
 import HTTPServer
+import JSONKit
 import Rendering
 
 /// The HTML pages: templates from `Templates/` parsed once at start, rendered per request in the

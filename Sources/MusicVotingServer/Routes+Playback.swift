@@ -1,8 +1,8 @@
-import JSONKit
 import Foundation
-import PartyEngine
 import HTTPServer
+import JSONKit
 import PartyCore
+import PartyEngine
 
 extension Routes {
     func addPlaybackRoutes(to router: inout Router) {
@@ -13,10 +13,15 @@ extension Routes {
                 return respond("start", calling: try service.provider(for: party), gate: service.remoteCalls) { Self.outcome(try service.start(party)) }
             }
         }
-        router.add("POST", "/api/party/{id}/track/next", summary: "Skip / song end (R14, R20)", security: "monitorOrHost") { request throws(HTTPError) in
+        router.add("POST", "/api/party/{id}/track/next", summary: "Skip, or the monitor's song end with {entryId} (R14, R20)",
+                   security: "monitorOrHost") { request throws(HTTPError) in
             try respond("next") {
-                let (party, _) = try service.requireHostOrMonitor(request, partyId: request.parameter("id"))
-                return respond("next", calling: try service.provider(for: party), gate: service.remoteCalls) { Self.outcome(try service.next(party)) }
+                let json = try request.optionalJSON()
+                let (party, caller) = try service.requireHostOrMonitor(request, partyId: request.parameter("id"))
+                let advance = try Self.advanceRequest(caller: caller, entryId: json?["entryId"])
+                return respond("next", calling: try service.provider(for: party), gate: service.remoteCalls) {
+                    Self.outcome(try service.next(party, request: advance))
+                }
             }
         }
         router.add("POST", "/api/party/{id}/track/pause", summary: "Pause (R19)", security: "hostPin") { request throws(HTTPError) in
@@ -49,6 +54,18 @@ extension Routes {
                 }
             }
         }
+    }
+
+    /// R20: the host always skips; the monitor's song end names the entry it finished (a string or number
+    /// id, bounded), or, from older players, nothing.
+    static func advanceRequest(caller: Caller, entryId: JSON?) throws -> AdvanceRequest {
+        guard caller == .monitor else { return .host }
+        guard let entryId, entryId != .null else { return .songEndedWithoutEntry }
+        let text = entryId.stringValue ?? entryId.numberValue.map { $0.rounded() == $0 ? String(Int(saturating: $0)) : "" } ?? ""
+        guard let id = Int(boundedDigits: text, in: 1...Int(Int64.max), maxDigits: 18) else {
+            throw PartyError.invalidInput("Invalid entryId")
+        }
+        return .songEnded(entryId: Int64(id))
     }
 
     static func outcome(_ outcome: PlayOutcome) -> Response {

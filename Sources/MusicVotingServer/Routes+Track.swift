@@ -1,6 +1,6 @@
-import JSONKit
 import Foundation
 import HTTPServer
+import JSONKit
 import PartyCore
 
 extension Routes {

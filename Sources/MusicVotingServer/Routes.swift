@@ -1,8 +1,8 @@
-import JSONKit
 import Foundation
-import PartyEngine
 import HTTPServer
+import JSONKit
 import PartyCore
+import PartyEngine
 import Providers
 import Rendering
 

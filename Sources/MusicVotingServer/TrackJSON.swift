@@ -1,6 +1,6 @@
-import JSONKit
 import Foundation
 import HTTPServer
+import JSONKit
 import PartyCore
 
 /// SPEC: every provider's tracks in Spotify's track shape.

@@ -1,5 +1,5 @@
-import PartyCore
 import Foundation
+import PartyCore
 
 /// Fans events out to the SSE streams of each party. Every stream has a bounded buffer (the app's sink);
 /// a recent-events ring per party lets a client resume with `Last-Event-ID`.

@@ -173,7 +173,7 @@ public final class PartyService: Sendable {
 
     /// Host removal; removing the playing entry moves on to the next one.
     public func remove(uri: String, party: Party) throws {
-        if try withState({ try $0.remove(uri: uri, party: party) }) { _ = try advance(party, force: true) }
+        if try withState({ try $0.remove(uri: uri, party: party) }) { _ = try advance(party, request: .host) }
     }
 
     public func blacklist(of party: Party) throws -> Blacklist { try withState { try $0.store.blacklist(partyId: party.id) } }
@@ -205,17 +205,17 @@ public final class PartyService: Sendable {
         return outcome
     }
 
-    /// R14/R20: deletes the current entry and plays the next; a repeat within 3 s is a no-op.
-    public func next(_ party: Party) throws -> PlayOutcome {
+    /// R14/R20: deletes the current entry and plays the next, as `AdvanceRequest` decides.
+    public func next(_ party: Party, request: AdvanceRequest) throws -> PlayOutcome {
         try withState { try $0.requireDevice(party) }
-        return try advance(party, force: false)
+        return try advance(party, request: request)
     }
 
     /// Fetches refill candidates first when the advance will leave nothing waiting (providers may be remote,
     /// so not under the lock), then advances.
-    public func advance(_ party: Party, force: Bool) throws -> PlayOutcome {
+    public func advance(_ party: Party, request: AdvanceRequest) throws -> PlayOutcome {
         let refill = try withState { try $0.queue(of: party).waiting.count <= 1 } ? refillTracks(for: party) : []
-        return try withState { try $0.advance(partyId: party.id, refill: refill, force: force) }
+        return try withState { try $0.advance(partyId: party.id, refill: refill, request: request) }
     }
 
     public func play(uri: String, party: Party) throws -> QueueEntry { try withState { try $0.play(uri: uri, party: party) } }

@@ -38,13 +38,13 @@ extension PartyState {
         }
     }
 
-    /// R14/R20: deletes the current entry and plays the next, in one transaction; a repeat within 3 s is a
-    /// no-op unless `force` (host removal of the playing song). `refill` was fetched before the lock.
-    mutating func advance(partyId: String, refill: [Track], force: Bool) throws -> PlayOutcome {
+    /// R14/R20: deletes the current entry and plays the next, in one transaction, when `request` says so
+    /// (`AdvanceRequest`); otherwise a no-op answering the current state. `refill` was fetched before the lock.
+    mutating func advance(partyId: String, refill: [Track], request: AdvanceRequest) throws -> PlayOutcome {
         try transaction { state in
             var (playback, queue) = try state.storedPlayback(partyId: partyId)
             let now = state.now
-            if !force, playback.advanceIsDuplicate(at: now) {
+            guard playback.accepts(request, at: now) else {
                 return queue.current.map(PlayOutcome.playing) ?? .empty
             }
             if let finished = queue.current {
@@ -114,7 +114,7 @@ extension PartyState {
             let (repaired, queue) = try storedPlayback(partyId: party.id)
             guard repaired != party.playback else { continue }
             if party.playback.isPlaying, !queue.entries.isEmpty {
-                _ = try advance(partyId: party.id, refill: [], force: true)
+                _ = try advance(partyId: party.id, refill: [], request: .host)
             } else {
                 try store.save(playback: repaired, partyId: party.id)
             }

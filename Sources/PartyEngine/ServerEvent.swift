@@ -1,4 +1,3 @@
-import JSONKit
 import Foundation
 import JSONKit
 

@@ -1,5 +1,5 @@
-import CSQLite
 import Foundation
+import CSQLite
 
 /// Owns one SQLite connection. Not thread-safe by itself: `PartyStore` is its one serial owner.
 final class Database {

@@ -1,5 +1,5 @@
-import CSQLite
 import Foundation
+import CSQLite
 
 /// A value bound to a `?` parameter. All SQL is parameterized.
 enum SQLValue {

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import PartyCore
 import PartyStore
+import Testing
 
 @Suite("Pages rendered by the real server")
 struct PageTests {

@@ -49,8 +49,6 @@ struct PlaybackTests {
         let next = try party.host("POST", "/track/next")
         #expect((next.json["track"] as? [String: Any])?["uri"] as? String == "demo:track:3", "most liked plays next")
         #expect(try !party.queueUris().contains("demo:track:1"), "R14: the finished entry is gone")
-        let repeated = try party.host("POST", "/track/next")
-        #expect((repeated.json["track"] as? [String: Any])?["uri"] as? String == "demo:track:3", "R20: a second next within 3 s is a no-op")
         let played = try party.host("PUT", "/track/play", json: ["uri": "demo:track:4"])
         #expect((played.json["track"] as? [String: Any])?["uri"] as? String == "demo:track:4")
         let guestSongs = try party.queue().filter { $0["autofilled"] as? Bool == false }.compactMap { $0["uri"] as? String }
@@ -158,4 +156,40 @@ struct RefillMemoryTests {
         }
         #expect(Set(played).count == played.count, "twelve different songs in a row: \(played)")
     }
+
+    /// R20: the host always skips; the monitor's song end names its entry; only older players are debounced.
+    @Test func hostSkipsAlwaysAdvanceAndSongEndsNameTheirEntry() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        let token = try party.registerMonitor()
+        for number in 1...6 { try party.add(number) }
+        func currentEntry() throws -> (id: String, uri: String) {
+            let track = try party.current()["track"] as? [String: Any] ?? [:]
+            return (track["id"] as? String ?? "", track["uri"] as? String ?? "")
+        }
+        let first = try currentEntry()
+        #expect(first.uri == "demo:track:1")
+        _ = try party.host("POST", "/track/next")
+        _ = try party.host("POST", "/track/next")
+        #expect(try currentEntry().uri == "demo:track:3", "two host skips within a second are two songs")
+
+        let playing = try currentEntry()
+        let stale = try party.client.send("POST", "\(party.base)/track/next", json: ["entryId": first.id], auth: token)
+        #expect(stale.status == 200 && (stale.json["track"] as? [String: Any])?["uri"] as? String == "demo:track:3",
+                "a song end for an entry that is no longer current is a no-op answering the current state")
+        let ended = try party.client.send("POST", "\(party.base)/track/next", json: ["entryId": playing.id], auth: token)
+        #expect((ended.json["track"] as? [String: Any])?["uri"] as? String == "demo:track:4", "the exact song end advances at once")
+        let retried = try party.client.send("POST", "\(party.base)/track/next", json: ["entryId": playing.id], auth: token)
+        #expect((retried.json["track"] as? [String: Any])?["uri"] as? String == "demo:track:4", "a retried report is harmless")
+        let legacy = try party.client.send("POST", "\(party.base)/track/next", auth: token)
+        #expect((legacy.json["track"] as? [String: Any])?["uri"] as? String == "demo:track:4",
+                "an older player's song end without an entry within 3 s of an advance is a no-op")
+        let numeric = try party.client.send("POST", "\(party.base)/track/next", json: ["entryId": Int(try currentEntry().id) ?? 0], auth: token)
+        #expect((numeric.json["track"] as? [String: Any])?["uri"] as? String == "demo:track:5", "a numeric entry id works too")
+        for bad in ["-1", "abc", "99999999999999999999"] {
+            #expect(try party.client.send("POST", "\(party.base)/track/next", json: ["entryId": bad], auth: token).status == 400)
+        }
+    }
 }
+

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import HTTPServer
 import PartyStore
+import Testing
 
 private func spotifyServer(_ spotify: FakeSpotify) throws -> ServerProcess {
     try ServerProcess(arguments: ["--spotify-client-id", "client-123", "--spotify-accounts-base", spotify.base,

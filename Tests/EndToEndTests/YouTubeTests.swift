@@ -1,7 +1,7 @@
-import JSONKit
 import Foundation
-import Testing
 import HTTPServer
+import JSONKit
+import Testing
 
 /// The YouTube Data API v3 as far as the server uses it, answering from the fixtures.
 private func fakeYouTube() throws -> FakeService {

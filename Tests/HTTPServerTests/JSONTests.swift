@@ -1,8 +1,8 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import HTTPServer
 @testable import JSONKit
-import TestSupport
 
 @Suite("JSON parser and serializer")
 struct JSONTests {

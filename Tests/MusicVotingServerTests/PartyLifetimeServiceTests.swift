@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import PartyCore
+import Testing
 @testable import MusicVotingServer
 @testable import PartyEngine
 

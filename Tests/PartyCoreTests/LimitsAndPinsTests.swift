@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 @testable import PartyCore
 
 @Suite("R11, R24, R27 sliding windows")

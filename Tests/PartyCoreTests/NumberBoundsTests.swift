@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import PartyCore
+import Testing
 
 @Suite("R24b numbers are parsed with bounds")
 struct NumberBoundsTests {

@@ -77,4 +77,17 @@ struct ProviderTokensTests {
         #expect(tokens.needsRefresh(at: epoch.addingTimeInterval(61)))
         #expect(ProviderTokens(provider: "spotify", accessToken: nil, refreshToken: "r", expiresAt: nil).needsRefresh(at: epoch))
     }
+
+    /// R20: who asks decides whether the current entry is left.
+    @Test func theHostAlwaysSkipsSongEndsNeedTheirEntryOlderPlayersAreDebounced() {
+        let now = Date(timeIntervalSince1970: 1_000)
+        let playing = Playback(currentEntryId: 7, startedAt: now, isPlaying: true, lastAdvanceAt: now.addingTimeInterval(-1))
+        #expect(playing.accepts(.host, at: now))
+        #expect(playing.accepts(.songEnded(entryId: 7), at: now), "the exact entry advances even right after an advance")
+        #expect(!playing.accepts(.songEnded(entryId: 6), at: now), "a stale report does nothing")
+        #expect(!playing.accepts(.songEndedWithoutEntry, at: now), "within 3 s of the last advance")
+        #expect(playing.accepts(.songEndedWithoutEntry, at: now.addingTimeInterval(2.5)))
+        #expect(!Playback().accepts(.songEnded(entryId: 7), at: now), "nothing current: nothing ended")
+    }
 }
+

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import PartyCore
+import Testing
 
 @Suite("R24, R24a one budget for every secret check")
 struct SecretGuardTests {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import PartyCore
+import Testing
 @testable import PartyStore
 
 private let epoch = Date(timeIntervalSince1970: 1_800_000_000)

@@ -1,5 +1,5 @@
-import Testing
 import PartyCore
+import Testing
 @testable import Providers
 
 @Suite("Demo provider")

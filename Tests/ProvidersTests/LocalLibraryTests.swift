@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import PartyCore
+import Testing
 @testable import Providers
 
 /// Writes a short mono 8-bit WAV of `seconds` and, when given, tags it through TagLib.

@@ -103,12 +103,12 @@ async function run(partyId, token) {
   });
   if (!videoBox.hidden) document.querySelector('.now-cover').hidden = true;
 
-  /** R20 guard on this side too: one song-end report per entry. */
+  /** R20: the song end names the entry it finished, so the server ignores a late or repeated report. */
   async function advance() {
     const entryId = current?.track?.id;
     if (!entryId || endedEntry === entryId) return;
     endedEntry = entryId;
-    try { await api('POST', `${base}/track/next`, { token }); } catch { /* the sync below shows the truth */ }
+    try { await api('POST', `${base}/track/next`, { token, body: { entryId } }); } catch { /* the sync below shows the truth */ }
     sync();
   }
 

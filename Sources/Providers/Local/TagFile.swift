@@ -1,5 +1,5 @@
-import CTagLib
 import Foundation
+import CTagLib
 
 /// One audio file opened with TagLib's C API; owns the `TagLib_File` handle and frees it in deinit.
 final class TagFile {

@@ -1,5 +1,5 @@
-import CGnuTLS
 import Foundation
+import CGnuTLS
 
 /// SHA-256, HMAC-SHA-256 and random bytes from GnuTLS (hand-written crypto is not worth the risk).
 enum Digest {

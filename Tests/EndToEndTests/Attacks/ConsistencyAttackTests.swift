@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import PartyStore
+import Testing
 
 /// Issue 10, item 8: half-written playback after a crash (item 9 is in PartyLifetimeServiceTests).
 @Suite("Attack: no half-written state")
