@@ -31,21 +31,32 @@ extension Routes {
         let events: Handler = { request throws(HTTPError) in
             try respond("events") {
                 let partyId = request.parameters["id"] ?? request.query["partyId"] ?? ""
-                let party = try service.activeParty(id: partyId)
+                let party: Party
+                do {
+                    party = try service.activeParty(id: partyId)
+                } catch PartyError.partyNotFound where Identifiers.isWellFormedToken(partyId) {
+                    return Self.eventStreamResponse(try service.openEndedPartyStream(partyId: partyId, clientAddress: request.clientAddress) {
+                        EventStream(initial: $0)
+                    })
+                }
                 // R24a: a wrong token counts like a wrong PIN; the stream is then a guest's.
                 let asMonitor = try request.query["monitorToken"].map {
                     try service.checkSecret($0, party: party, clientAddress: request.clientAddress, allowMonitor: true) == .monitor
                 } ?? false
                 let lastEventId = (request.header("last-event-id") ?? request.query["lastEventId"]).flatMap { Int($0) }
-                let stream = try service.openEventStream(party: party, clientAddress: request.clientAddress, asMonitor: asMonitor,
-                                                         lastEventId: lastEventId) { EventStream(initial: $0) }
-                return Response(status: 200, headers: [
-                    ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"),
-                    ("X-Accel-Buffering", "no"),
-                ], body: .stream(stream))
+                return Self.eventStreamResponse(try service.openEventStream(party: party, clientAddress: request.clientAddress,
+                                                                            asMonitor: asMonitor, lastEventId: lastEventId) {
+                    EventStream(initial: $0)
+                })
             }
         }
         router.add("GET", "/api/spotify/events", summary: "SSE stream (partyId, source, installationId)", events)
         router.add("GET", "/api/party/{id}/events", summary: "SSE stream (alias)", events)
+    }
+
+    static func eventStreamResponse(_ stream: EventStream) -> Response {
+        Response(status: 200, headers: [
+            ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no"),
+        ], body: .stream(stream))
     }
 }

@@ -31,7 +31,12 @@ public final class EventHub: @unchecked Sendable {
         let stream: any EventSink
         let address: String
         let isMonitor: Bool
+        /// A stream of an ended party closes by itself then (SPEC: after at most 10 minutes).
+        var closesAt: Date? = nil
     }
+
+    /// How long a stream opened for an ended party stays open with keepalives.
+    static let endedPartyStreamLifetime: TimeInterval = 600
 
     private let lock = NSLock()
     private let clock: any PartyClock
@@ -80,7 +85,14 @@ public final class EventHub: @unchecked Sendable {
         return stream
     }
 
-    private func register<Sink: EventSink>(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool,
+    /// SPEC: a stream asked for a party that has ended answers with one `party-ended` event and then stays
+    /// open with keepalives for 10 minutes, so a client that reconnects at once is not answered with a 404
+    /// it would retry in a tight loop.
+    func subscribeToEndedParty<Sink: EventSink>(partyId: String, address: String, makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
+        try register(partyId: partyId, address: address, lastEventId: nil, isMonitor: false, ended: true, makeSink: makeSink)
+    }
+
+    private func register<Sink: EventSink>(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool, ended: Bool = false,
                                            makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
         lock.lock()
         defer { lock.unlock() }
@@ -92,8 +104,15 @@ public final class EventHub: @unchecked Sendable {
         if let lastEventId {
             for event in recent[partyId] ?? [] where event.id > lastEventId { initial += event.frame }
         }
+        var closesAt: Date?
+        if ended {
+            lastId += 1
+            initial += ServerEvent(type: .partyEnded, partyId: partyId).frame(id: lastId, at: clock.now())
+            closesAt = clock.now().addingTimeInterval(Self.endedPartyStreamLifetime)
+        }
         let stream = makeSink(initial)
-        streams[partyId, default: [:]][ObjectIdentifier(stream)] = Subscriber(stream: stream, address: address, isMonitor: isMonitor)
+        streams[partyId, default: [:]][ObjectIdentifier(stream)] = Subscriber(stream: stream, address: address, isMonitor: isMonitor,
+                                                                              closesAt: closesAt)
         streamsPerAddress[address, default: 0] += 1
         if isMonitor { monitorStreams[partyId, default: 0] += 1 }
         total += 1
@@ -131,7 +150,9 @@ public final class EventHub: @unchecked Sendable {
             recent[partyId] = nil
         }
         lock.unlock()
-        for subscriber in all { subscriber.stream.send(Self.ping) }
+        for subscriber in all {
+            if let closesAt = subscriber.closesAt, closesAt <= now { subscriber.stream.close() } else { subscriber.stream.send(Self.ping) }
+        }
     }
 
     /// Open streams: of one party, or of the whole server.

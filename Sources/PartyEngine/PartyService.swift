@@ -274,6 +274,16 @@ public final class PartyService: Sendable {
         try hub.subscribe(partyId: party.id, address: clientAddress, lastEventId: lastEventId, isMonitor: asMonitor, makeSink: makeSink)
     }
 
+    /// SPEC: the stream of a party that ended (and is not yet purged) says `party-ended` once and stays open
+    /// with keepalives for 10 minutes; an id that never was a party is `.partyNotFound`.
+    public func openEndedPartyStream<Sink: EventSink>(partyId: String, clientAddress: String,
+                                                      makeSink: ([UInt8]) -> Sink) throws -> Sink {
+        guard try withState({ state in try state.store.party(id: partyId).map { !$0.isActive } ?? false }) else {
+            throw PartyError.partyNotFound
+        }
+        return try hub.subscribeToEndedParty(partyId: partyId, address: clientAddress, makeSink: makeSink)
+    }
+
     /// Publishes `device-changed` for every party whose `deviceActive` changed (heartbeats run out).
     public func announceDeviceChanges() { withState { $0.announceDeviceChanges() } }
 
