@@ -11,12 +11,13 @@ extension Routes {
                 let party = try service.activeParty(id: request.parameter("id"))
                 let query = String((request.query["q"] ?? "").prefix(200))
                 let provider = try service.provider(for: party)
-                // A cache hit is answered at once, on this thread, and costs no quota.
-                if let cached = provider.cachedSearch(query) { return .json(["tracks": ["items": .array(cached.map(TrackJSON.track))]]) }
-                try service.admitRemoteSearch(party: party, clientAddress: request.clientAddress)
-                return respond("search", calling: provider, gate: service.remoteCalls) {
-                    .json(["tracks": ["items": .array(try provider.search(query).map(TrackJSON.track))]])
+                @Sendable func answer(_ tracks: [Track]) -> Response { .json(["tracks": ["items": .array(tracks.map(TrackJSON.track))]]) }
+                if provider.isRemote {
+                    // A cache hit is answered at once, on this thread, and costs no quota; a miss counts (issue 10).
+                    if let cached = provider.cachedSearch(query) { return answer(cached) }
+                    try service.admitRemoteSearch(party: party, clientAddress: request.clientAddress)
                 }
+                return respond("search", calling: provider, gate: service.remoteCalls) { answer(try provider.search(query)) }
             }
         }
         router.add("GET", "/api/party/{id}/track/queue", summary: "The queue in R9 order (R18 hasVoted with deviceId)") { request throws(HTTPError) in

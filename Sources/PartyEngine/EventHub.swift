@@ -54,7 +54,7 @@ public final class EventHub: @unchecked Sendable {
     /// Starts at the wall clock in ms so ids keep growing across restarts.
     private var lastId: Int
 
-    public init(clock: any PartyClock, limits: Limits = Limits(perAddress: 0, perParty: 1_000, total: 12_000)) {
+    public init(clock: any PartyClock, limits: Limits = Limits(perAddress: 0, perParty: PartyLimits().streamsPerParty, total: 12_000)) {
         self.clock = clock
         self.limits = limits
         lastId = Int(saturating: clock.now().timeIntervalSince1970 * 1000)

@@ -50,8 +50,6 @@ public final class PartyService: Sendable {
 
     public var now: Date { clock.now() }
 
-    public func token() -> String { withState { $0.token() } }
-
     // MARK: Parties and access
 
     public func activeParty(id: String) throws -> Party { try withState { try $0.activeParty(id: id) } }
@@ -127,10 +125,6 @@ public final class PartyService: Sendable {
     // MARK: Queue
 
     public func queue(of party: Party) throws -> Queue { try withState { try $0.queue(of: party) } }
-
-    public func entriesLiked(by deviceId: String, party: Party) throws -> Set<Int64> {
-        try withState { try $0.entriesLiked(by: deviceId, party: party) }
-    }
 
     /// The queue as `render` turns it into bytes for `deviceId` (R18's `hasVoted`), rendered once per write
     /// version: reads serve the bytes, and the rendering itself runs outside the lock.

@@ -1,5 +1,6 @@
 import Foundation
 import PartyCore
+import Providers
 
 extension PartyState {
     /// R10–R12, R16: admits tracks the provider resolved (R13), all or none. Returns whether the party was
@@ -69,7 +70,7 @@ extension PartyState {
     /// Issue 10: library files are served only to a local party: the audio of a song queued in one, the
     /// covers (search results show them) while one is active.
     func localFileIsServed(trackId: String, audio: Bool) throws -> Bool {
-        guard trackId.utf8.count == 16, trackId.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else { return false }
+        guard LocalLibrary.isIdentifier(trackId) else { return false }
         return audio ? try store.isQueued(trackId: trackId, provider: "local") : try store.hasActiveParty(provider: "local")
     }
 }

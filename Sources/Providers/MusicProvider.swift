@@ -62,8 +62,8 @@ public protocol MusicProvider: Sendable {
 
 extension MusicProvider {
     public var isRemote: Bool { false }
-    /// A local provider answers from memory anyway; a remote one without a cache never does.
-    public func cachedSearch(_ query: String) -> [Track]? { isRemote ? nil : try? search(query) }
+    /// A provider without a cache never answers from one.
+    public func cachedSearch(_ query: String) -> [Track]? { nil }
     public func bound(to partyId: String) -> any MusicProvider { self }
 }
 

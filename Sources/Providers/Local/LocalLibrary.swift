@@ -114,6 +114,11 @@ public final class LocalLibrary: @unchecked Sendable {
         return (found, walk.folders)
     }
 
+    /// Whether `text` has the shape `identifier(for:)` gives: checked before any look-up of a request's id.
+    public static func isIdentifier(_ text: String) -> Bool {
+        text.utf8.count == 16 && text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+    }
+
     /// A stable id from the path inside the library (FNV-1a, 64 bit, hex): survives restarts and rescans.
     static func identifier(for relativePath: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
