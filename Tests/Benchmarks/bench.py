@@ -8,7 +8,7 @@
    settings for both).
 2. SSE fan-out: N subscribers on one party, latency from publishing to each subscriber's event (p50/p99),
    ours (a vote POST, `vote-updated`) next to nginx + nchan (a POST to its publisher location) with the same
-   asyncio client; memory per subscriber from the processes' PSS.
+   client (sseclient.c, built here with cc); memory per subscriber from the processes' PSS.
 3. Like toggles acknowledged per second by 16 keep-alive clients, then kill -9 and a restart: every
    acknowledged like must still be counted.
 Both servers run on 127.0.0.1 with two workers each; the load generators share the same 2 cores, so compare
@@ -119,50 +119,31 @@ def wrk(port, path, seconds):
     raise SystemExit("wrk printed no figure:\n" + output)
 
 
-async def fan_out(port, subscribe_path, publish, subscribers, events, pids):
-    """Latencies (ms) from each publish to each subscriber's copy, and PSS per subscriber (KiB)."""
-    received = [[] for _ in range(events)]
-    ready = asyncio.Event()
-    connected = 0
+def build_client(folder):
+    """The SSE swarm is C (sseclient.c): a Python client saturated its own core first and measured itself."""
+    binary = os.path.join(folder, "sseclient")
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sseclient.c")
+    compiler = shutil.which("cc") or shutil.which("clang")
+    subprocess.run([compiler, "-O2", "-o", binary, source], check=True)
+    return binary
 
-    async def client(index):
-        nonlocal connected
-        # Spread over loopback addresses: one address has 64K ports at most.
-        reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20,
-                                                       local_addr=(f"127.0.{100 + index // 5000}.1", 0))
-        writer.write(f"GET {subscribe_path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode())
-        await reader.readuntil(b"\r\n\r\n")
-        connected += 1
-        if connected == subscribers:
-            ready.set()
-        seen = 0
-        while seen < events:
-            line = await reader.readline()
-            if not line:
-                return
-            if b"vote-updated" in line:
-                received[seen].append(time.perf_counter())
-                seen += 1
-        writer.close()
 
+def fan_out(client, port, subscribe_path, publish_path, publish_body, subscribers, events, pids):
+    """(deliveries, p50 ms, p99 ms) from each publish to each subscriber's copy, and PSS per subscriber (KiB)."""
     pss_before = pss_kib(pids)
-    tasks = [asyncio.create_task(client(index)) for index in range(subscribers)]
-    await asyncio.wait_for(ready.wait(), 120)
-    await asyncio.sleep(1)
+    swarm = subprocess.Popen([client, str(port), subscribe_path, str(subscribers), str(events), "vote-updated",
+                              publish_path, publish_body], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    if swarm.stdout.readline().strip() != "ready":
+        raise SystemExit("the SSE client did not connect")
+    time.sleep(1)
     per_subscriber = (pss_kib(pids) - pss_before) / subscribers
-    loop = asyncio.get_running_loop()
-    sent = []
-    for index in range(events):
-        sent.append(time.perf_counter())
-        await loop.run_in_executor(None, publish, index)
-        await asyncio.sleep(0.25)
-    await asyncio.wait_for(asyncio.gather(*tasks), 120)
-    latencies = sorted((at - sent[index]) * 1000 for index in range(events) for at in received[index])
-    return latencies, per_subscriber
-
-
-def percentile(values, fraction):
-    return values[min(len(values) - 1, int(len(values) * fraction))] if values else float("nan")
+    swarm.stdin.write("go\n")
+    swarm.stdin.flush()
+    fields = swarm.stdout.readline().split()
+    swarm.wait()
+    if len(fields) != 6:
+        raise SystemExit("the SSE client failed")
+    return (int(fields[1]), float(fields[3]), float(fields[5])), per_subscriber
 
 
 async def like_load(port, party_id, seconds, clients=16):
@@ -222,34 +203,25 @@ def main():
     queue_path = f"/api/party/{party['id']}/track/queue?deviceId=device3"
     nginx, nginx_port = start_nginx(anchor_folder, call(port, "GET", queue_path))
     try:
-        print(f"2 cores shared by the servers and the load generators (wrk -t2 -c64, asyncio)")
+        print(f"2 cores shared by the servers and the load generators (wrk -t2 -c64, sseclient.c, asyncio)")
         ours = wrk(port, queue_path, arguments.seconds)
         anchor = wrk(nginx_port, "/queue.json", arguments.seconds)
         print(f"GET queue, 50 entries     ours {ours:9.0f} req/s   nginx (same bytes, static) {anchor:9.0f} req/s"
               f"   ratio {ours / anchor:.2f}")
 
-        def publish_ours(index):
-            call(port, "POST", f"/api/party/{party['id']}/track/vote", {"uri": "demo:track:bench1", "deviceId": f"fan-{index}"})
-
-        channel = "none"
-
-        def publish_nchan(index):
-            message = json.dumps({"type": "vote-updated", "timestamp": 0,
-                                  "payload": {"partyId": party["id"], "source": "server", "uri": "demo:track:bench1",
-                                              "likeCount": str(index)}}).encode()
-            urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{nginx_port}/pub?channel={channel}", data=message,
-                                                          method="POST")).read()
-
+        client = build_client(anchor_folder)
+        vote = '{"uri": "demo:track:bench1", "deviceId": "fan-{i}"}'
+        nchan_message = json.dumps({"type": "vote-updated", "timestamp": 0, "payload": {
+            "partyId": party["id"], "source": "server", "uri": "demo:track:bench1", "likeCount": "{i}"}})
         for count in [arguments.subscribers] + ([arguments.big] if arguments.big else []):
-            ours_lat, ours_mem = asyncio.run(fan_out(port, f"/api/spotify/events?partyId={party['id']}&source=web",
-                                                     publish_ours, count, arguments.events, [server.pid]))
+            ours, ours_mem = fan_out(client, port, f"/api/spotify/events?partyId={party['id']}&source=web",
+                                     f"/api/party/{party['id']}/track/vote", vote, count, arguments.events, [server.pid])
             channel = f"party{count}"  # a fresh channel per run: nchan replays a channel's buffered messages
-            nchan_lat, nchan_mem = asyncio.run(fan_out(nginx_port, f"/sub?channel={channel}", publish_nchan, count, arguments.events,
-                                                       process_tree(nginx.pid)))
-            print(f"SSE fan-out, {count} subscribers x {arguments.events} events ({len(ours_lat)} / {len(nchan_lat)} deliveries)")
-            print(f"  p50 ours {percentile(ours_lat, 0.5):7.1f} ms   nchan {percentile(nchan_lat, 0.5):7.1f} ms")
-            print(f"  p99 ours {percentile(ours_lat, 0.99):7.1f} ms   nchan {percentile(nchan_lat, 0.99):7.1f} ms"
-                  f"   ratio {percentile(ours_lat, 0.99) / percentile(nchan_lat, 0.99):.2f}")
+            nchan, nchan_mem = fan_out(client, nginx_port, f"/sub?channel={channel}", f"/pub?channel={channel}", nchan_message,
+                                       count, arguments.events, process_tree(nginx.pid))
+            print(f"SSE fan-out, {count} subscribers x {arguments.events} events ({ours[0]} / {nchan[0]} deliveries)")
+            print(f"  p50 ours {ours[1]:7.1f} ms   nchan {nchan[1]:7.1f} ms")
+            print(f"  p99 ours {ours[2]:7.1f} ms   nchan {nchan[2]:7.1f} ms   ratio {ours[2] / nchan[2]:.2f}")
             print(f"  memory per subscriber (PSS)  ours {ours_mem:5.1f} KiB   nchan {nchan_mem:5.1f} KiB   ratio {ours_mem / nchan_mem:.2f}")
             time.sleep(12)  # the keepalive finds the closed streams
 
