@@ -124,7 +124,7 @@ public final class Application: @unchecked Sendable {
 
     private func tick() {
         ticks += 1
-        service.announceDeviceChanges()
+        service.watchPlayback()
         if ticks % Int(EventHub.keepaliveInterval) == 0 { hub.pingAll() }
         if ticks % 60 == 0 {
             do { try service.expireParties() } catch { Log.error("party expiry: \(error)") }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import PartyCore
+import PartyEngine
 
 extension Routes {
     func addMonitorRoutes(to router: inout Router) {
@@ -16,7 +17,14 @@ extension Routes {
                 return .json(["deviceActive": .bool(service.deviceActive(party)), "monitorToken": .string(token)])
             }
         }
-        router.add("POST", "/api/party/{id}/track/progress", summary: "Monitor progress report (R23)", security: "monitorOrHost") { request throws(HTTPError) in
+        router.add("DELETE", "/api/party/{id}/device", summary: "The monitor leaves (page hidden or closed; R20a)", security: "monitorOrHost") { request throws(HTTPError) in
+            try respond("device") {
+                let (party, _) = try service.requireHostOrMonitor(request, partyId: request.parameter("id"))
+                service.monitorLeft(party)
+                return .noContent
+            }
+        }
+        router.add("POST", "/api/party/{id}/track/progress", summary: "Monitor progress report (R23, R20a)", security: "monitorOrHost") { request throws(HTTPError) in
             try respond("progress") {
                 let json = try request.json()
                 let (party, _) = try service.requireHostOrMonitor(request, partyId: request.parameter("id"))
@@ -24,7 +32,11 @@ extension Routes {
                       let paused = json["paused"]?.boolValue, position >= 0, duration >= 0, position < 1e10, duration < 1e10 else {
                     throw PartyError.invalidInput("Invalid progress: needs position, duration (ms) and paused")
                 }
-                service.reportProgress(position: Int(position), duration: Int(duration), paused: paused, party: party)
+                // R20a (ours): `blocked` when the browser refused to play, `error` when the provider's player failed.
+                let blocked = json["blocked"]?.boolValue ?? false
+                let error = try request.stringField("error", in: json).map { String($0.prefix(300)) }
+                service.reportProgress(ProgressReport(positionMs: Int(position), durationMs: Int(duration), paused: paused,
+                                                      blocked: blocked, error: error), party: party)
                 return .noContent
             }
         }

@@ -34,11 +34,13 @@ extension Routes {
         router.add("GET", "/api/party/{id}/track/current", summary: "Playback state (R19, R21)") { request throws(HTTPError) in
             try respond("current") {
                 let party = try service.activeParty(id: request.parameter("id"))
-                let playback = try service.playback(of: party)
+                let (playback, state, stallReason) = try service.playbackState(of: party)
                 let queue = try service.queue(of: party)
                 let now = service.now
                 var fields: [(String, JSON)] = [
-                    ("isPlaying", .bool(playback.isPlaying)), ("progressMs", .integer(playback.positionMs(at: now))),
+                    ("isPlaying", .bool(state == .playing)), ("state", .string(state.rawValue)),
+                    ("stallReason", stallReason.map { .string($0.rawValue) } ?? .null),
+                    ("progressMs", .integer(playback.positionMs(at: now))),
                 ]
                 if let startedAt = playback.startedAt {
                     fields.append(("playbackStartedAt", .integer(Int(startedAt.timeIntervalSince1970 * 1000))))

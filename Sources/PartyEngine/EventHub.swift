@@ -172,6 +172,14 @@ public final class EventHub: @unchecked Sendable {
         for subscriber in party { subscriber.stream.close() }
     }
 
+    /// Ends the party's monitor streams (the monitor said it leaves); the hub hears of each end as usual.
+    func closeMonitorStreams(partyId: String) {
+        lock.lock()
+        let monitors = streams[partyId].map { $0.values.filter(\.isMonitor) } ?? []
+        lock.unlock()
+        for subscriber in monitors { subscriber.stream.close() }
+    }
+
     public func closeAll() {
         lock.lock()
         let all = streams.values.flatMap(\.values)

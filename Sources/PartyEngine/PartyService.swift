@@ -26,7 +26,7 @@ public final class PartyService: Sendable {
         state = Mutex(PartyState(store: store, clock: clock, random: random,
                                  monitorStreams: { [hub] partyId in hub.monitorStreamCount(partyId: partyId) }))
         hub.whenMonitorStreamsChange { [weak self] partyId in
-            self?.withState { $0.announceDeviceChanges(also: [partyId]) }
+            self?.withState { $0.monitorStreamsChanged(partyId: partyId) }
         }
     }
 
@@ -220,7 +220,12 @@ public final class PartyService: Sendable {
 
     public func playback(of party: Party) throws -> Playback { try withState { try $0.playback(of: party) } }
 
-    public func repairDanglingPlayback() throws { try withState { try $0.repairDanglingPlayback() } }
+    public func repairDanglingPlayback() throws {
+        try withState { state in
+            try state.repairDanglingPlayback()
+            try state.listenToActiveParties()
+        }
+    }
 
     /// R15 after a start, and `prepare-next`: refills when nothing is waiting.
     public func refillIfDry(_ party: Party) throws {
@@ -258,8 +263,24 @@ public final class PartyService: Sendable {
         try withState { try $0.registerMonitor(deviceId: deviceId, caller: caller, party: party) }
     }
 
-    public func reportProgress(position: Int, duration: Int, paused: Bool, party: Party) {
-        withState { $0.reportProgress(position: position, duration: duration, paused: paused, party: party) }
+    public func reportProgress(_ report: ProgressReport, party: Party) {
+        withState { $0.reportProgress(report, party: party) }
+    }
+
+    /// `DELETE …/device`: the monitor leaves (its page is hidden or closed); its streams close, so
+    /// `deviceActive` turns false and a playing song stalls as `no-monitor` at once.
+    public func monitorLeft(_ party: Party) {
+        hub.closeMonitorStreams(partyId: party.id)
+        withState { $0.monitorLeft(partyId: party.id) }
+    }
+
+    /// R20a: the playback state clients show, with the stall's reason.
+    public func playbackState(of party: Party) throws -> (Playback, PlaybackState, StallReason?) {
+        try withState { state in
+            let playback = try state.playback(of: party)
+            let (shown, reason) = state.playbackState(playback, partyId: party.id)
+            return (playback, shown, reason)
+        }
     }
 
     /// Opens an SSE stream; a monitor's stream keeps `deviceActive` true while it is open (the hub counts it).
@@ -278,8 +299,14 @@ public final class PartyService: Sendable {
         return try hub.subscribeToEndedParty(partyId: partyId, address: clientAddress, makeSink: makeSink)
     }
 
-    /// Publishes `device-changed` for every party whose `deviceActive` changed (heartbeats run out).
-    public func announceDeviceChanges() { withState { $0.announceDeviceChanges() } }
+    /// Once a second: `device-changed` for every party whose `deviceActive` changed (heartbeats run out), and
+    /// R20a's stall detection.
+    public func watchPlayback() {
+        withState { state in
+            state.announceDeviceChanges()
+            state.detectStalls()
+        }
+    }
 
     /// `PUT …/spotify/deviceId`: the monitor's SDK device; the current track continues there (R22).
     public func registerSDKDevice(_ deviceId: String, party: Party) {

@@ -14,6 +14,7 @@ extension PartyState {
             try store.setMonitor(token: token, partyId: party.id)
         }
         presence.heartbeat(partyId: party.id, at: now)
+        monitorArrived(partyId: party.id)
         announceDeviceChanges()
         republishCurrentTrack(partyId: party.id)
         return token
@@ -25,13 +26,29 @@ extension PartyState {
         publishTrackChanged(partyId: partyId, entry: entry, playback: playback)
     }
 
-    /// R23: relays the monitor's report as a `progress` event; never changes state. Counts as a heartbeat.
-    mutating func reportProgress(position: Int, duration: Int, paused: Bool, party: Party) {
+    /// R23: relays the monitor's report as a `progress` event and counts as a heartbeat; R20a: whether the
+    /// audio is heard decides between playing and stalled.
+    mutating func reportProgress(_ report: ProgressReport, party: Party) {
         presence.heartbeat(partyId: party.id, at: now)
         announceDeviceChanges()
         publish(ServerEvent(type: .progress, partyId: party.id, payload: [
-            ("position", String(position)), ("duration", String(duration)), ("paused", String(paused)),
+            ("position", String(report.positionMs)), ("duration", String(report.durationMs)), ("paused", String(report.paused)),
         ]))
+        hearMonitor(positionMs: report.positionMs, paused: report.paused, blocked: report.blocked, error: report.error, partyId: party.id)
+    }
+
+    /// The monitor said it leaves: its heartbeats so far no longer count (its streams are being closed).
+    mutating func monitorLeft(partyId: String) {
+        presence.streamsClosed(partyId: partyId, at: now)
+        announceDeviceChanges(also: [partyId])
+        detectStalls()
+    }
+
+    /// The party's monitor streams opened or closed (the hub counts them).
+    mutating func monitorStreamsChanged(partyId: String) {
+        if monitorStreams(partyId) == 0 { presence.streamsClosed(partyId: partyId, at: now) } else { monitorArrived(partyId: partyId) }
+        announceDeviceChanges(also: [partyId])
+        detectStalls()
     }
 
     /// Publishes `device-changed` for every party whose `deviceActive` changed since last told.
@@ -50,6 +67,25 @@ extension PartyState {
         let current = try? store.queue(partyId: partyId, currentEntryId: party.playback.currentEntryId).current
         return RemotePlayerCommand(spotify: spotify, deviceId: deviceId, uri: current?.track.uri,
                                    positionMs: party.playback.positionMs(at: now), isPlaying: party.playback.isPlaying && current != nil)
+    }
+}
+
+/// R23/R20a: one progress report of the monitor (`{position, duration, paused}`, ours: `blocked`, `error`).
+public struct ProgressReport: Sendable {
+    public var positionMs: Int
+    public var durationMs: Int
+    public var paused: Bool
+    /// The browser refused `play()` without a tap.
+    public var blocked: Bool
+    /// The provider's player failed; the message is shown to the host.
+    public var error: String?
+
+    public init(positionMs: Int, durationMs: Int, paused: Bool, blocked: Bool = false, error: String? = nil) {
+        self.positionMs = positionMs
+        self.durationMs = durationMs
+        self.paused = paused
+        self.blocked = blocked
+        self.error = error
     }
 }
 

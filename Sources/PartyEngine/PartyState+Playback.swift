@@ -25,14 +25,14 @@ extension PartyState {
             if let current = queue.current {
                 if !playback.isPlaying {
                     playback.resume(at: state.now)
-                    try state.store.save(playback: playback, partyId: partyId)
+                    try state.savePlayback(playback, partyId: partyId)
                     state.publishPlayback(partyId: partyId, playback)
                 }
                 return .playing(current)
             }
             guard let first = queue.ordered().first else { return .empty }
             playback.play(entryId: first.id, at: state.now)
-            try state.store.save(playback: playback, partyId: partyId)
+            try state.savePlayback(playback, partyId: partyId)
             state.publishTrackChanged(partyId: partyId, entry: first, playback: playback)
             return .playing(first)
         }
@@ -57,12 +57,12 @@ extension PartyState {
             playback.lastAdvanceAt = now
             guard let upcoming = queue.ordered().first else {
                 playback.stop()
-                try state.store.save(playback: playback, partyId: partyId)
+                try state.savePlayback(playback, partyId: partyId)
                 state.publishTrackChanged(partyId: partyId, entry: nil, playback: playback)
                 return .empty
             }
             playback.play(entryId: upcoming.id, at: now)
-            try state.store.save(playback: playback, partyId: partyId)
+            try state.savePlayback(playback, partyId: partyId)
             state.publishTrackChanged(partyId: partyId, entry: upcoming, playback: playback)
             return .playing(upcoming)
         }
@@ -80,7 +80,7 @@ extension PartyState {
             }
             playback.play(entryId: entry.id, at: state.now)
             playback.lastAdvanceAt = state.now
-            try state.store.save(playback: playback, partyId: party.id)
+            try state.savePlayback(playback, partyId: party.id)
             state.publishTrackChanged(partyId: party.id, entry: entry, playback: playback)
             return entry
         }
@@ -90,7 +90,7 @@ extension PartyState {
         try requireDevice(party)
         var (playback, _) = try storedPlayback(partyId: party.id)
         playback.pause(at: now)
-        try store.save(playback: playback, partyId: party.id)
+        try savePlayback(playback, partyId: party.id)
         publishPlayback(partyId: party.id, playback)
         return playback
     }
@@ -116,7 +116,7 @@ extension PartyState {
             if party.playback.isPlaying, !queue.entries.isEmpty {
                 _ = try advance(partyId: party.id, refill: [], request: .host)
             } else {
-                try store.save(playback: repaired, partyId: party.id)
+                try savePlayback(repaired, partyId: party.id)
             }
         }
     }

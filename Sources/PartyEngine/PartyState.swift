@@ -13,6 +13,9 @@ struct PartyState {
     /// Open monitor streams per party, as the event hub counts them.
     let monitorStreams: @Sendable (String) -> Int
     var presence = Presence()
+    /// R20a: parties whose current song should be heard, and why the stalled ones are not.
+    var listening: [String: Listening] = [:]
+    var stallReasons: [String: StallReason] = [:]
     var readCache = ReadCache()
     /// Spotify Web Playback SDK device per party (the monitor's SDK makes a new one on every load).
     var sdkDevices: [String: String] = [:]
@@ -127,6 +130,8 @@ struct PartyState {
     mutating func end(_ party: Party) throws {
         try store.end(partyId: party.id, at: now)
         presence.forget(partyId: party.id)
+        listening[party.id] = nil
+        stallReasons[party.id] = nil
         sdkDevices[party.id] = nil
         publish(ServerEvent(type: .partyEnded, partyId: party.id))
         closeStreams(partyId: party.id)

@@ -2,25 +2,34 @@ import Foundation
 import PartyCore
 
 /// R21: whether each party's registered monitor is connected: an open monitor SSE stream (the event hub
-/// counts those), or a heartbeat (device registration, progress report) within the last 15 s.
+/// counts those), or a heartbeat (device registration, progress report) within the last 15 s. When the last
+/// monitor stream closes, the heartbeats before it no longer count: a TV that was closed or left for the
+/// back/forward cache is gone at once (R20a: `no-monitor`), while an older player that only reports progress
+/// keeps counting by its heartbeats.
 /// A value type; `PartyState` owns it.
 struct Presence {
     static let heartbeatWindow: TimeInterval = 15
 
     private var lastHeartbeat: [String: Date] = [:]
+    private var lastStreamClosed: [String: Date] = [:]
     /// What clients were last told, so `device-changed` is sent only on a change.
     private var announced: [String: Bool] = [:]
 
     func isActive(partyId: String, at now: Date, monitorStreams: Int) -> Bool {
         if monitorStreams > 0 { return true }
         guard let beat = lastHeartbeat[partyId] else { return false }
+        if let closed = lastStreamClosed[partyId], closed >= beat { return false }
         return now.timeIntervalSince(beat) < Self.heartbeatWindow
     }
 
     mutating func heartbeat(partyId: String, at now: Date) { lastHeartbeat[partyId] = now }
 
+    /// The party's last monitor stream closed.
+    mutating func streamsClosed(partyId: String, at now: Date) { lastStreamClosed[partyId] = now }
+
     mutating func forget(partyId: String) {
         lastHeartbeat[partyId] = nil
+        lastStreamClosed[partyId] = nil
         announced[partyId] = nil
     }
 
@@ -37,6 +46,7 @@ struct Presence {
             if !active, streams == 0, let beat = lastHeartbeat[partyId],
                now.timeIntervalSince(beat) > Self.heartbeatWindow {
                 lastHeartbeat[partyId] = nil
+                lastStreamClosed[partyId] = nil
                 announced[partyId] = nil
             }
         }

@@ -13,6 +13,8 @@ enum EventType: String, Sendable {
     case playbackChanged = "playback-changed"
     /// Ours: the provider refused to play; the host and the monitor show `message`.
     case playbackError = "playback-error"
+    /// Ours (R20a): the current song is not heard; `reason` and the frozen `positionMs`.
+    case playbackStalled = "playback-stalled"
     /// Ours (R24a): wrong host PINs for this party passed its budget; checks are slowed, the host page says so.
     case pinGuessing = "pin-guessing"
 }

@@ -91,3 +91,37 @@ struct ProviderTokensTests {
     }
 }
 
+
+@Suite("R20a stalled playback")
+struct StalledPlaybackTests {
+    let start = Date(timeIntervalSince1970: 1_000_000)
+
+    @Test func theStateFollowsEntryPauseAndStall() {
+        var playback = Playback()
+        #expect(playback.state(stallReason: nil) == (.idle, nil))
+        playback.play(entryId: 7, at: start)
+        #expect(playback.state(stallReason: nil) == (.playing, nil))
+        playback.stall(atMs: 4_000)
+        #expect(playback.isStalled && !playback.isPlaying)
+        #expect(playback.state(stallReason: nil) == (.stalled, .noMonitor), "a stall of unknown reason (after a restart)")
+        #expect(playback.state(stallReason: .autoplayBlocked) == (.stalled, .autoplayBlocked))
+        playback.pause(at: start.addingTimeInterval(60))
+        #expect(playback.state(stallReason: .autoplayBlocked) == (.paused, nil), "the host's pause is no stall")
+    }
+
+    @Test func aStalledSongKeepsItsPositionAndContinuesFromWhereTheAudioIs() {
+        var playback = Playback()
+        playback.play(entryId: 7, at: start)
+        playback.stall(atMs: 4_000)
+        #expect(playback.positionMs(at: start.addingTimeInterval(100)) == 4_000, "frozen, not counted on")
+        playback.unstall(atMs: 4_100, at: start.addingTimeInterval(100))
+        #expect(playback.isPlaying && playback.currentEntryId == 7)
+        #expect(playback.positionMs(at: start.addingTimeInterval(101)) == 5_100)
+        playback.pause(at: start.addingTimeInterval(101))
+        playback.unstall(atMs: 0, at: start.addingTimeInterval(102))
+        #expect(!playback.isPlaying, "a host pause is not undone by the monitor")
+        var idle = Playback()
+        idle.stall(atMs: 10)
+        #expect(idle.state(stallReason: nil) == (.idle, nil))
+    }
+}

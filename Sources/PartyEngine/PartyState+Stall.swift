@@ -1,0 +1,118 @@
+import Foundation
+import PartyCore
+
+/// R20a: what the server last heard of a party whose current song should be heard (playing or stalled).
+struct Listening {
+    /// The last audible progress report, or when the song (re)started: the grace before `monitor-silent`.
+    var heardAt: Date
+    /// Where the audio was at `reportedAt` (the start position until the monitor reports).
+    var positionMs: Int
+    var reportedAt: Date
+}
+
+extension PartyState {
+    /// Saves the playback and keeps R20a's bookkeeping in step: a song that (re)starts gets a fresh grace, a
+    /// paused or finished party is no longer listened to.
+    mutating func savePlayback(_ playback: Playback, partyId: String) throws {
+        try store.save(playback: playback, partyId: partyId)
+        if playback.isPlaying {
+            let position = playback.positionMs(at: now)
+            listening[partyId] = Listening(heardAt: now, positionMs: position, reportedAt: now)
+            stallReasons[partyId] = nil
+        } else if playback.isStalled {
+            if listening[partyId] == nil {
+                listening[partyId] = Listening(heardAt: now, positionMs: playback.pausedPositionMs, reportedAt: now)
+            }
+        } else {
+            listening[partyId] = nil
+            stallReasons[partyId] = nil
+        }
+    }
+
+    /// R20a: the state clients show, with the stall's reason.
+    func playbackState(_ playback: Playback, partyId: String) -> (PlaybackState, StallReason?) {
+        playback.state(stallReason: stallReasons[partyId])
+    }
+
+    /// At start-up: every party whose song should be heard is listened to again (no monitor is connected yet,
+    /// so the first check stalls the playing ones as `no-monitor`).
+    mutating func listenToActiveParties() throws {
+        for party in try store.activeParties() where party.playback.isPlaying || party.playback.isStalled {
+            listening[party.id] = Listening(heardAt: now, positionMs: party.playback.positionMs(at: now), reportedAt: now)
+        }
+    }
+
+    /// R20a/R23: the monitor's report. Audible progress un-stalls a stalled song at the reported position;
+    /// a refused `play()` or a failed player stalls it at once.
+    mutating func hearMonitor(positionMs: Int, paused: Bool, blocked: Bool, error: String?, partyId: String) {
+        guard var heard = listening[partyId] else { return }
+        if let error {
+            stall(partyId: partyId, reason: .providerError, atMs: positionMs)
+            publish(ServerEvent(type: .playbackError, partyId: partyId, payload: [("message", error)]))
+        } else if blocked {
+            stall(partyId: partyId, reason: .autoplayBlocked, atMs: positionMs)
+        } else if !paused {
+            heard.heardAt = now
+            heard.positionMs = positionMs
+            heard.reportedAt = now
+            listening[partyId] = heard
+            if stallReasons[partyId] != nil || ((try? storedPlayback(partyId: partyId))?.0.isStalled ?? false) {
+                unstall(partyId: partyId, atMs: positionMs)
+            }
+        }
+    }
+
+    /// R20a, once a second: a playing song whose monitor left is `no-monitor`, one whose monitor is silent
+    /// for more than 5 s `monitor-silent`; a stall's reason follows the monitor coming and going.
+    mutating func detectStalls() {
+        for (partyId, heard) in listening {
+            let active = deviceActive(partyId: partyId)
+            let silent = now.timeIntervalSince(heard.heardAt) > Playback.silenceLimit
+            switch stallReasons[partyId] {
+            case nil:
+                if !active { stall(partyId: partyId, reason: .noMonitor) } else if silent { stall(partyId: partyId, reason: .monitorSilent) }
+            case .noMonitor?:
+                if active, silent { stall(partyId: partyId, reason: .monitorSilent) }
+            case .monitorSilent?, .autoplayBlocked?, .providerError?:
+                if !active { stall(partyId: partyId, reason: .noMonitor) }
+            }
+        }
+    }
+
+    /// The monitor connected again: the stall's "silent" clock starts now, so a TV that loads and plays within
+    /// 5 s never shows as silent.
+    mutating func monitorArrived(partyId: String) {
+        let time = now
+        listening[partyId]?.heardAt = time
+    }
+
+    /// R20a: freezes the clock where the audio stopped (the last audible report, at most a second on, never
+    /// past the server's own clock) and says why; a stalled song only changes its reason.
+    mutating func stall(partyId: String, reason: StallReason, atMs reported: Int? = nil) {
+        guard let heard = listening[partyId], stallReasons[partyId] != reason,
+              var (playback, _) = try? storedPlayback(partyId: partyId), playback.isPlaying || playback.isStalled else { return }
+        if playback.isPlaying {
+            let sinceReport = Int(saturating: now.timeIntervalSince(heard.reportedAt) * 1000)
+            let estimate = reported ?? (heard.positionMs + min(max(0, sinceReport), 1000))
+            playback.stall(atMs: min(estimate, playback.positionMs(at: now)))
+            do { try savePlayback(playback, partyId: partyId) } catch { return }
+        }
+        stallReasons[partyId] = reason
+        publish(ServerEvent(type: .playbackStalled, partyId: partyId, payload: [
+            ("reason", reason.rawValue), ("positionMs", String(playback.pausedPositionMs)),
+        ]))
+    }
+
+    /// R20a: the monitor is heard again; the clock runs on from where the audio is.
+    mutating func unstall(partyId: String, atMs positionMs: Int) {
+        guard var (playback, queue) = try? storedPlayback(partyId: partyId), playback.isStalled else {
+            stallReasons[partyId] = nil
+            return
+        }
+        let duration = queue.current?.track.durationMs ?? positionMs
+        playback.unstall(atMs: min(max(0, positionMs), max(0, duration)), at: now)
+        do { try savePlayback(playback, partyId: partyId) } catch { return }
+        listening[partyId]?.positionMs = positionMs
+        publishPlayback(partyId: partyId, playback)
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+
+/// R20a: the party plays only while the monitor's audio is heard; otherwise the song is stalled with a reason
+/// and its position frozen, and it continues from there.
+@Suite("Stalled playback (R20a)")
+struct StallTests {
+    /// A party with a connected monitor (token and stream) playing its first song.
+    private func playingParty(_ server: ServerProcess) throws -> (TestParty, String, SSEClient) {
+        let party = try TestParty(server)
+        let token = try party.registerMonitor()
+        let monitor = try party.events(monitorToken: token)
+        try party.add(1)
+        try party.add(2)
+        #expect(try party.current()["state"] as? String == "playing")
+        return (party, token, monitor)
+    }
+
+    private func report(_ party: TestParty, token: String, positionMs: Int, paused: Bool = false, blocked: Bool? = nil) throws {
+        var body: [String: Any] = ["position": positionMs, "duration": 30000, "paused": paused]
+        if let blocked { body["blocked"] = blocked }
+        let response = try party.client.send("POST", "\(party.base)/track/progress", json: body, auth: token)
+        #expect(response.status == 204)
+    }
+
+    @Test func closingTheMonitorFreezesThePositionAndReRegisteringContinuesThere() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let (party, token, monitor) = try playingParty(server)
+        let watcher = try party.events()
+        try report(party, token: token, positionMs: 1200)
+        monitor.close()
+        // A stream that breaks without a word is found by the keepalives (every 5 s); after 5 s without a
+        // report the song is `monitor-silent` first. (A TV page that closes says so: see the next test.)
+        #expect(try eventually(timeout: 15) { try party.current()["stallReason"] as? String == "no-monitor" })
+        let stalled = try party.current()
+        #expect(stalled["state"] as? String == "stalled")
+        #expect(stalled["isPlaying"] as? Bool == false, "older clients see it as not playing")
+        #expect(stalled["deviceActive"] as? Bool == false)
+        let frozen = stalled["progressMs"] as? Int ?? -1
+        #expect((1200...2300).contains(frozen), "frozen where the audio stopped, not counted on: \(frozen)")
+        let event = try watcher.waitFor("playback-stalled") { $0.payload["reason"] as? String == "no-monitor" }
+        #expect(event.payload["positionMs"] as? String == String(frozen))
+        Thread.sleep(forTimeInterval: 1.2)
+        #expect(try party.current()["progressMs"] as? Int == frozen, "the clock stands still while stalled")
+
+        // The TV comes back: it registers, plays from the frozen position and reports it.
+        _ = try party.client.send("PUT", "\(party.base)/device", json: ["deviceId": "tv-1", "kind": "monitor"], auth: token)
+        let again = try party.events(monitorToken: token)
+        defer { again.close() }
+        #expect(try party.current()["state"] as? String == "stalled", "registered is not yet heard")
+        try report(party, token: token, positionMs: frozen)
+        let resumed = try party.current()
+        #expect(resumed["state"] as? String == "playing" && resumed["isPlaying"] as? Bool == true)
+        #expect(resumed["stallReason"] is NSNull)
+        let position = resumed["progressMs"] as? Int ?? -1
+        #expect(position >= frozen && position < frozen + 1000, "continues from the frozen position: \(position)")
+        let changed = try watcher.waitFor("playback-changed") { $0.payload["isPlaying"] as? String == "true" }
+        #expect(changed.payload["partyId"] as? String == party.id)
+    }
+
+    @Test func aMonitorThatLeavesStallsAtOnce() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let (party, token, monitor) = try playingParty(server)
+        try report(party, token: token, positionMs: 800)
+        let left = try party.client.send("DELETE", "\(party.base)/device", auth: token)
+        #expect(left.status == 204)
+        #expect(try eventually(timeout: 2) { try party.current()["stallReason"] as? String == "no-monitor" },
+                "a TV page that goes to the back/forward cache says so and is gone within 2 s")
+        #expect(try party.current()["deviceActive"] as? Bool == false)
+        #expect(monitor.waitForEnd(timeout: 2), "its stream is closed")
+        let guest = try party.client.send("DELETE", "\(party.base)/device")
+        #expect(guest.status == 401, "a guest cannot unplug the TV")
+    }
+
+    @Test func aRefusedPlayIsAutoplayBlockedUntilTheTap() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let (party, token, monitor) = try playingParty(server)
+        defer { monitor.close() }
+        let watcher = try party.events()
+        try report(party, token: token, positionMs: 0, paused: true, blocked: true)
+        let stalled = try party.current()
+        #expect(stalled["state"] as? String == "stalled" && stalled["stallReason"] as? String == "autoplay-blocked")
+        #expect(try watcher.waitFor("playback-stalled").payload["reason"] as? String == "autoplay-blocked")
+        try report(party, token: token, positionMs: 0, paused: true, blocked: true)
+        #expect(try party.current()["stallReason"] as? String == "autoplay-blocked", "a repeated report changes nothing")
+        // The tap: the TV plays and says so.
+        try report(party, token: token, positionMs: 300)
+        #expect(try party.current()["state"] as? String == "playing")
+    }
+
+    @Test func aConnectedMonitorWithoutAudibleProgressIsSilentAfterFiveSeconds() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let (party, token, monitor) = try playingParty(server)
+        defer { monitor.close() }
+        try report(party, token: token, positionMs: 500)
+        Thread.sleep(forTimeInterval: 3)
+        #expect(try party.current()["state"] as? String == "playing", "3 s without a report is still playing")
+        #expect(try eventually(timeout: 5) { try party.current()["stallReason"] as? String == "monitor-silent" })
+        let frozen = try party.current()["progressMs"] as? Int ?? -1
+        #expect((500...1600).contains(frozen), "frozen near the last audible report, not 5 s on: \(frozen)")
+        // Paused reports are not audible: the song stays stalled.
+        try report(party, token: token, positionMs: frozen, paused: true)
+        #expect(try party.current()["state"] as? String == "stalled")
+    }
+
+    @Test func aHostPauseIsNotAStallAndHostPlayRetriesAStalledSong() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let (party, token, monitor) = try playingParty(server)
+        defer { monitor.close() }
+        try report(party, token: token, positionMs: 0, paused: true, blocked: true)
+        let paused = try party.host("POST", "/track/pause")
+        #expect(paused.status == 200)
+        let current = try party.current()
+        #expect(current["state"] as? String == "paused" && current["stallReason"] is NSNull)
+        try report(party, token: token, positionMs: 0)
+        #expect(try party.current()["state"] as? String == "paused", "an audible report does not undo the host's pause")
+        _ = try party.host("POST", "/track/resume")
+        #expect(try party.current()["state"] as? String == "playing")
+        let skipped = try party.host("POST", "/track/next")
+        #expect((skipped.json["track"] as? [String: Any])?["uri"] as? String == "demo:track:2")
+        #expect(try party.current()["state"] as? String == "playing", "a new song starts with a fresh grace")
+    }
+}
