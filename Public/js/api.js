@@ -1,4 +1,5 @@
 import { t } from './i18n.js';
+import { requestOutcome } from './connection.js';
 
 /** A refused API call; `message` is the server's own text, shown verbatim. */
 export class ApiError extends Error {
@@ -26,8 +27,10 @@ export async function api(method, path, { body, token, text } = {}) {
   try {
     response = await fetch(path, { method, headers, body: payload, cache: 'no-store' });
   } catch {
+    requestOutcome(false);
     throw new ApiError(0, t('error.network'), 'network');
   }
+  requestOutcome(true);
   const raw = await response.text();
   let data = null;
   if (raw) {

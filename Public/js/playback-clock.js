@@ -1,4 +1,5 @@
 import { t } from './i18n.js';
+import { isOffline, onConnectionChange } from './connection.js';
 
 /** `m:ss` (or `h:mm:ss`), like the server's first paint. */
 export function clock(milliseconds) {
@@ -12,6 +13,8 @@ export function clock(milliseconds) {
 /**
  * The now-playing block of every page. The position is computed from the server's
  * `playbackStartedAt` (corrected for this device's clock skew via `serverTime`), so it never drifts.
+ * R20a: a stalled song shows as paused with its reason; offline, the bar stops where it is (the page
+ * resyncs when it is back).
  */
 export class NowPlaying {
   constructor(root = document) {
@@ -29,6 +32,7 @@ export class NowPlaying {
     const initial = Number(this.fill?.dataset.percent);
     if (this.fill && Number.isFinite(initial)) this.fill.style.setProperty('--progress', String(initial / 100));
     this.tick = this.tick.bind(this);
+    onConnectionChange((offline) => { if (offline) this.freeze(); });
     requestAnimationFrame(this.tick);
   }
 
@@ -36,20 +40,29 @@ export class NowPlaying {
   update(current, coverElement) {
     const track = current.track;
     const skew = (current.serverTime ?? Date.now()) - Date.now();
+    const state = current.state || (track ? (current.isPlaying ? 'playing' : 'paused') : 'idle');
     this.state = track ? {
-      isPlaying: current.isPlaying,
+      isPlaying: state === 'playing' && !isOffline(),
       progressMs: current.progressMs,
       startedAt: current.playbackStartedAt,
       skew,
       durationMs: track.duration_ms || 0,
     } : null;
-    this.section.dataset.state = track ? (current.isPlaying ? 'playing' : 'paused') : 'idle';
+    this.section.dataset.state = state;
     this.title.textContent = track ? track.name : t('now.nothing');
     this.artist.textContent = track ? (track.artists || []).map((artist) => artist.name).join(', ') : '';
     this.progress.hidden = !track;
-    this.pausedBadge.hidden = !track || current.isPlaying;
+    this.pausedBadge.hidden = !track || state === 'playing';
+    this.pausedBadge.textContent = state === 'stalled' ? (t(`now.stalled.${current.stallReason}`) || t('now.paused')) : t('now.paused');
     if (coverElement !== undefined) this.coverBox.replaceChildren(...(coverElement ? [coverElement] : []));
     this.render();
+  }
+
+  /** Stops the bar where it is (offline: the page no longer knows). */
+  freeze() {
+    if (!this.state?.isPlaying) return;
+    this.state.progressMs = this.positionMs();
+    this.state.isPlaying = false;
   }
 
   positionMs() {

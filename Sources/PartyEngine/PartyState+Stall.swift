@@ -47,8 +47,11 @@ extension PartyState {
     mutating func hearMonitor(positionMs: Int, paused: Bool, blocked: Bool, error: String?, partyId: String) {
         guard var heard = listening[partyId] else { return }
         if let error {
+            // Said once per stall, though the monitor repeats it with every report.
+            if stallReasons[partyId] != .providerError {
+                publish(ServerEvent(type: .playbackError, partyId: partyId, payload: [("message", error)]))
+            }
             stall(partyId: partyId, reason: .providerError, atMs: positionMs)
-            publish(ServerEvent(type: .playbackError, partyId: partyId, payload: [("message", error)]))
         } else if blocked {
             stall(partyId: partyId, reason: .autoplayBlocked, atMs: positionMs)
         } else if !paused {

@@ -184,13 +184,15 @@ def test_a_whole_party(server, browsers):
     time.sleep(1.5)
     assert text(monitor, "#now-title") == queue_before[0], "one song end, one advance"
 
-    # Ending the party sends every tab back to its start state.
+    # Ending the party tells every tab; the TV shows a "party over" screen for the room.
     host.execute_script("window.confirm = () => true;")
     host.find_element(By.ID, "end-party").click()
     wait(host, lambda: host.find_element(By.ID, "ended").is_displayed())
     for guest in (guest1, guest2):
         wait(guest, lambda: guest.find_element(By.ID, "ended").is_displayed(), message="guest sees the end")
-    wait(monitor, lambda: monitor.current_url.rstrip("/") == server.base, message="monitor back to start")
+    wait(monitor, lambda: monitor.find_element(By.ID, "ended").is_displayed(), message="the TV says the party is over")
+    assert not monitor.find_element(By.ID, "stage").is_displayed()
+    screenshot(monitor, "monitor-party-over-tv")
     screenshot(guest1, "guest-ended-phone")
 
     for driver in (host, guest1, guest2, monitor):

@@ -39,7 +39,15 @@ function start() {
     });
   };
 
+  let lastCurrent = null;
+  /** R16/R20a: songs wait and nothing plays: say whether for a TV or for the host's start. */
+  const renderWaiting = () => {
+    if (!lastCurrent || lastCurrent.track || !queue.length) return;
+    now.artist.textContent = lastCurrent.deviceActive ? t('now.waitingForHost') : t('now.waitingForTv');
+  };
+
   const renderQueue = () => {
+    renderWaiting();
     const waiting = queue.filter((entry) => !entry.isCurrentlyPlaying);
     renderTracks(queueList, waiting, { actions: (entry) => [likeButton(entry)] });
     queueEmpty.hidden = waiting.length > 0;
@@ -72,6 +80,8 @@ function start() {
       const current = await api('GET', `${base}/track/current`);
       const image = current.track?.album?.images?.[0]?.url;
       now.update(current, image ? Object.assign(document.createElement('img'), { src: image, alt: '', onerror() { this.remove(); } }) : null);
+      lastCurrent = current;
+      renderWaiting();
     } catch (error) {
       if (error.status === 404) ended();
     }
@@ -133,8 +143,10 @@ function start() {
     } catch (error) {
       toast(error.message);
     } finally {
+      // A like that failed (offline too) shows what the server has, not the optimistic guess.
       pendingLikes.delete(entry.uri);
-      await loadQueue();
+      renderQueue();
+      await loadQueue().catch(() => {});
     }
   }
 
@@ -152,7 +164,7 @@ function start() {
 
   const events = connectEvents(partyId, {
     onEvent: (event) => {
-      if (['queue-updated', 'vote-updated', 'track-changed', 'playback-changed'].includes(event.type)) reloadSoon();
+      if (['queue-updated', 'vote-updated', 'track-changed', 'playback-changed', 'playback-stalled', 'device-changed'].includes(event.type)) reloadSoon();
     },
     onResync: reloadSoon,
     onEnded: ended,

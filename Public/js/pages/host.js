@@ -50,6 +50,9 @@ async function run(partyId, hostPin) {
   const playPause = document.getElementById('play-pause');
   const skip = document.getElementById('skip');
   const deviceHint = document.getElementById('device-hint');
+  const stallBanner = document.getElementById('stall-banner');
+  /** The provider's last message (`playback-error`), shown with a `provider-error` stall. */
+  let lastPlayerError = '';
   const queueList = document.getElementById('queue-list');
   const queueEmpty = document.getElementById('queue-empty');
   let current = { isPlaying: false, deviceActive: false };
@@ -72,7 +75,15 @@ async function run(partyId, hostPin) {
     const enabled = Boolean(current.deviceActive);
     playPause.disabled = !enabled;
     skip.disabled = !enabled || !current.track;
-    deviceHint.hidden = enabled;
+    // R20a: why nobody hears the song, in one banner (it covers "no device" too).
+    const stalled = current.state === 'stalled' && current.track;
+    if (stalled) {
+      const reason = t(`host.stall.${current.stallReason}`) || t('host.stall.no-monitor');
+      stallBanner.replaceChildren(current.stallReason === 'provider-error' && lastPlayerError ? `${reason} ${lastPlayerError}` : reason);
+      if (!enabled) stallBanner.append(' ', el('a', { href: document.getElementById('host-monitor-link').href, text: t('host.openMonitor') }));
+    }
+    stallBanner.hidden = !stalled;
+    deviceHint.hidden = enabled || stalled;
     const playing = Boolean(current.isPlaying && current.track);
     playPause.setAttribute('aria-label', playing ? t('host.pause') : t('host.play'));
     playPause.dataset.state = playing ? 'playing' : 'stopped';
@@ -206,7 +217,9 @@ async function run(partyId, hostPin) {
   const events = connectEvents(partyId, {
     onEvent: (event) => {
       if (event.type === 'playback-error') {
+        lastPlayerError = event.payload.message || '';
         toast(event.payload.message);
+        reloadSoon();
       } else if (event.type === 'pin-guessing') {
         toast(t('host.pinGuessing', { failures: event.payload.failures }));
       } else if (event.type === 'login-success') {

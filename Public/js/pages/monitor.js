@@ -13,6 +13,7 @@ const pairSection = document.getElementById('pair');
 const stage = document.getElementById('stage');
 const notice = document.getElementById('monitor-notice');
 const overlay = document.getElementById('autoplay');
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
 function monitorDeviceId() {
   let id = load('musicvoting.monitorDevice');
@@ -81,14 +82,23 @@ async function run(partyId, token) {
   let endedEntry = null;
   let loadedEntry = null;
   let shownCover = null;
+  // R20a: what the TV tells the server besides its position: autoplay refused, or a player that cannot play.
+  let blocked = false;
+  let playerError = null;
 
   const videoBox = document.getElementById('video');
   const player = await createPlayer(party.provider, { audio: document.getElementById('player'), video: videoBox }, {
     onEnded: () => advance(),
-    onBlocked: () => { overlay.hidden = false; },
+    onBlocked: () => {
+      overlay.hidden = false;
+      blocked = true;
+      report();
+    },
     onUnavailable: () => {
       notice.textContent = t('monitor.playerUnavailable');
       notice.hidden = false;
+      playerError = t('monitor.playerUnavailable');
+      report();
     },
     onError: () => {
       notice.textContent = t('monitor.playbackFailed');
@@ -99,22 +109,42 @@ async function run(partyId, token) {
   }, { base, token }).catch(() => {
     notice.textContent = t('monitor.playerUnavailable');
     notice.hidden = false;
+    playerError = t('monitor.playerUnavailable');
     return null;
   });
   if (!videoBox.hidden) document.querySelector('.now-cover').hidden = true;
 
-  /** R20: the song end names the entry it finished, so the server ignores a late or repeated report. */
+  /**
+   * R20: the song end names the entry it finished, so the server ignores a late or repeated report, and it is
+   * retried (1 s doubling to 3 s) until the server took it or the song changed otherwise: a Wi-Fi drop across a
+   * song end no longer freezes the TV on "0:29 / 0:29".
+   */
   async function advance() {
     const entryId = current?.track?.id;
     if (!entryId || endedEntry === entryId) return;
     endedEntry = entryId;
-    try { await api('POST', `${base}/track/next`, { token, body: { entryId } }); } catch { /* the sync below shows the truth */ }
+    for (let delay = 1000; ; delay = Math.min(delay * 2, 3000)) {
+      try {
+        await api('POST', `${base}/track/next`, { token, body: { entryId } });
+        break;
+      } catch (error) {
+        if (error.status === 404) return partyEnded();
+        const worthRetrying = !error.status || error.status >= 500 || error.status === 409 || error.status === 429;
+        if (!worthRetrying) break;
+      }
+      await sleep(delay);
+      if (current?.track?.id !== entryId) break;
+    }
     sync();
   }
 
   document.getElementById('autoplay-start').addEventListener('click', async () => {
     overlay.hidden = true;
-    if (await player?.play()) sync();
+    if (await player?.play()) {
+      blocked = false;
+      report();
+      sync();
+    }
   });
 
   async function sync() {
@@ -134,13 +164,22 @@ async function run(partyId, token) {
     if (!player) return;
     if (!current.track) { player.stop(); loadedEntry = null; return; }
     const position = now.positionMs();
+    // R20a: a stalled song should play: the TV plays it from the frozen position unless its audio still runs
+    // (then its own position is the truth and its next report un-stalls the party there).
+    const state = current.state || (current.isPlaying ? 'playing' : 'paused');
+    const shouldPlay = state === 'playing' || state === 'stalled';
     if (current.track.id !== loadedEntry) {
       loadedEntry = current.track.id;
       endedEntry = null;
-      await player.load(current.track, position, current.isPlaying);
-    } else if (current.isPlaying) {
-      if (Math.abs(player.positionMs() - position) > 2000) player.seek(position);
-      if (player.isPaused()) await player.play();
+      await player.load(current.track, position, shouldPlay);
+    } else if (endedEntry === current.track.id) {
+      // This song ended here and its end is being reported: never play its last second again.
+    } else if (shouldPlay) {
+      if (state === 'playing' && Math.abs(player.positionMs() - position) > 2000) player.seek(position);
+      if (player.isPaused()) {
+        if (state === 'stalled') player.seek(position);
+        await player.play();
+      }
     } else {
       player.pause();
       if (Math.abs(player.positionMs() - position) > 1000) player.seek(position);
@@ -150,12 +189,15 @@ async function run(partyId, token) {
   let syncTimer;
   const syncSoon = () => { clearTimeout(syncTimer); syncTimer = setTimeout(sync, 60); };
 
+  /** The TV says the party is over (a screen for the room, not the start page). */
   function partyEnded() {
     clearInterval(reporter);
     events.stop();
     player?.stop();
     forget(STORAGE_KEY);
-    location.href = '/';
+    stage.hidden = true;
+    overlay.hidden = true;
+    document.getElementById('ended').hidden = false;
   }
 
   const events = connectEvents(partyId, {
@@ -167,7 +209,7 @@ async function run(partyId, token) {
         notice.textContent = event.payload.message;
         notice.hidden = false;
       }
-      if (['track-changed', 'playback-changed', 'queue-updated', 'vote-updated'].includes(event.type)) syncSoon();
+      if (['track-changed', 'playback-changed', 'playback-stalled', 'queue-updated', 'vote-updated'].includes(event.type)) syncSoon();
     },
     onResync: async () => {
       try { await register(partyId, token); } catch { /* next report retries */ }
@@ -179,13 +221,26 @@ async function run(partyId, token) {
     },
   });
 
-  // R23: about once a second, the position the TV really plays.
-  const reporter = setInterval(() => {
-    if (!player || !current?.track) return;
-    api('POST', `${base}/track/progress`, {
-      token, body: { position: player.positionMs(), duration: player.durationMs(), paused: player.isPaused() },
-    }).catch((error) => { if (error.status === 404) partyEnded(); });
-  }, 1000);
+  // R23: about once a second, the position the TV really plays; R20a: and whether it can play at all.
+  function report() {
+    if (!current?.track) return;
+    const body = player
+      ? { position: player.positionMs(), duration: player.durationMs(), paused: player.isPaused() || blocked, blocked }
+      : { position: now.positionMs(), duration: current.track.duration_ms || 0, paused: true };
+    if (playerError) body.error = playerError;
+    api('POST', `${base}/track/progress`, { token, body }).catch((error) => { if (error.status === 404) partyEnded(); });
+  }
+  const reporter = setInterval(report, 1000);
+
+  // A TV tab that is hidden for the back/forward cache or closed says it leaves (deviceActive false at once,
+  // the song stalls as no-monitor); one that comes back from the cache starts afresh.
+  addEventListener('pagehide', () => {
+    clearInterval(reporter);
+    events.stop();
+    player?.pause();
+    fetch(`${base}/device`, { method: 'DELETE', keepalive: true, headers: { Authorization: `Bearer ${token}` } }).catch(() => {});
+  });
+  addEventListener('pageshow', (event) => { if (event.persisted) location.reload(); });
 
   await sync();
 }
