@@ -319,14 +319,16 @@ public final class PartyService: Sendable {
         let providers = self.providers
         guard let command = withState({ $0.remotePlayerCommand(partyId: partyId, providers: providers) }) else { return }
         let hub = self.hub
-        Self.remoteControl.async {
+        Self.remoteControl.async { [weak self] in
             do throws(ProviderError) {
                 try command.spotify.control(deviceId: command.deviceId, uri: command.uri, positionMs: command.positionMs,
                                             isPlaying: command.isPlaying)
             } catch {
-                // Music must never stop silently: the host and the TV are told why.
+                // Music must never stop silently: the host and the TV are told why, and a song that should play
+                // is stalled (R20a: provider-error) instead of counting on in silence.
                 let message = error.userMessage
                 hub.publish(ServerEvent(type: .playbackError, partyId: partyId, payload: [("message", message)]))
+                if command.isPlaying { self?.withState { $0.stall(partyId: partyId, reason: .providerError) } }
             }
         }
     }

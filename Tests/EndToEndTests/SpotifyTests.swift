@@ -258,5 +258,8 @@ struct SpotifyTests {
         try fixture.add("spotify:track:trk1")
         let failure = try stream.waitFor("playback-error")
         #expect(failure.payload["message"] as? String == "Spotify findet den Monitor nicht. Bitte die Monitor-Seite neu laden.")
+        let stalled = try stream.waitFor("playback-stalled")
+        #expect(stalled.payload["reason"] as? String == "provider-error", "R20a: the song does not count on in silence")
+        #expect(try fixture.party.current()["state"] as? String == "stalled")
     }
 }

@@ -107,6 +107,23 @@ struct StallTests {
         #expect(try party.current()["state"] as? String == "stalled")
     }
 
+    @Test func aFailedPlayerIsAProviderErrorSaidOnce() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let (party, token, monitor) = try playingParty(server)
+        defer { monitor.close() }
+        let watcher = try party.events()
+        for _ in 0..<3 {
+            let body: [String: Any] = ["position": 0, "duration": 30000, "paused": true, "error": "Player nicht verfügbar."]
+            #expect(try party.client.send("POST", "\(party.base)/track/progress", json: body, auth: token).status == 204)
+        }
+        let current = try party.current()
+        #expect(current["state"] as? String == "stalled" && current["stallReason"] as? String == "provider-error")
+        #expect(try watcher.waitFor("playback-error").payload["message"] as? String == "Player nicht verfügbar.")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(watcher.received.filter { $0.type == "playback-error" }.count == 1, "told once, not with every report")
+    }
+
     @Test func aHostPauseIsNotAStallAndHostPlayRetriesAStalledSong() throws {
         let server = try ServerProcess()
         defer { server.stop() }
