@@ -43,6 +43,16 @@ extension Routes {
         let events: Handler = { request throws(HTTPError) in
             try respond("events") {
                 let partyId = request.parameters["id"] ?? request.query["partyId"] ?? ""
+                let source = request.query["source"] == "ios" ? "ios" : "web"
+                let installationId = try request.query["installationId"].map { id throws(PartyError) -> String in
+                    guard Identifiers.isWellFormedDeviceId(id) else { throw PartyError.invalidInput("Invalid installationId") }
+                    return id
+                }
+                let lastEventId = (request.header("last-event-id") ?? request.query["lastEventId"]).flatMap { Int($0) }
+                if partyId.isEmpty, source == "ios", let installationId {
+                    return Self.eventStreamResponse(try service.openInstallationStream(
+                        installationId: installationId, clientAddress: request.clientAddress, lastEventId: lastEventId) { EventStream(initial: $0) })
+                }
                 let party: Party
                 do {
                     party = try service.activeParty(id: partyId)
@@ -55,9 +65,9 @@ extension Routes {
                 let asMonitor = try request.query["monitorToken"].map {
                     try service.checkSecret($0, party: party, clientAddress: request.clientAddress, allowMonitor: true) == .monitor
                 } ?? false
-                let lastEventId = (request.header("last-event-id") ?? request.query["lastEventId"]).flatMap { Int($0) }
                 return Self.eventStreamResponse(try service.openEventStream(party: party, clientAddress: request.clientAddress,
-                                                                            asMonitor: asMonitor, lastEventId: lastEventId) {
+                                                                            asMonitor: asMonitor, lastEventId: lastEventId,
+                                                                            audience: Audience(source: source, installationId: installationId)) {
                     EventStream(initial: $0)
                 })
             }

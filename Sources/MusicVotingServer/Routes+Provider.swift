@@ -47,9 +47,15 @@ extension Routes {
         }
         router.add("GET", "/api/party/{id}/spotify/login", summary: "Start the host's Spotify login (303)") { request throws(HTTPError) in
             try respond("spotify login") {
-                // Ours: only the host may attach a Spotify account to the party (hostPin query or Bearer).
-                let party = try service.authorize(Credential(token: request.bearerToken ?? request.query["hostPin"],
-                                                             clientAddress: request.clientAddress), partyId: request.parameter("id")).0
+                // SPEC: the party's first login needs no PIN (the original clients navigate here right after creating
+                // the party, without one); replacing an existing login needs the host PIN (hostPin query or Bearer), so
+                // a guest cannot swap the host's account. A PIN that is given is always checked (R24a).
+                var party = try service.activeParty(id: request.parameter("id"))
+                let pin = request.bearerToken ?? request.query["hostPin"]
+                let loggedIn = try service.providerTokens(of: party)?.refreshToken != nil
+                if pin != nil || loggedIn {
+                    party = try service.authorize(Credential(token: pin, clientAddress: request.clientAddress), partyId: party.id).0
+                }
                 guard let spotify = try service.provider(for: party) as? SpotifyProvider else { throw ProviderError.notConfigured }
                 let source = request.query["source"] == "ios" ? "ios" : "web"
                 let installation = request.query["installationId"].flatMap { Identifiers.isWellFormedDeviceId($0) ? $0 : nil }
@@ -78,15 +84,21 @@ extension Routes {
                     try spotify.client.exchange(code: code, verifier: login.verifier,
                                                 redirectURI: Self.redirectURI(spotify, source: login.source, service: service), partyId: party.id)
                     service.publishLogin(party: party, source: login.source, installationId: login.installationId)
-                    return login.source == "ios"
-                        ? .text("Spotify verbunden. Du kannst zur App zurückkehren.")
-                        : .redirect(to: "/host?spotify=connected")
+                    guard login.source == "ios" else { return .redirect(to: "/host?spotify=connected") }
+                    // The app's own completion call (URLSession, `X-Install-Id`) wants a 2xx; Safari, sent here by
+                    // Spotify, is sent back into the app, which then checks the login status.
+                    return request.header("x-install-id") != nil
+                        ? .json(["status": "connected"])
+                        : .redirect(to: Self.iosAppCallback)
                 }
             }
         }
         router.add("GET", "/api/spotify/callback", summary: "OAuth callback (web)", callback)
         router.add("GET", "/api/spotify/ios/callback", summary: "OAuth callback (iOS)", callback)
     }
+
+    /// Where a finished iOS login returns to the original app (its URL scheme; without `code` it checks the status).
+    static let iosAppCallback = "musicvotingapp://callback?success=1"
 
     /// The redirect URI registered in the host's Spotify app, or this server's own callback path.
     static func redirectURI(_ spotify: SpotifyProvider, source: String, service: PartyService) -> String {

@@ -31,6 +31,7 @@ public final class EventHub: @unchecked Sendable {
         let stream: any EventSink
         let address: String
         let isMonitor: Bool
+        let audience: Audience
         /// A stream of an ended party closes by itself then (SPEC: after at most 10 minutes).
         var closesAt: Date? = nil
     }
@@ -48,7 +49,7 @@ public final class EventHub: @unchecked Sendable {
     /// Told (off the lock) when a party's monitor streams open or close. Set once, before any stream.
     private var onMonitorChange: (@Sendable (String) -> Void)?
     private var total = 0
-    private var recent: [String: [(id: Int, frame: [UInt8])]] = [:]
+    private var recent: [String: [(id: Int, frame: [UInt8], audience: Audience?)]] = [:]
     /// When each party without listeners lost its last one; its ring goes after `replayRetention`.
     private var unattendedSince: [String: Date] = [:]
     /// Starts at the wall clock in ms so ids keep growing across restarts.
@@ -79,8 +80,9 @@ public final class EventHub: @unchecked Sendable {
     /// The hub alone owns the stream's end: it forgets it and, for a monitor, reports the change.
     /// `makeSink` gets the bytes the stream starts with (retry hint and replayed events).
     func subscribe<Sink: EventSink>(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool = false,
-                                    makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
-        let stream = try register(partyId: partyId, address: address, lastEventId: lastEventId, isMonitor: isMonitor, makeSink: makeSink)
+                                    audience: Audience = Audience(source: "web"), makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
+        let stream = try register(partyId: partyId, address: address, lastEventId: lastEventId, isMonitor: isMonitor,
+                                  audience: audience, makeSink: makeSink)
         if isMonitor { monitorChanged(partyId) }
         return stream
     }
@@ -89,11 +91,12 @@ public final class EventHub: @unchecked Sendable {
     /// open with keepalives for 10 minutes, so a client that reconnects at once is not answered with a 404
     /// it would retry in a tight loop.
     func subscribeToEndedParty<Sink: EventSink>(partyId: String, address: String, makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
-        try register(partyId: partyId, address: address, lastEventId: nil, isMonitor: false, ended: true, makeSink: makeSink)
+        try register(partyId: partyId, address: address, lastEventId: nil, isMonitor: false, audience: Audience(source: "web"),
+                     ended: true, makeSink: makeSink)
     }
 
-    private func register<Sink: EventSink>(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool, ended: Bool = false,
-                                           makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
+    private func register<Sink: EventSink>(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool, audience: Audience,
+                                           ended: Bool = false, makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
         lock.lock()
         defer { lock.unlock() }
         guard total < limits.total, (streams[partyId]?.count ?? 0) < limits.perParty,
@@ -102,7 +105,9 @@ public final class EventHub: @unchecked Sendable {
         }
         var initial = Self.retryHint
         if let lastEventId {
-            for event in recent[partyId] ?? [] where event.id > lastEventId { initial += event.frame }
+            for event in recent[partyId] ?? [] where event.id > lastEventId && event.audience?.admits(audience) ?? true {
+                initial += event.frame
+            }
         }
         var closesAt: Date?
         if ended {
@@ -112,7 +117,7 @@ public final class EventHub: @unchecked Sendable {
         }
         let stream = makeSink(initial)
         streams[partyId, default: [:]][ObjectIdentifier(stream)] = Subscriber(stream: stream, address: address, isMonitor: isMonitor,
-                                                                              closesAt: closesAt)
+                                                                              audience: audience, closesAt: closesAt)
         streamsPerAddress[address, default: 0] += 1
         if isMonitor { monitorStreams[partyId, default: 0] += 1 }
         total += 1
@@ -133,10 +138,12 @@ public final class EventHub: @unchecked Sendable {
         guard listeners != nil || unattendedSince[event.partyId] != nil else { return }
         let frame = event.frame(id: lastId, at: clock.now())
         var ring = recent[event.partyId] ?? []
-        ring.append((lastId, frame))
+        ring.append((lastId, frame, event.audience))
         if ring.count > Self.replayLimit { ring.removeFirst(ring.count - Self.replayLimit) }
         recent[event.partyId] = ring
-        for subscriber in (listeners ?? [:]).values { subscriber.stream.send(frame) }
+        for subscriber in (listeners ?? [:]).values where event.audience?.admits(subscriber.audience) ?? true {
+            subscriber.stream.send(frame)
+        }
     }
 
     /// Keepalive comments: keep proxies from closing idle streams and reveal clients that left.

@@ -285,9 +285,22 @@ public final class PartyService: Sendable {
 
     /// Opens an SSE stream; a monitor's stream keeps `deviceActive` true while it is open (the hub counts it).
     public func openEventStream<Sink: EventSink>(party: Party, clientAddress: String, asMonitor: Bool, lastEventId: Int?,
+                                                 audience: Audience = Audience(source: "web"),
                                                  makeSink: ([UInt8]) -> Sink) throws -> Sink {
-        try hub.subscribe(partyId: party.id, address: clientAddress, lastEventId: lastEventId, isMonitor: asMonitor, makeSink: makeSink)
+        try hub.subscribe(partyId: party.id, address: clientAddress, lastEventId: lastEventId, isMonitor: asMonitor,
+                          audience: audience, makeSink: makeSink)
     }
+
+    /// SPEC: the iOS app waits for its login on a stream without `partyId`; it carries only the
+    /// `login-success` events of its installation (and keepalives).
+    public func openInstallationStream<Sink: EventSink>(installationId: String, clientAddress: String, lastEventId: Int?,
+                                                        makeSink: ([UInt8]) -> Sink) throws -> Sink {
+        try hub.subscribe(partyId: Self.installationChannel(installationId), address: clientAddress, lastEventId: lastEventId,
+                          audience: Audience(source: "ios", installationId: installationId), makeSink: makeSink)
+    }
+
+    /// The hub's key for an installation's stream (party ids are hex, so they never collide with it).
+    static func installationChannel(_ installationId: String) -> String { "installation:" + installationId }
 
     /// SPEC: the stream of a party that ended (and is not yet purged) says `party-ended` once and stays open
     /// with keepalives for 10 minutes; an id that never was a party is `.partyNotFound`.
@@ -338,6 +351,15 @@ public final class PartyService: Sendable {
     public func publishLogin(party: Party, source: String, installationId: String?) {
         var payload: [(String, String)] = []
         if let installationId, source == "ios" { payload.append(("installationId", installationId)) }
-        hub.publish(ServerEvent(type: .loginSuccess, partyId: party.id, source: source, payload: payload))
+        let audience = Audience(source: source, installationId: source == "ios" ? installationId : nil)
+        hub.publish(ServerEvent(type: .loginSuccess, partyId: party.id, source: source, payload: payload, audience: audience))
+        if source == "ios", let installationId {
+            // The same event on the installation's own stream (the app may not know the party's id yet); its
+            // `partyId` still names the party.
+            var event = ServerEvent(type: .loginSuccess, partyId: Self.installationChannel(installationId), source: source,
+                                    payload: payload, audience: audience)
+            event.displayedPartyId = party.id
+            hub.publish(event)
+        }
     }
 }

@@ -33,7 +33,10 @@ private func logIn(_ party: TestParty, source: String = "web") throws -> [String
     let path = source == "ios" ? "/api/spotify/ios/callback" : "/api/spotify/callback"
     let state = query["state"]?.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
     let callback = try party.client.get("\(path)?code=good-code&state=\(state)")
-    guard callback.status == (source == "ios" ? 200 : 303) else { throw TestFailure(description: "callback: \(callback.status) \(callback.text)") }
+    guard callback.status == 303 else { throw TestFailure(description: "callback: \(callback.status) \(callback.text)") }
+    if source == "ios", callback.header("location") != "musicvotingapp://callback?success=1" {
+        throw TestFailure(description: "iOS callback goes back to the app: \(callback.header("location") ?? "")")
+    }
     return query
 }
 
@@ -80,7 +83,7 @@ struct SpotifyTests {
         let party = try TestParty(server, provider: "spotify")
         let other = try TestParty(server, provider: "spotify")
         #expect(try party.client.get("\(party.base)/spotify/status").json["loggedIn"] as? Bool == false)
-        #expect(try party.client.get("\(party.base)/spotify/login?source=web").status == 401, "only the host logs in")
+        #expect(try party.client.get("\(party.base)/spotify/login?source=web&hostPin=00000").status == 403, "a PIN that is given is checked")
         let stream = try party.events()
         let otherStream = try other.events()
 
@@ -120,24 +123,53 @@ struct SpotifyTests {
         #expect(!otherStream.received.contains { $0.type == "login-success" }, "scoped to the party")
 
         #expect(try party.client.get("\(party.base)/spotify/status").json["loggedIn"] as? Bool == true)
+        #expect(try party.client.get("\(party.base)/spotify/login?source=web").status == 401, "replacing the login needs the host PIN")
+        #expect(try party.client.get("\(party.base)/spotify/login?source=web&hostPin=\(party.hostPin)").status == 303)
         let token = try party.client.get("\(party.base)/spotify/token", headers: ["Authorization": "Bearer \(party.hostPin)"])
         #expect(token.status == 200 && token.text == "access-1" && token.header("content-type")?.hasPrefix("text/plain") == true)
         #expect(try party.client.get("\(party.base)/spotify/token").status == 401, "R28")
     }
 
-    @Test func anIOSLoginEmitsOnlyItsIOSEvent() throws {
+    @Test func anIOSLoginReachesOnlyItsInstallationsStreamsEvenWithoutAPartyId() throws {
         let spotify = try FakeSpotify()
         defer { spotify.stop() }
         let server = try spotifyServer(spotify)
         defer { server.stop() }
         let party = try TestParty(server, provider: "spotify")
-        let stream = try party.events()
+        let port = party.client.port
+        let web = try party.events()
+        let phone = try SSEClient(port: port, path: "/api/spotify/events?partyId=\(party.id)&source=ios&installationId=phone-1")
+        let otherPhone = try SSEClient(port: port, path: "/api/spotify/events?partyId=\(party.id)&source=ios&installationId=phone-2")
+        // The original app waits for its login on a stream without partyId.
+        let waiting = try SSEClient(port: port, path: "/api/spotify/events?source=ios&installationId=phone-1")
+        let waitingOther = try SSEClient(port: port, path: "/api/spotify/events?source=ios&installationId=phone-2")
+        #expect(waiting.status == 200 && waiting.headers["content-type"]?.hasPrefix("text/event-stream") == true)
+        #expect(try party.client.get("/api/spotify/events?source=ios&installationId=\(String(repeating: "x", count: 200))").status == 400)
+
         let query = try logIn(party, source: "ios")
         #expect(query["redirect_uri"] == "http://127.0.0.1:\(server.port)/api/spotify/ios/callback")
-        let event = try stream.waitFor("login-success")
-        #expect(event.payload["source"] as? String == "ios" && event.payload["installationId"] as? String == "phone-1")
+        for stream in [phone, waiting] {
+            let event = try stream.waitFor("login-success")
+            #expect(event.payload["source"] as? String == "ios" && event.payload["installationId"] as? String == "phone-1")
+            #expect(event.payload["partyId"] as? String == party.id)
+        }
         Thread.sleep(forTimeInterval: 0.3)
-        #expect(stream.received.filter { $0.type == "login-success" }.count == 1)
+        for stream in [web, otherPhone, waitingOther] {
+            #expect(!stream.received.contains { $0.type == "login-success" }, "an iOS login reaches only its installation")
+        }
+        #expect(waiting.received.allSatisfy { $0.type == "login-success" }, "the partyId-less stream carries nothing party-scoped")
+        let added = try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "spotify:track:trk1", "deviceId": "g"])
+        #expect(added.status == 200)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(waiting.received.count == 1)
+        #expect(phone.received.contains { $0.type == "queue-updated" }, "the party's own iOS stream gets party events")
+
+        // The app's own completion call (URLSession with X-Install-Id) gets a 2xx instead of the redirect.
+        let again = try party.client.get("\(party.base)/spotify/login?source=ios&installationId=phone-1&hostPin=\(party.hostPin)")
+        let state = URLComponents(string: again.header("location") ?? "")?.queryItems?.first { $0.name == "state" }?.value ?? ""
+        let completion = try party.client.get("/api/spotify/ios/callback?code=good-code&state=\(state.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")",
+                                              headers: ["X-Install-Id": "phone-1"])
+        #expect(completion.status == 200)
     }
 
     @Test func searchMapsTracksSkipsNullsRefreshesOn401AndHonoursRateLimits() throws {
