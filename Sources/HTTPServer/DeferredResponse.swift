@@ -10,7 +10,12 @@ public final class DeferredResponse: @unchecked Sendable {
     static let inFlight = DispatchGroup()
 
     public let work: @Sendable () -> Response
+    /// Seconds to wait before the work starts (a timer, no thread waits).
+    let delay: TimeInterval
     var result: Response?
 
-    init(work: @escaping @Sendable () -> Response) { self.work = work }
+    init(delay: TimeInterval = 0, work: @escaping @Sendable () -> Response) {
+        self.delay = delay
+        self.work = work
+    }
 }

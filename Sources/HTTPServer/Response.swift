@@ -36,8 +36,8 @@ public struct Response: Sendable {
     public static let noContent = Response(status: 204)
 
     /// Answers later: `work` runs off libmicrohttpd's threads, which never wait for it (STYLE 6).
-    public static func deferred(_ work: @escaping @Sendable () -> Response) -> Response {
-        Response(status: 0, body: .deferred(DeferredResponse(work: work)))
+    public static func deferred(after delay: Double = 0, _ work: @escaping @Sendable () -> Response) -> Response {
+        Response(status: 0, body: .deferred(DeferredResponse(delay: delay, work: work)))
     }
 
     public static func redirect(to location: String, status: Int = 303) -> Response {

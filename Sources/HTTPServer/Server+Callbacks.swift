@@ -64,9 +64,11 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     // Suspend before the work starts, so its resume can never come first (NOTES: suspend from the handler).
     MHD_suspend_connection(connection)
     let resumable = ResumableConnection(connection)
-    DeferredResponse.workers.async(group: DeferredResponse.inFlight) {
+    DeferredResponse.inFlight.enter()
+    DeferredResponse.workers.asyncAfter(deadline: .now() + deferred.delay) {
         deferred.result = deferred.work()
         resumable.resume()
+        DeferredResponse.inFlight.leave()
     }
     return .YES
 }

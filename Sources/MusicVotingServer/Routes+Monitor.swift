@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import JSONKit
 import PartyCore
 import PartyEngine
 
@@ -13,7 +14,7 @@ extension Routes {
                 guard let deviceId = try request.deviceId(from: json) else { throw PartyError.invalidInput("Missing deviceId") }
                 let kind = try request.stringField("kind", in: json) ?? "monitor"
                 guard kind == "monitor" else { throw PartyError.invalidInput("Invalid kind: must be 'monitor'") }
-                let token = try service.registerMonitor(deviceId: deviceId, caller: caller, party: party)
+                let token = try service.registerMonitor(deviceId: deviceId, caller: caller, party: party, clientAddress: request.clientAddress)
                 return .json(["deviceActive": .bool(service.deviceActive(party)), "monitorToken": .string(token)])
             }
         }
@@ -28,8 +29,10 @@ extension Routes {
             try respond("progress") {
                 let json = try request.json()
                 let (party, _) = try service.requireHostOrMonitor(request, partyId: request.parameter("id"))
-                guard let position = json["position"]?.numberValue, let duration = json["duration"]?.numberValue,
-                      let paused = json["paused"]?.boolValue, position >= 0, duration >= 0, position < 1e10, duration < 1e10 else {
+                // As the original backend: a missing field is 0 / false, numbers may come as numeric strings.
+                guard case .object = json else { throw PartyError.invalidInput("Invalid JSON body") }
+                guard let position = Self.lenientMilliseconds(json["position"]), let duration = Self.lenientMilliseconds(json["duration"]),
+                      let paused = Self.lenientFlag(json["paused"]) else {
                     throw PartyError.invalidInput("Invalid progress: needs position, duration (ms) and paused")
                 }
                 // R20a (ours): `blocked` when the browser refused to play, `error` when the provider's player failed.
@@ -40,7 +43,7 @@ extension Routes {
                 return .noContent
             }
         }
-        let events: Handler = { request throws(HTTPError) in
+        let openStream: Handler = { request throws(HTTPError) in
             try respond("events") {
                 let partyId = request.parameters["id"] ?? request.query["partyId"] ?? ""
                 let source = request.query["source"] == "ios" ? "ios" : "web"
@@ -57,6 +60,7 @@ extension Routes {
                 do {
                     party = try service.activeParty(id: partyId)
                 } catch PartyError.partyNotFound where Identifiers.isWellFormedToken(partyId) {
+                    service.noteFutileStreamOpen(clientAddress: request.clientAddress)
                     return Self.eventStreamResponse(try service.openEndedPartyStream(partyId: partyId, clientAddress: request.clientAddress) {
                         EventStream(initial: $0)
                     })
@@ -72,8 +76,48 @@ extension Routes {
                 })
             }
         }
+        // A client that reopens its stream in a tight loop is answered after a pause (a timer, no thread waits).
+        let events: Handler = { request throws(HTTPError) in
+            let open: @Sendable () throws(HTTPError) -> Response = { () throws(HTTPError) -> Response in
+                do throws(HTTPError) {
+                    return try openStream(request)
+                } catch {
+                    service.noteFutileStreamOpen(clientAddress: request.clientAddress)
+                    throw error
+                }
+            }
+            let delay = service.streamOpenDelay(clientAddress: request.clientAddress)
+            guard delay > 0 else { return try open() }
+            return .deferred(after: delay) {
+                do throws(HTTPError) { return try open() } catch { return Response(error: error) }
+            }
+        }
         router.add("GET", "/api/spotify/events", summary: "SSE stream (partyId, source, installationId)", events)
         router.add("GET", "/api/party/{id}/events", summary: "SSE stream (alias)", events)
+    }
+
+    /// A progress field in ms: absent or null is 0; a number or numeric string within 0…1e10; else nil (400).
+    static func lenientMilliseconds(_ value: JSON?) -> Double? {
+        let number: Double?
+        switch value {
+        case nil, .null?: number = 0
+        case .number(let given)?: number = given
+        case .string(let text)?: number = text.count <= 20 ? Double(text.trimmingCharacters(in: .whitespaces)) : nil
+        default: number = nil
+        }
+        guard let number, number.isFinite, number >= 0, number < 1e10 else { return nil }
+        return number.rounded(.down)
+    }
+
+    /// A progress flag: absent or null is false; a boolean or "true"/"false"; else nil (400).
+    static func lenientFlag(_ value: JSON?) -> Bool? {
+        switch value {
+        case nil, .null?: return false
+        case .bool(let flag)?: return flag
+        case .string("true")?: return true
+        case .string("false")?: return false
+        default: return nil
+        }
     }
 
     static func eventStreamResponse(_ stream: EventStream) -> Response {

@@ -13,9 +13,19 @@ extension Routes {
                 let deviceId = request.bodyText.trimmingCharacters(in: .whitespacesAndNewlines)
                 guard !deviceId.isEmpty else { throw PartyError.invalidInput("Device ID darf nicht leer sein") }
                 guard Identifiers.isWellFormedDeviceId(deviceId) else { throw PartyError.invalidInput("Invalid device id") }
-                _ = try service.registerMonitor(deviceId: deviceId, caller: caller, party: party)
+                _ = try service.registerMonitor(deviceId: deviceId, caller: caller, party: party, clientAddress: request.clientAddress,
+                                                asWebPlayer: true)
                 service.registerSDKDevice(deviceId, party: party)
                 return .json(["status": "Device ID gesetzt"])
+            }
+        }
+        router.add("GET", "/api/party/{id}/spotify/deviceId", summary: "The Web Playback SDK device (text; 404 when none)") { request throws(HTTPError) in
+            try respond("spotify device") {
+                let party = try service.activeParty(id: request.parameter("id"))
+                guard let deviceId = service.sdkDevice(of: party) else {
+                    throw HTTPError(status: 404, message: "Kein Spotify-Gerät registriert.")
+                }
+                return .text(deviceId)
             }
         }
         router.add("GET", "/api/party/{id}/spotify/status", summary: "Whether the host is logged in to the provider") { request throws(HTTPError) in

@@ -46,8 +46,10 @@ public final class EventHub: @unchecked Sendable {
     private var streamsPerAddress: [String: Int] = [:]
     /// R21: open streams of each party's registered monitor; `deviceActive` follows them.
     private var monitorStreams: [String: Int] = [:]
-    /// Told (off the lock) when a party's monitor streams open or close. Set once, before any stream.
-    private var onMonitorChange: (@Sendable (String) -> Void)?
+    /// Streams per party and client address: a web player registered from an address counts its streams (issue 13).
+    private var partyAddressStreams: [String: Int] = [:]
+    /// Told (off the lock) when a stream opens or closes: party, address, whether a monitor. Set once, before any stream.
+    private var onStreamChange: (@Sendable (String, String, Bool) -> Void)?
     private var total = 0
     private var recent: [String: [(id: Int, frame: [UInt8], audience: Audience?)]] = [:]
     /// When each party without listeners lost its last one; its ring goes after `replayRetention`.
@@ -61,18 +63,19 @@ public final class EventHub: @unchecked Sendable {
         lastId = Int(saturating: clock.now().timeIntervalSince1970 * 1000)
     }
 
-    /// Who hears that monitor streams opened or closed (the service, which announces `device-changed`).
-    func whenMonitorStreamsChange(_ action: @escaping @Sendable (String) -> Void) {
+    /// Who hears that streams opened or closed (the service, which announces `device-changed`).
+    func whenStreamsChange(_ action: @escaping @Sendable (_ partyId: String, _ address: String, _ isMonitor: Bool) -> Void) {
         lock.lock()
-        onMonitorChange = action
+        onStreamChange = action
         lock.unlock()
     }
 
-    /// Open streams of the party's registered monitor.
-    func monitorStreamCount(partyId: String) -> Int {
+    /// Open streams of the party's registered player: its monitor streams, and any stream from `address` (the
+    /// address a player without a monitor token registered from).
+    func playerStreamCount(partyId: String, address: String?) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        return monitorStreams[partyId, default: 0]
+        return monitorStreams[partyId, default: 0] + (address.map { partyAddressStreams[partyId + "|" + $0, default: 0] } ?? 0)
     }
 
     /// A new stream for `partyId`, primed with the retry hint and any events after `lastEventId`;
@@ -83,7 +86,7 @@ public final class EventHub: @unchecked Sendable {
                                     audience: Audience = Audience(source: "web"), makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
         let stream = try register(partyId: partyId, address: address, lastEventId: lastEventId, isMonitor: isMonitor,
                                   audience: audience, makeSink: makeSink)
-        if isMonitor { monitorChanged(partyId) }
+        streamsChanged(partyId, address, isMonitor)
         return stream
     }
 
@@ -119,6 +122,7 @@ public final class EventHub: @unchecked Sendable {
         streams[partyId, default: [:]][ObjectIdentifier(stream)] = Subscriber(stream: stream, address: address, isMonitor: isMonitor,
                                                                               audience: audience, closesAt: closesAt)
         streamsPerAddress[address, default: 0] += 1
+        partyAddressStreams[partyId + "|" + address, default: 0] += 1
         if isMonitor { monitorStreams[partyId, default: 0] += 1 }
         total += 1
         unattendedSince[partyId] = nil
@@ -195,14 +199,14 @@ public final class EventHub: @unchecked Sendable {
     }
 
     private func remove(_ stream: any EventSink, partyId: String) {
-        if unregister(stream, partyId: partyId)?.isMonitor == true { monitorChanged(partyId) }
+        if let subscriber = unregister(stream, partyId: partyId) { streamsChanged(partyId, subscriber.address, subscriber.isMonitor) }
     }
 
-    private func monitorChanged(_ partyId: String) {
+    private func streamsChanged(_ partyId: String, _ address: String, _ isMonitor: Bool) {
         lock.lock()
-        let action = onMonitorChange
+        let action = onStreamChange
         lock.unlock()
-        action?(partyId)
+        action?(partyId, address, isMonitor)
     }
 
     private func unregister(_ stream: any EventSink, partyId: String) -> Subscriber? {
@@ -216,6 +220,9 @@ public final class EventHub: @unchecked Sendable {
         }
         streamsPerAddress[subscriber.address, default: 1] -= 1
         if streamsPerAddress[subscriber.address] == 0 { streamsPerAddress[subscriber.address] = nil }
+        let key = partyId + "|" + subscriber.address
+        partyAddressStreams[key, default: 1] -= 1
+        if partyAddressStreams[key] == 0 { partyAddressStreams[key] = nil }
         if streams[partyId]?.isEmpty == true {
             streams[partyId] = nil
             if recent[partyId] != nil { unattendedSince[partyId] = clock.now() }

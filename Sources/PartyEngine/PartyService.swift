@@ -24,9 +24,12 @@ public final class PartyService: Sendable {
         self.providers = providers
         self.hub = hub
         state = Mutex(PartyState(store: store, clock: clock, random: random,
-                                 monitorStreams: { [hub] partyId in hub.monitorStreamCount(partyId: partyId) }))
-        hub.whenMonitorStreamsChange { [weak self] partyId in
-            self?.withState { $0.monitorStreamsChanged(partyId: partyId) }
+                                 playerStreams: { [hub] partyId, address in hub.playerStreamCount(partyId: partyId, address: address) }))
+        hub.whenStreamsChange { [weak self] partyId, address, isMonitor in
+            self?.withState { state in
+                guard isMonitor || state.deviceAddresses[partyId] == address else { return }
+                state.monitorStreamsChanged(partyId: partyId)
+            }
         }
     }
 
@@ -259,8 +262,11 @@ public final class PartyService: Sendable {
 
     // MARK: Monitor
 
-    public func registerMonitor(deviceId: String, caller: Caller, party: Party) throws -> String {
-        try withState { try $0.registerMonitor(deviceId: deviceId, caller: caller, party: party) }
+    public func registerMonitor(deviceId: String, caller: Caller, party: Party, clientAddress: String,
+                                asWebPlayer: Bool = false) throws -> String {
+        try withState {
+            try $0.registerMonitor(deviceId: deviceId, caller: caller, party: party, clientAddress: clientAddress, asWebPlayer: asWebPlayer)
+        }
     }
 
     public func reportProgress(_ report: ProgressReport, party: Party) {
@@ -289,6 +295,18 @@ public final class PartyService: Sendable {
                                                  makeSink: ([UInt8]) -> Sink) throws -> Sink {
         try hub.subscribe(partyId: party.id, address: clientAddress, lastEventId: lastEventId, isMonitor: asMonitor,
                           audience: audience, makeSink: makeSink)
+    }
+
+    /// A client that reopens its event stream in a tight loop (the original iOS listeners retry at once after a
+    /// refusal or an ended party) is answered after this pause, not refused: past 5 such opens in 10 s from one
+    /// address, 2 s. Streams that open normally (a TV reloading) never count.
+    public func streamOpenDelay(clientAddress: String) -> TimeInterval {
+        withState { $0.streamOpens.retryAfter(key: clientAddress, at: $0.now) == nil ? 0 : 2 }
+    }
+
+    /// A stream open that was refused or found the party ended: it counts toward `streamOpenDelay`.
+    public func noteFutileStreamOpen(clientAddress: String) {
+        withState { $0.streamOpens.record(key: clientAddress, at: $0.now) }
     }
 
     /// SPEC: the iOS app waits for its login on a stream without `partyId`; it carries only the
@@ -320,6 +338,9 @@ public final class PartyService: Sendable {
             state.detectStalls()
         }
     }
+
+    /// The monitor's Web Playback SDK device, if one registered.
+    public func sdkDevice(of party: Party) -> String? { withState { $0.sdkDevices[party.id] } }
 
     /// `PUT …/spotify/deviceId`: the monitor's SDK device; the current track continues there (R22).
     public func registerSDKDevice(_ deviceId: String, party: Party) {

@@ -5,7 +5,11 @@ import Providers
 extension PartyState {
     /// R21/R22: registers the party's monitor. The host PIN pairs a new monitor (new token); the monitor's
     /// own token re-registers it. Playback state is untouched, so a re-registered monitor continues.
-    mutating func registerMonitor(deviceId: String, caller: Caller, party: Party) throws -> String {
+    /// Issue 13: a player registered with the host PIN as an SDK device (`asWebPlayer`: the original web player,
+    /// which opens its stream without a monitor token) stays the party's device while a stream from its address
+    /// is open; any other registration replaces it, and a monitor counts by its monitor streams only.
+    mutating func registerMonitor(deviceId: String, caller: Caller, party: Party, clientAddress: String,
+                                  asWebPlayer: Bool = false) throws -> String {
         let token: String
         if caller == .monitor, let existing = try store.monitorToken(partyId: party.id) {
             token = existing
@@ -13,6 +17,7 @@ extension PartyState {
             token = self.token()
             try store.setMonitor(token: token, partyId: party.id)
         }
+        deviceAddresses[party.id] = asWebPlayer && caller == .host ? clientAddress : nil
         presence.heartbeat(partyId: party.id, at: now)
         monitorArrived(partyId: party.id)
         announceDeviceChanges()
@@ -54,7 +59,9 @@ extension PartyState {
     /// Publishes `device-changed` for every party whose `deviceActive` changed since last told.
     /// `also` names parties whose monitor streams just opened or closed.
     mutating func announceDeviceChanges(also partyIds: [String] = []) {
-        for change in presence.changes(at: now, monitorStreams: monitorStreams, also: partyIds) {
+        let counter = playerStreams
+        let addresses = deviceAddresses
+        for change in presence.changes(at: now, monitorStreams: { counter($0, addresses[$0]) }, also: partyIds) {
             publish(ServerEvent(type: .deviceChanged, partyId: change.partyId, payload: [("deviceActive", String(change.active))]))
         }
     }

@@ -10,8 +10,11 @@ struct PartyState {
     let store: PartyStore
     let clock: any PartyClock
     var random: AnyRandomNumberGenerator
-    /// Open monitor streams per party, as the event hub counts them.
-    let monitorStreams: @Sendable (String) -> Int
+    /// Open streams of a party's player, as the event hub counts them: monitor streams, plus the streams from the
+    /// address the player registered from (the original web player has no monitor token).
+    let playerStreams: @Sendable (_ partyId: String, _ address: String?) -> Int
+    /// Where each party's player registered from (issue 13: it stays the device while a stream from there is open).
+    var deviceAddresses: [String: String] = [:]
     var presence = Presence()
     /// R20a: parties whose current song should be heard, and why the stalled ones are not.
     var listening: [String: Listening] = [:]
@@ -32,6 +35,8 @@ struct PartyState {
     /// Searches and look-ups that reach a remote provider (quota): 15 a minute per address, 40 per party.
     var remoteSearchesPerAddress = SlidingWindowLimiter(limit: 15)
     var remoteSearchesPerParty = SlidingWindowLimiter(limit: 40)
+    /// Refused or ended-party stream opens per client address: past 5 in 10 s, a reopen waits (issue 13).
+    var streamOpens = SlidingWindowLimiter(limit: 5, window: 10)
     private(set) var effects = Effects()
 
     /// What a change caused, done after the lock: events to send, streams to close, Spotify players to drive.
@@ -41,14 +46,18 @@ struct PartyState {
         var playersToDrive: [String] = []
     }
 
-    init(store: PartyStore, clock: any PartyClock, random: any RandomNumberGenerator, monitorStreams: @escaping @Sendable (String) -> Int) {
+    init(store: PartyStore, clock: any PartyClock, random: any RandomNumberGenerator,
+         playerStreams: @escaping @Sendable (String, String?) -> Int) {
         self.store = store
         self.clock = clock
         self.random = AnyRandomNumberGenerator(base: random)
-        self.monitorStreams = monitorStreams
+        self.playerStreams = playerStreams
     }
 
     var now: Date { clock.now() }
+
+    /// Open streams of the party's player (monitor streams, or streams from its registered address).
+    func monitorStreams(_ partyId: String) -> Int { playerStreams(partyId, deviceAddresses[partyId]) }
 
     mutating func publish(_ event: ServerEvent) { effects.events.append(event) }
 
@@ -130,6 +139,7 @@ struct PartyState {
     mutating func end(_ party: Party) throws {
         try store.end(partyId: party.id, at: now)
         presence.forget(partyId: party.id)
+        deviceAddresses[party.id] = nil
         listening[party.id] = nil
         stallReasons[party.id] = nil
         sdkDevices[party.id] = nil

@@ -48,12 +48,18 @@ struct EventHubTests {
     @Test func monitorStreamsAreCountedAndLeaveTheHubWhenFinished() throws {
         let hub = EventHub(clock: clock)
         let changes = Mutex<[String]>([])
-        hub.whenMonitorStreamsChange { partyId in changes.withLock { $0.append(partyId) } }
+        hub.whenStreamsChange { partyId, address, isMonitor in changes.withLock { $0.append("\(partyId) \(address) \(isMonitor)") } }
         let monitor = try hub.subscribe(partyId: "p", address: "tv", lastEventId: nil, isMonitor: true)
-        #expect(hub.monitorStreamCount(partyId: "p") == 1 && changes.withLock { $0 } == ["p"])
+        #expect(hub.playerStreamCount(partyId: "p", address: nil) == 1 && changes.withLock { $0 } == ["p tv true"])
         monitor.finish()
-        #expect(hub.monitorStreamCount(partyId: "p") == 0 && hub.streamCount() == 0)
-        #expect(changes.withLock { $0 } == ["p", "p"], "opening and closing are both reported")
+        #expect(hub.playerStreamCount(partyId: "p", address: nil) == 0 && hub.streamCount() == 0)
+        #expect(changes.withLock { $0 } == ["p tv true", "p tv true"], "opening and closing are both reported")
+        // A player without a monitor token counts by the address it registered from.
+        let player = try hub.subscribe(partyId: "p", address: "laptop", lastEventId: nil)
+        #expect(hub.playerStreamCount(partyId: "p", address: "laptop") == 1)
+        #expect(hub.playerStreamCount(partyId: "p", address: "phone") == 0)
+        player.finish()
+        #expect(hub.playerStreamCount(partyId: "p", address: "laptop") == 0)
     }
 
     @Test func fiveHundredMonitorReloadsLeaveTheHubEmpty() throws {
@@ -63,7 +69,7 @@ struct EventHubTests {
             hub.publish(Self.vote(1))
             monitor.finish()
         }
-        #expect(hub.streamCount() == 0 && hub.monitorStreamCount(partyId: "p") == 0)
+        #expect(hub.streamCount() == 0 && hub.playerStreamCount(partyId: "p", address: "tv") == 0)
     }
 }
 
