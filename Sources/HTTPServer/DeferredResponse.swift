@@ -11,7 +11,7 @@ public final class DeferredResponse: @unchecked Sendable {
 
     public let work: @Sendable () -> Response
     /// Seconds to wait before the work starts (a timer, no thread waits).
-    let delay: TimeInterval
+    public let delay: TimeInterval
     var result: Response?
 
     init(delay: TimeInterval = 0, work: @escaping @Sendable () -> Response) {

@@ -76,7 +76,7 @@ public final class Application: @unchecked Sendable {
                 return response
             }
             guard case .deferred(let deferred) = response.body else { return logged(response) }
-            return .deferred { logged(deferred.work()) }
+            return .deferred(after: deferred.delay) { logged(deferred.work()) }
         }
     }
 

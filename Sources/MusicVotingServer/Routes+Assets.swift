@@ -1,6 +1,8 @@
 import Foundation
 import HTTPServer
 import Providers
+import Rendering
+import Synchronization
 
 extension Routes {
     func addAssetRoutes(to router: inout Router) {
@@ -11,10 +13,12 @@ extension Routes {
             }
             return StaticContent(bytes: wav, contentType: "audio/wav").response(to: request, cacheControl: "public, max-age=86400")
         }
-        router.add("GET", "/demo/cover/{file}", summary: "Demo song cover (SVG)") { request throws(HTTPError) in
-            guard let number = Self.demoNumber(request.parameter("file"), suffix: ".svg"), let svg = DemoCover.svg(number: number) else {
-                throw .notFound
+        router.add("GET", "/demo/cover/{file}", summary: "Demo song cover (PNG; SVG too)") { request throws(HTTPError) in
+            let file = request.parameter("file")
+            if let number = Self.demoNumber(file, suffix: ".png"), let png = Self.demoCoverPNG(number: number) {
+                return StaticContent(bytes: png, contentType: "image/png").response(to: request, cacheControl: "public, max-age=86400")
             }
+            guard let number = Self.demoNumber(file, suffix: ".svg"), let svg = DemoCover.svg(number: number) else { throw .notFound }
             return StaticContent(bytes: Array(svg.utf8), contentType: "image/svg+xml")
                 .response(to: request, cacheControl: "public, max-age=86400")
         }
@@ -47,6 +51,18 @@ extension Routes {
             guard let content = publicFiles.content(at: request.parameter("path")) else { throw .notFound }
             return content.response(to: request)
         }
+    }
+
+    /// The 24 demo covers as PNG, rendered once each.
+    private static let demoCovers = Mutex<[Int: [UInt8]]>([:])
+
+    static func demoCoverPNG(number: Int) -> [UInt8]? {
+        if let cached = demoCovers.withLock({ $0[number] }) { return cached }
+        guard let (hue, initials) = DemoCover.design(number: number), let png = try? CoverArt.png(hue: hue, initials: initials) else {
+            return nil
+        }
+        demoCovers.withLock { $0[number] = png }
+        return png
     }
 
     static func demoNumber(_ file: String, suffix: String) -> Int? {

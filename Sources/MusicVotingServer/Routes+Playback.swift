@@ -10,7 +10,7 @@ extension Routes {
         router.add("POST", "/api/party/{id}/track/start", summary: "Play the first entry (R20)", security: "hostPin") { request throws(HTTPError) in
             try respond("start") {
                 let party = try service.requireHost(request, partyId: request.parameter("id"))
-                return respond("start", calling: try service.provider(for: party), gate: service.remoteCalls) { Self.outcome(try service.start(party)) }
+                return respond("start", calling: try service.provider(for: party), gate: service.remoteCalls) { Self.outcome(try service.start(party), base: service.publicBase) }
             }
         }
         router.add("POST", "/api/party/{id}/track/next", summary: "Skip, or the monitor's song end with {entryId} (R14, R20)",
@@ -20,7 +20,7 @@ extension Routes {
                 let (party, caller) = try service.requireHostOrMonitor(request, partyId: request.parameter("id"))
                 let advance = try Self.advanceRequest(caller: caller, entryId: json?["entryId"])
                 return respond("next", calling: try service.provider(for: party), gate: service.remoteCalls) {
-                    Self.outcome(try service.next(party, request: advance))
+                    Self.outcome(try service.next(party, request: advance), base: service.publicBase)
                 }
             }
         }
@@ -42,7 +42,7 @@ extension Routes {
                 let party = try service.requireHost(request, partyId: request.parameter("id"))
                 guard let uri = try request.stringField("uri", in: json), !uri.isEmpty else { throw PartyError.missingUri }
                 let entry = try service.play(uri: uri, party: party)
-                return .json(["status": "playing", "track": TrackJSON.entry(entry, currentEntryId: entry.id, liked: nil)])
+                return .json(["status": "playing", "track": TrackJSON.entry(entry, currentEntryId: entry.id, liked: nil, base: service.publicBase)])
             }
         }
         router.add("POST", "/api/party/{id}/track/prepare-next", summary: "Run the refill (R15)", security: "hostPin") { request throws(HTTPError) in
@@ -68,10 +68,10 @@ extension Routes {
         return .songEnded(entryId: Int64(id))
     }
 
-    static func outcome(_ outcome: PlayOutcome) -> Response {
+    static func outcome(_ outcome: PlayOutcome, base: String) -> Response {
         switch outcome {
         case .playing(let entry):
-            return .json(["status": "playing", "track": TrackJSON.entry(entry, currentEntryId: entry.id, liked: nil)])
+            return .json(["status": "playing", "track": TrackJSON.entry(entry, currentEntryId: entry.id, liked: nil, base: base)])
         case .empty:
             return .json(["status": "empty", "message": "Warteschlange ist leer"])
         }

@@ -11,7 +11,7 @@ extension Routes {
                 let party = try service.activeParty(id: request.parameter("id"))
                 let query = String((request.query["q"] ?? "").prefix(200))
                 let provider = try service.provider(for: party)
-                @Sendable func answer(_ tracks: [Track]) -> Response { .json(["tracks": ["items": .array(tracks.map(TrackJSON.track))]]) }
+                @Sendable func answer(_ tracks: [Track]) -> Response { .json(["tracks": ["items": .array(tracks.map { TrackJSON.track($0, base: service.publicBase) })]]) }
                 if provider.isRemote {
                     // A cache hit is answered at once, on this thread, and costs no quota; a miss counts (issue 10).
                     if let cached = provider.cachedSearch(query) { return answer(cached) }
@@ -25,7 +25,7 @@ extension Routes {
                 let party = try service.activeParty(id: request.parameter("id"))
                 let bytes = try service.renderedQueue(of: party, deviceId: try request.deviceId(from: nil)) { queue, liked in
                     JSON.object([("queue", .array(queue.ordered().map {
-                        TrackJSON.entry($0, currentEntryId: queue.currentEntryId, liked: liked)
+                        TrackJSON.entry($0, currentEntryId: queue.currentEntryId, liked: liked, base: service.publicBase)
                     }))]).bytes
                 }
                 return .bytes(bytes, contentType: "application/json; charset=utf-8")
@@ -48,7 +48,7 @@ extension Routes {
                 fields.append(("serverTime", .integer(Int(now.timeIntervalSince1970 * 1000))))
                 fields.append(("deviceActive", .bool(service.deviceActive(party))))
                 if let current = queue.current {
-                    fields.append(("track", TrackJSON.entry(current, currentEntryId: current.id, liked: nil)))
+                    fields.append(("track", TrackJSON.entry(current, currentEntryId: current.id, liked: nil, base: service.publicBase)))
                 }
                 return .json(.object(fields))
             }
@@ -61,7 +61,7 @@ extension Routes {
                 if provider.isRemote { try service.admitRemoteSearch(party: party, clientAddress: request.clientAddress) }
                 return respond("track", calling: provider, gate: service.remoteCalls) {
                     guard let track = try provider.track(uri: uri) else { throw PartyError.trackNotFound }
-                    return .json(TrackJSON.track(track))
+                    return .json(TrackJSON.track(track, base: service.publicBase))
                 }
             }
         }
@@ -107,7 +107,8 @@ extension Routes {
             try respond("remove") {
                 let json = try request.optionalJSON()
                 let party = try service.requireHost(request, partyId: request.parameter("id"))
-                guard let uri = try request.stringField("uri", in: json) ?? request.query["uri"], !uri.isEmpty else {
+                guard let uri = try request.stringField("uri", in: json) ?? request.query["uri"],
+                      !uri.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                     throw PartyError.missingUri
                 }
                 return respond("remove", calling: try service.provider(for: party), gate: service.remoteCalls) {

@@ -3,27 +3,29 @@ import HTTPServer
 import JSONKit
 import PartyCore
 
-/// SPEC: every provider's tracks in Spotify's track shape.
+/// SPEC: every provider's tracks in Spotify's track shape. Cover URLs are absolute, built on the public URL
+/// (`base`): the iOS app loads them as they are.
 enum TrackJSON {
-    static func track(_ track: Track) -> JSON {
-        .object(members(track))
+    static func track(_ track: Track, base: String) -> JSON {
+        .object(members(track, base: base))
     }
 
-    static func members(_ track: Track) -> [(String, JSON)] {
-        [
+    static func members(_ track: Track, base: String) -> [(String, JSON)] {
+        let image = track.imageURL.map { $0.hasPrefix("/") ? base + $0 : $0 }
+        return [
             ("id", .string(track.id)),
             ("uri", .string(track.uri)),
             ("name", .string(track.name)),
             ("artists", .array(track.artists.map { ["name": .string($0)] })),
-            ("album", ["name": .string(track.album), "images": .array(track.imageURL.map { [["url": .string($0)]] } ?? [])]),
+            ("album", ["name": .string(track.album), "images": .array(image.map { [["url": .string($0)]] } ?? [])]),
             ("duration_ms", .integer(track.durationMs)),
         ]
     }
 
     /// A queue item: the track shape plus the entry's id, likes and flags (R18 `hasVoted` when asked).
     /// `liked` holds the entries the asking device liked, when it said who it is.
-    static func entry(_ entry: QueueEntry, currentEntryId: Int64?, liked: Set<Int64>?) -> JSON {
-        var fields = members(entry.track).filter { $0.0 != "id" }
+    static func entry(_ entry: QueueEntry, currentEntryId: Int64?, liked: Set<Int64>?, base: String) -> JSON {
+        var fields = members(entry.track, base: base).filter { $0.0 != "id" }
         fields.insert(("id", .string(String(entry.id))), at: 0)
         fields += [
             ("trackId", .string(entry.track.id)),

@@ -17,7 +17,7 @@ struct QueueTests {
         #expect((first["artists"] as? [[String: Any]])?.first?["name"] as? String == "Die Hausmeister")
         let album = first["album"] as? [String: Any]
         #expect(album?["name"] as? String == "Erdgeschoss")
-        #expect(((album?["images"] as? [[String: Any]])?.first?["url"] as? String)?.hasSuffix(".svg") == true)
+        #expect(((album?["images"] as? [[String: Any]])?.first?["url"] as? String)?.hasSuffix(".png") == true)
         #expect(first["duration_ms"] as? Int == 33_000)
         let accent = try party.client.get("\(party.base)/track/search?q=SPATI")
         #expect((((accent.json["tracks"] as? [String: Any])?["items"]) as? [Any])?.count == 1, "accent- and case-insensitive")

@@ -46,7 +46,7 @@ public enum DemoCatalog {
         let number = String(index + 1)
         return Track(
             id: number, uri: uriPrefix + number, name: song.title, artists: [song.artist],
-            album: song.album, imageURL: "/demo/cover/\(number).svg", durationMs: song.seconds * 1000)
+            album: song.album, imageURL: "/demo/cover/\(number).png", durationMs: song.seconds * 1000)
     }
 
     /// The 1-based catalog number in a `demo:track:N` uri (canonical digits only: no sign, no leading zero).

@@ -1,11 +1,16 @@
 import Foundation
 
-/// A generated SVG cover per demo song: a colour gradient with the title's initials.
+/// A generated cover per demo song: a colour gradient with the title's initials (SVG for the pages; the same
+/// design as PNG, rendered by the app with `CoverArt`, for the iOS app, which cannot decode SVG).
 public enum DemoCover {
-    public static func svg(number: Int) -> String? {
+    /// The cover's hue and initials.
+    public static func design(number: Int) -> (hue: Int, initials: String)? {
         guard let song = DemoCatalog.song(number: number) else { return nil }
-        let hue = (number * 47) % 360
-        let initials = song.title.split(separator: " ").prefix(2).compactMap(\.first).map(String.init).joined()
+        return ((number * 47) % 360, song.title.split(separator: " ").prefix(2).compactMap(\.first).map(String.init).joined())
+    }
+
+    public static func svg(number: Int) -> String? {
+        guard let (hue, initials) = design(number: number) else { return nil }
         return """
             <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 300 300" width="300" height="300">\
             <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1">\

@@ -12,7 +12,7 @@ struct CrashAttackTests {
         defer { server.stop() }
         let party = try TestParty(server)
         for number in Self.edgeNumbers {
-            for path in ["/demo/audio/\(number).wav", "/demo/cover/\(number).svg", "\(party.base)/track/\(number)"] {
+            for path in ["/demo/audio/\(number).wav", "/demo/cover/\(number).svg", "/demo/cover/\(number).png", "\(party.base)/track/\(number)"] {
                 let response = try server.client.get(path)
                 #expect(response.status == 404 && response.error != nil, "\(path) → \(response.status)")
             }

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+/// Issue 13: requests as the original MusicVoting clients send them (the Angular web frontend with its web
+/// player, and the SwiftUI iOS app), written from their documented behaviour: no device ids, the host PIN only
+/// through the web interceptor, stream listeners that reconnect at once, relative assumptions about covers.
+/// (Their Spotify login flows, first login without a PIN and the partyId-less iOS stream, are in SpotifyTests,
+/// next to the Spotify fake.)
+@Suite("Original clients replayed")
+struct OriginalClientTests {
+    /// The iOS listener: whenever its stream ends or is refused, it opens it again at once.
+    private func reconnectingListener(port: UInt16, path: String, seconds: TimeInterval) throws -> Int {
+        let deadline = Date().addingTimeInterval(seconds)
+        var requests = 0
+        while Date() < deadline {
+            requests += 1
+            let stream = try SSEClient(port: port, path: path)
+            if stream.status == 200 {
+                _ = stream.waitForEnd(timeout: max(0.1, deadline.timeIntervalSinceNow))
+                stream.close()
+            }
+        }
+        return requests
+    }
+
+    @Test func aPartyEndIsNoReconnectStorm() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        let path = "/api/spotify/events?partyId=\(party.id)&source=ios&installationId=phone-1"
+        #expect(try party.host("DELETE", "").status == 204)
+        let afterEnd = try reconnectingListener(port: party.client.port, path: path, seconds: 10)
+        #expect(afterEnd <= 2, "the ended party's stream stays open: \(afterEnd) requests in 10 s")
+        // A party id that never existed is a 404; a listener retrying it at once is slowed down, not refused.
+        let unknown = "/api/spotify/events?partyId=\(String(repeating: "ab", count: 16))&source=ios"
+        let refused = try reconnectingListener(port: party.client.port, path: unknown, seconds: 10)
+        #expect(refused <= 12, "a tight 404 loop is paced: \(refused) requests in 10 s")
+    }
+
+    @Test func aWebPlayerPausedForAMinuteIsStillTheDevice() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        // The web player: registers its SDK device through the interceptor (host PIN), listens without a token.
+        let player = party.client.from("127.0.5.1")
+        #expect(try player.send("PUT", "\(party.base)/spotify/deviceId", raw: "web-player-1", auth: party.hostPin).status == 200)
+        let stream = try SSEClient(port: party.client.port, path: "/api/spotify/events?partyId=\(party.id)&source=web", source: "127.0.5.1")
+        defer { stream.close() }
+        #expect(try player.get("\(party.base)/spotify/deviceId").text == "web-player-1")
+        _ = try party.add(1)
+        _ = try party.add(2)
+        #expect(try party.current()["deviceActive"] as? Bool == true)
+        // It posts progress only while playing, as numbers or numeric strings, sometimes without `paused`.
+        #expect(try player.send("POST", "\(party.base)/track/progress", json: ["position": "1200", "duration": 32000],
+                                auth: party.hostPin).status == 204)
+        #expect(try party.host("POST", "/track/pause").status == 200)
+        Thread.sleep(forTimeInterval: 60)
+        #expect(try party.current()["deviceActive"] as? Bool == true, "60 s paused, its stream open: still the device")
+        let resumed = try party.host("POST", "/track/resume")
+        #expect(resumed.status == 200 && resumed.json["isPlaying"] as? Bool == true)
+        // Another device registering replaces it.
+        _ = try party.registerMonitor(device: "tv-2")
+        #expect(try player.get("\(party.base)/spotify/deviceId").text == "web-player-1", "the SDK device is the Spotify one")
+    }
+
+    @Test func coversAreAbsolutePNGs() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        _ = try party.add(3)
+        let urls = try party.queue().compactMap { (($0["album"] as? [String: Any])?["images"] as? [[String: Any]])?.first?["url"] as? String }
+        #expect(!urls.isEmpty)
+        for url in urls {
+            let parsed = try #require(URLComponents(string: url))
+            #expect(parsed.scheme == "http" && parsed.host == "127.0.0.1" && parsed.port == Int(server.port), "absolute: \(url)")
+            #expect(parsed.path.hasSuffix(".png"))
+            let image = try party.client.get(parsed.path)
+            #expect(image.status == 200 && image.header("content-type") == "image/png")
+            #expect(image.body.prefix(8) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "a PNG the iOS app can decode")
+        }
+        let search = try party.client.get("\(party.base)/track/search?q=")
+        let first = ((search.json["tracks"] as? [String: Any])?["items"] as? [[String: Any]])?.first
+        let searchURL = ((first?["album"] as? [String: Any])?["images"] as? [[String: Any]])?.first?["url"] as? String
+        #expect(searchURL?.hasPrefix("http://127.0.0.1:\(server.port)/demo/cover/") == true)
+    }
+
+    @Test func theOriginalBackendsSmallerRoutesAnswerClearly() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        let save = try party.host("POST", "/track/saveToPlaylist", json: [String: Any]())
+        #expect(save.status == 501 && save.error == "Playlists speichern wird nicht unterstützt.", "not a misleading 405")
+        let device = try party.client.get("\(party.base)/spotify/deviceId")
+        #expect(device.status == 404 && device.error != nil, "no SDK device yet")
+        let blank = try party.host("DELETE", "/track/remove", json: ["uri": " "])
+        #expect(blank.status == 400 && blank.error == "Missing uri")
+        let token = try party.registerMonitor()
+        for body: [String: Any] in [[:], ["position": 5, "duration": "30000", "paused": "false"], ["position": NSNull()]] {
+            let progress = try party.client.send("POST", "\(party.base)/track/progress", json: body, auth: token)
+            #expect(progress.status == 204, "\(body)")
+        }
+        for body: [String: Any] in [["position": "x"], ["position": -1], ["paused": "maybe"], ["duration": "1e400"]] {
+            #expect(try party.client.send("POST", "\(party.base)/track/progress", json: body, auth: token).status == 400, "\(body)")
+        }
+    }
+
+    @Test func addsWithoutADeviceIdAreLimitedPerPartyAndPerForwardedClient() throws {
+        let server = try ServerProcess(arguments: ["--trusted-proxy", "127.0.0.1"])
+        defer { server.stop() }
+        let first = try TestParty(server)
+        let second = try TestParty(server)
+        // The original clients send no device id: the client address stands for the device (R11: 10 adds a minute
+        // per party).
+        func add(_ party: TestParty, _ number: Int, forwardedFor client: String) throws -> Int {
+            try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:\(number)"],
+                                  headers: ["X-Forwarded-For": client]).status
+        }
+        let statuses = try (1...11).map { try add(first, $0, forwardedFor: "198.51.100.7") }
+        #expect(statuses.prefix(10).allSatisfy { $0 == 200 }, "\(statuses)")
+        #expect(statuses.last == 429, "the 11th add from one client is refused")
+        #expect(try add(first, 22, forwardedFor: "198.51.100.8") == 200, "another guest behind the same proxy has their own")
+        #expect(try add(second, 1, forwardedFor: "198.51.100.7") == 200, "and the limit is per party")
+    }
+}
