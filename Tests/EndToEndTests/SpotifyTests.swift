@@ -84,6 +84,9 @@ struct SpotifyTests {
         let other = try TestParty(server, provider: "spotify")
         #expect(try party.client.get("\(party.base)/spotify/status").json["loggedIn"] as? Bool == false)
         #expect(try party.client.get("\(party.base)/spotify/login?source=web&hostPin=00000").status == 403, "a PIN that is given is checked")
+        // The original clients navigate to the login without a PIN right after creating the party: the first login.
+        let firstWithoutPin = try other.client.get("\(other.base)/spotify/login?source=ios&installationId=phone-9")
+        #expect(firstWithoutPin.status == 303 && firstWithoutPin.header("location")?.contains("/authorize?") == true)
         let stream = try party.events()
         let otherStream = try other.events()
 
