@@ -34,11 +34,15 @@ extension PartyState {
         playback.state(stallReason: stallReasons[partyId])
     }
 
-    /// At start-up: every party whose song should be heard is listened to again (no monitor is connected yet,
-    /// so the first check stalls the playing ones as `no-monitor`).
+    /// At start-up: every party whose song should be heard is listened to again. No monitor is connected to a new
+    /// process, so a playing song is stalled as `no-monitor` at once, where the clock stood; the TV's first audible
+    /// report (it reconnects by itself) continues it from where its audio is.
     mutating func listenToActiveParties() throws {
         for party in try store.activeParties() where party.playback.isPlaying || party.playback.isStalled {
-            listening[party.id] = Listening(heardAt: now, positionMs: party.playback.positionMs(at: now), reportedAt: now)
+            let duration = try store.queue(partyId: party.id, currentEntryId: party.playback.currentEntryId).current?.track.durationMs
+            let position = min(party.playback.positionMs(at: now), duration ?? Int.max)
+            listening[party.id] = Listening(heardAt: now, positionMs: position, reportedAt: now)
+            if party.playback.isStalled { stallReasons[party.id] = .noMonitor } else { stall(partyId: party.id, reason: .noMonitor) }
         }
     }
 
@@ -59,9 +63,7 @@ extension PartyState {
             heard.positionMs = positionMs
             heard.reportedAt = now
             listening[partyId] = heard
-            if stallReasons[partyId] != nil || ((try? storedPlayback(partyId: partyId))?.0.isStalled ?? false) {
-                unstall(partyId: partyId, atMs: positionMs)
-            }
+            if stallReasons[partyId] != nil { unstall(partyId: partyId, atMs: positionMs) }
         }
     }
 

@@ -24,12 +24,20 @@ struct RestartTests {
         #expect(queue.first?["uri"] as? String == "demo:track:1" && queue.first?["isCurrentlyPlaying"] as? Bool == true)
         #expect(queue.first { $0["uri"] as? String == "demo:track:2" }?["hasVoted"] as? Bool == true)
         let current = try again.current()
-        #expect(current["isPlaying"] as? Bool == true)
-        #expect(current["progressMs"] as? Int ?? 0 >= 1_000, "the position continues from before the restart")
+        // R20a: nobody is known to hear the song in a new process: it waits where it stood for the TV to come back.
+        #expect(current["state"] as? String == "stalled" && current["stallReason"] as? String == "no-monitor")
+        #expect(current["isPlaying"] as? Bool == false)
+        let frozen = current["progressMs"] as? Int ?? 0
+        #expect(frozen >= 1_000, "the position continues from before the restart")
         #expect(current["deviceActive"] as? Bool == false, "no monitor is connected to the new process")
         #expect(try again.host("GET", "/blacklist").json["words"] as? [String] == ["Schlager"])
         let reRegistered = try again.client.send("PUT", "\(party.base)/device", json: ["deviceId": "tv-1"], auth: token)
         #expect(reRegistered.status == 200, "the monitor token survives the restart")
+        let heard = try again.client.send("POST", "\(party.base)/track/progress", json: ["position": frozen, "duration": 32000, "paused": false],
+                                          auth: token)
+        #expect(heard.status == 204)
+        let playing = try again.current()
+        #expect(playing["state"] as? String == "playing" && (playing["progressMs"] as? Int ?? 0) >= frozen, "the TV continues it there")
     }
 
     @Test func anAcknowledgedWriteSurvivesKill9() throws {
