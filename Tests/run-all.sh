@@ -7,5 +7,12 @@ ulimit -n 65536 2>/dev/null || true
 bash .ci/check-packages
 swift build --build-tests
 swift test --skip-build
+# axe-core for the accessibility checks: the script of the PyPI package pinned in .ci/pip-test.txt, installed once
+# into .build/test-python (not the system; Debian's pip allows --target), never fetched by a test.
+axe_marker=".build/test-python/$(grep -v '^#' .ci/pip-test.txt | sed 's/-/_/g; s/==/-/').dist-info"
+if [[ ! -d "$axe_marker" ]]; then
+    rm -rf .build/test-python
+    /usr/bin/python3 -m pip install -q --root-user-action=ignore --no-deps --target .build/test-python -r .ci/pip-test.txt
+fi
 # Debian's python3 has python3-selenium and python3-pytest; a python3 earlier on PATH may not.
 /usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/Browser

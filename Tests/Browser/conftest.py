@@ -92,6 +92,22 @@ def screenshot(driver, name):
     driver.save_screenshot(os.path.join(SCREENSHOTS, name + ".png"))
 
 
+AXE_SCRIPT = os.path.join(ROOT, ".build", "test-python", "axe_playwright_python", "axe.min.js")
+
+
+def axe_violations(driver, include=None):
+    """axe-core 4 (the script shipped by the axe-playwright-python package, installed by the test command from
+    .ci/pip-test.txt; never fetched at test time) run in the page: the violations as "id: target" strings."""
+    with open(AXE_SCRIPT, encoding="utf-8") as script:
+        driver.execute_script(script.read())
+    context = {"include": [[include]]} if include else None
+    result = driver.execute_async_script("""const done = arguments[arguments.length - 1];
+        axe.run(arguments[0] || document, {resultTypes: ['violations']}).then(r => done(r.violations.map(
+            v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', ')))).catch(e => done(['axe failed: ' + e]));""",
+        context)
+    return result
+
+
 def severe_console_errors(driver):
     return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"
             and "favicon" not in entry["message"]]

@@ -4,7 +4,7 @@ import os, sqlite3, time
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import Server, screenshot
+from conftest import Server, axe_violations, screenshot
 
 
 def wait(driver, condition, timeout=10, message=""):
@@ -18,6 +18,7 @@ def test_english_visitors_get_english_with_german_fallback(server, browsers):
     assert driver.find_element(By.ID, "join-heading").text == "Join a party"
     assert driver.find_element(By.TAG_NAME, "h1").text == "MusicVoting"
     screenshot(driver, "start-english-phone")
+    assert axe_violations(driver) == [], "the start page is accessible"
 
 
 def test_provider_text_never_becomes_markup_in_the_live_page(browsers):
@@ -56,6 +57,7 @@ def test_the_guest_page_fits_a_320px_phone(server, browsers):
         "return [...document.querySelectorAll('button')].filter(b => b.offsetParent).map(b => [b.offsetWidth, b.offsetHeight])")
     assert sizes and all(width >= 44 and height >= 44 for width, height in sizes), sizes
     screenshot(driver, "guest-320px")
+    assert axe_violations(driver) == [], "the guest page with results and queue is accessible"
 
 
 def test_a_wrong_host_pin_shakes_and_clears_the_boxes(server, browsers):
@@ -74,6 +76,7 @@ def test_a_wrong_host_pin_shakes_and_clears_the_boxes(server, browsers):
     assert driver.find_element(By.ID, "host-guest-pin").text == party["pin"]
     wait(driver, lambda: driver.find_element(By.ID, "host-qr").is_displayed(), message="QR replaces the spinner")
     screenshot(driver, "host-controls-phone")
+    assert axe_violations(driver) == [], "the host controls are accessible"
 
 
 def test_a_monitor_whose_browser_blocks_autoplay_offers_a_start_button(server, browsers):
@@ -84,6 +87,7 @@ def test_a_monitor_whose_browser_blocks_autoplay_offers_a_start_button(server, b
     server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": "demo:track:5", "deviceId": "d"})
     wait(monitor, lambda: monitor.find_element(By.ID, "autoplay").is_displayed(), message="Start button offered")
     screenshot(monitor, "monitor-autoplay-blocked-tv")
+    assert axe_violations(monitor) == [], "the TV with its Start button is accessible"
     monitor.find_element(By.ID, "autoplay-start").click()
     wait(monitor, lambda: monitor.execute_script("return document.getElementById('player').currentTime") > 0.5,
          message="a click starts the music")
