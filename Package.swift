@@ -16,6 +16,8 @@ let package = Package(
         // SHA-256, HMAC and key-grade randomness for Spotify's PKCE and signed OAuth state, from the GnuTLS that
         // libmicrohttpd already links (libmicrohttpd-dev depends on libgnutls28-dev): no new library.
         .systemLibrary(name: "CGnuTLS", pkgConfig: "gnutls", providers: [.apt(["libgnutls28-dev"])]),
+        // gzip for the static text assets (issue 14: slow party Wi-Fi); libpng-dev already depends on zlib1g-dev.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CTagLib", pkgConfig: "taglib_c", providers: [.apt(["libtagc0-dev"])]),
 
         .target(name: "PartyCore"),
@@ -23,7 +25,7 @@ let package = Package(
         .target(name: "CMicroHTTPDErrors", dependencies: ["CMicroHTTPD"], linkerSettings: [.linkedLibrary("dl")]),
         // The JSON value, parser and serializer: used by the HTTP layer, the event stream frames and the tests.
         .target(name: "JSONKit"),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors", "JSONKit"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors", "CZlib", "JSONKit"]),
         .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite"]),
         .target(name: "Providers", dependencies: ["PartyCore", "CTagLib", "CGnuTLS"]),
         .target(name: "Rendering", dependencies: ["CQREncode", "CPNG"]),

@@ -3,8 +3,8 @@
 enum Representation {
     /// `body(nil)` is the whole content, `body(range)` one part of it; it is called only when a body is sent.
     static func respond(to request: Request, etag: String, length: Int, contentType: String, cacheControl: String,
-                        body: (ClosedRange<Int>?) -> Response.Body) -> Response {
-        let common = [("ETag", etag), ("Cache-Control", cacheControl), ("Accept-Ranges", "bytes")]
+                        extraHeaders: [(String, String)] = [], body: (ClosedRange<Int>?) -> Response.Body) -> Response {
+        let common = [("ETag", etag), ("Cache-Control", cacheControl), ("Accept-Ranges", "bytes")] + extraHeaders
         if let match = request.header("if-none-match"), matches(match, etag: etag) {
             return Response(status: 304, headers: common)
         }

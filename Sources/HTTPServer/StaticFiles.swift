@@ -1,8 +1,10 @@
 import Foundation
 
-/// The files of one folder (e.g. `Public/`), read once at start, served with `StaticContent`.
+/// The files of one folder (e.g. `Public/`), read once at start, served with `StaticContent` (text gzipped once).
 public struct StaticFiles: Sendable {
     private let files: [String: StaticContent]
+    /// Changes whenever any file does: pages link assets under `/assets/v-<version>/…`, cached as immutable.
+    public let version: String
 
     public init(directory: URL) {
         var files: [String: StaticContent] = [:]
@@ -13,10 +15,21 @@ public struct StaticFiles: Sendable {
                 var isDirectory: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
                       let data = FileManager.default.contents(atPath: path) else { continue }
-                files[relative] = StaticContent(bytes: [UInt8](data), contentType: Self.contentType(for: relative))
+                let type = Self.contentType(for: relative)
+                files[relative] = StaticContent(bytes: [UInt8](data), contentType: type, compressible: Self.isText(type))
             }
         }
         self.files = files
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for (path, content) in files.sorted(by: { $0.key < $1.key }) {
+            for byte in Array(path.utf8) + Array(content.etag.utf8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        }
+        version = String(hash, radix: 36)
+    }
+
+    static func isText(_ contentType: String) -> Bool {
+        contentType.hasPrefix("text/") || contentType.hasPrefix("application/json") || contentType.hasPrefix("image/svg")
+            || contentType.hasPrefix("application/manifest")
     }
 
     /// The file at `relativePath`; only names read at start can match, so `..` cannot escape the folder.

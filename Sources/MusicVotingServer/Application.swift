@@ -56,9 +56,10 @@ public final class Application: @unchecked Sendable {
         vault.service = service
         service.maxActiveParties = configuration.limits.activeParties
         let resources = Self.resourcesDirectory(configuration.resourcesDirectory)
-        let router = Routes(service: service, publicFiles: StaticFiles(directory: resources.appendingPathComponent("Public")),
-                            library: library,
-                            pages: try PageRenderer(directory: resources.appendingPathComponent("Templates"))).router()
+        let publicFiles = StaticFiles(directory: resources.appendingPathComponent("Public"))
+        let router = Routes(service: service, publicFiles: publicFiles, library: library,
+                            pages: try PageRenderer(directory: resources.appendingPathComponent("Templates"),
+                                                    assetBase: "/assets/v-" + publicFiles.version)).router()
         let trustedProxies = configuration.trustedProxies
         let allowedHosts = AllowedHosts(names: configuration.allowedHosts + Self.ownHostNames(publicURL: configuration.publicURL))
         server = Server { received in

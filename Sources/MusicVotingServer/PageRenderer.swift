@@ -12,6 +12,8 @@ struct PageRenderer: Sendable {
     private let templates: [String: Template]
     private let partials: [String: Template]
     private let localization: Localization
+    /// Where pages link their assets (`/assets/v-<version>`), filled into templates as `{{assets}}`.
+    private let assetBase: String
 
     enum LoadError: Error, CustomStringConvertible {
         case missing(String)
@@ -24,7 +26,8 @@ struct PageRenderer: Sendable {
         }
     }
 
-    init(directory: URL) throws {
+    init(directory: URL, assetBase: String = "/assets") throws {
+        self.assetBase = assetBase
         func load(_ name: String) throws -> Template {
             guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent("\(name).html").path) else {
                 throw LoadError.missing(name)
@@ -59,7 +62,7 @@ struct PageRenderer: Sendable {
         let stringsJSON = JSON.object(strings.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }).serialized
         var fields: [String: MustacheValue] = [
             "lang": .string(language), "page": .string(page), "title": .string(strings[title] ?? title),
-            "t": Self.nested(strings), "stringsJSON": .string(stringsJSON),
+            "t": Self.nested(strings), "stringsJSON": .string(stringsJSON), "assets": .string(assetBase),
         ]
         fields.merge(data) { _, new in new }
         let html = templates[page]?.render(.object(fields), partials: partials) ?? ""

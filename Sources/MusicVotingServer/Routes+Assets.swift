@@ -47,9 +47,20 @@ extension Routes {
                 return .json(["tracks": .integer(library.tracks.count)])
             }
         }
-        router.add("GET", "/assets/{path*}", summary: "Static files from Public/") { request throws(HTTPError) in
-            guard let content = publicFiles.content(at: request.parameter("path")) else { throw .notFound }
-            return content.response(to: request)
+        // Pages link `/assets/v-<version>/…`: that URL changes with any file, so it is cached for a year without
+        // revalidation; relative module imports stay under it. Other versions and bare paths revalidate.
+        let current = "v-" + publicFiles.version + "/"
+        router.add("GET", "/assets/{path*}", summary: "Static files from Public/ (gzip; versioned paths immutable)") { request throws(HTTPError) in
+            var path = request.parameter("path")
+            var cacheControl = "no-cache"
+            if path.hasPrefix(current) {
+                path.removeFirst(current.count)
+                cacheControl = "public, max-age=31536000, immutable"
+            } else if path.hasPrefix("v-"), let slash = path.firstIndex(of: "/") {
+                path = String(path[path.index(after: slash)...])
+            }
+            guard let content = publicFiles.content(at: path) else { throw .notFound }
+            return content.response(to: request, cacheControl: cacheControl)
         }
     }
 

@@ -65,6 +65,45 @@ struct AssetTests {
         #expect(cached.status == 304 && cached.body.isEmpty)
     }
 
+    @Test func textAssetsAreGzippedAndVersionedURLsAreImmutable() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let page = try server.client.get("/").text
+        let stylesheet = String(try #require(page.firstMatch(of: #/href="(/assets/v-[0-9a-z]+/css/app\.css)"/#)?.1))
+        let plain = try server.client.get(stylesheet)
+        #expect(plain.header("cache-control") == "public, max-age=31536000, immutable")
+        #expect(plain.header("content-encoding") == nil && plain.header("vary") == "Accept-Encoding")
+        let gzipped = try server.client.get(stylesheet, headers: ["Accept-Encoding": "br, gzip;q=0.8"])
+        #expect(gzipped.header("content-encoding") == "gzip" && gzipped.body.count * 3 < plain.body.count)
+        #expect(try Self.gunzip(gzipped.body) == plain.body, "the gzip variant is the same file")
+        let gzipTag = try #require(gzipped.header("etag"))
+        #expect(gzipTag != plain.header("etag"), "two representations, two entity tags")
+        #expect(try server.client.get(stylesheet, headers: ["Accept-Encoding": "gzip", "If-None-Match": gzipTag]).status == 304)
+        #expect(try server.client.get(stylesheet, headers: ["Accept-Encoding": "gzip;q=0"]).header("content-encoding") == nil)
+        // A range is served from the plain bytes; a bare or outdated path revalidates instead of being cached for a year.
+        #expect(try server.client.get(stylesheet, headers: ["Accept-Encoding": "gzip", "Range": "bytes=0-9"]).body == Array(plain.body[0...9]))
+        #expect(try server.client.get("/assets/css/app.css").header("cache-control") == "no-cache")
+        let outdated = try server.client.get("/assets/v-0ld/css/app.css")
+        #expect(outdated.status == 200 && outdated.header("cache-control") == "no-cache" && outdated.body == plain.body)
+        // Images are not text: never gzipped.
+        #expect(try server.client.get("/demo/cover/1.png", headers: ["Accept-Encoding": "gzip"]).header("content-encoding") == nil)
+    }
+
+    static func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-dc"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(bytes))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return [UInt8](data)
+    }
+
     @Test func demoAudioIsAWaveFileServedWithByteRanges() throws {
         let server = try ServerProcess()
         defer { server.stop() }
