@@ -13,6 +13,9 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
+    /// Answers a GET for an unknown path from a client that accepts HTML (a browser's address bar): a page
+    /// in its language instead of the JSON error. API clients and scripts keep the JSON shape.
+    public var notFoundPage: (@Sendable (Request) -> Response)?
 
     public init() {}
 
@@ -46,6 +49,10 @@ public struct Router: Sendable {
     public func handle(_ request: Request) -> (pattern: String, response: Response) {
         switch resolve(request) {
         case .failure(let error):
+            if error.status == 404, let notFoundPage, request.method == "GET" || request.method == "HEAD",
+               request.header("accept")?.contains("text/html") == true {
+                return (Self.unmatchedRoute, notFoundPage(request))
+            }
             return (Self.unmatchedRoute, Response(error: error))
         case .success(let route):
             var routed = request

@@ -50,6 +50,11 @@ enum ErrorMapping {
         case .tooManyStreams:
             return HTTPError(status: 429, message: "Zu viele offene Verbindungen — bitte andere Tabs schließen.", code: "too_many_streams",
                              headers: [("Retry-After", "10")])
+        case .pairingNotFound:
+            return HTTPError(status: 404, message: "Code unbekannt oder abgelaufen.", code: "pairing_not_found")
+        case .tooManyPairings(let seconds):
+            return HTTPError(status: 429, message: "Zu viele Anfragen — bitte kurz warten.", code: "too_many_pairings",
+                             headers: [("Retry-After", String(seconds))])
         case .tooManyParties(let seconds):
             return HTTPError(status: 429, message: "Gerade werden zu viele Partys erstellt — bitte kurz warten.", code: "too_many_parties",
                              headers: [("Retry-After", String(seconds))])

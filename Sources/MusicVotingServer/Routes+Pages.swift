@@ -22,10 +22,13 @@ extension Routes {
             }
             return pages.render("guest", for: request, title: "app.name", data: view)
         }
-        router.add("GET", "/monitor", summary: "Monitor / TV page") { request in
-            // The provider players load their own scripts: YouTube's IFrame API, Spotify's Web Playback SDK.
-            pages.render("monitor", for: request, title: "monitor.title",
-                         extraScriptSources: ["https://www.youtube.com", "https://s.ytimg.com", "https://sdk.scdn.co"])
+        // `/tv` is the short address a host types on a TV remote (issue 14); `/monitor` as SPEC names it.
+        for path in ["/monitor", "/tv"] {
+            router.add("GET", path, summary: "Monitor / TV page") { request in
+                // The provider players load their own scripts: YouTube's IFrame API, Spotify's Web Playback SDK.
+                pages.render("monitor", for: request, title: "monitor.title",
+                             extraScriptSources: ["https://www.youtube.com", "https://s.ytimg.com", "https://sdk.scdn.co"])
+            }
         }
         router.add("GET", "/host", summary: "Host page") { request in
             pages.render("host", for: request, title: "host.title")

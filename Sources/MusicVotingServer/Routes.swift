@@ -19,6 +19,7 @@ struct Routes: Sendable {
         addTrackRoutes(to: &router)
         addPlaybackRoutes(to: &router)
         addMonitorRoutes(to: &router)
+        addTVPairingRoutes(to: &router)
         addProviderRoutes(to: &router)
         addAssetRoutes(to: &router)
         addPageRoutes(to: &router, pages: pages)
@@ -28,6 +29,11 @@ struct Routes: Sendable {
         ])
         router.add("GET", "/api/openapi.json", summary: "This OpenAPI document") { _ in .json(document) }
         router.add("GET", "/healthz", summary: "Liveness") { _ in .json(["status": "ok"]) }
+        router.notFoundPage = { [pages] request in
+            var response = pages.render("not-found", for: request, title: "notFound.title")
+            response.status = 404
+            return response
+        }
         return router
     }
 }

@@ -22,4 +22,8 @@ public enum PartyError: Error, Equatable, Sendable {
     case tooManyStreams
     /// Issue 10: party creation is throttled per address and for the whole server, and active parties are capped.
     case tooManyParties(retryAfterSeconds: Int)
+    /// Issue 14: a TV pairing code that no waiting TV shows (wrong, expired or already used).
+    case pairingNotFound
+    /// Issue 14: too many TV pairings opened from one address, or waiting at once.
+    case tooManyPairings(retryAfterSeconds: Int)
 }

@@ -262,6 +262,19 @@ public final class PartyService: Sendable {
 
     // MARK: Monitor
 
+    /// Issue 14: TV pairing by a code the TV shows and the host's phone claims (see `TVPairings`).
+    public func openTVPairing(clientAddress: String) throws -> TVPairings.Pairing {
+        try withState { try $0.openTVPairing(clientAddress: clientAddress) }
+    }
+
+    public func claimTVPairing(code: String, party: Party, clientAddress: String) throws {
+        try withState { try $0.claimTVPairing(code: code, party: party, clientAddress: clientAddress) }
+    }
+
+    public func tvPairingStatus(secret: String) -> TVPairings.Status { withState { $0.tvPairingStatus(secret: secret) } }
+
+    public func waitingTVPairing(code: String) -> TVPairings.Pairing? { withState { $0.tvPairings.waiting(code: code, at: $0.now) } }
+
     public func registerMonitor(deviceId: String, caller: Caller, party: Party, clientAddress: String,
                                 asWebPlayer: Bool = false) throws -> String {
         try withState {

@@ -37,6 +37,9 @@ struct PartyState {
     var remoteSearchesPerParty = SlidingWindowLimiter(limit: 40)
     /// Refused or ended-party stream opens per client address: past 5 in 10 s, a reopen waits (issue 13).
     var streamOpens = SlidingWindowLimiter(limit: 5, window: 10)
+    /// Issue 14: TVs waiting to be paired by a host's phone; 10 opened a minute per address.
+    var tvPairings = TVPairings()
+    var pairingsPerAddress = SlidingWindowLimiter(limit: 10)
     private(set) var effects = Effects()
 
     /// What a change caused, done after the lock: events to send, streams to close, Spotify players to drive.

@@ -36,6 +36,11 @@ struct PageTests {
             #expect(page.header("content-security-policy")?.contains("script-src 'self'") == true)
             #expect(page.header("referrer-policy") == "strict-origin-when-cross-origin", "never no-referrer (YouTube error 153)")
         }
+        let browser = try server.client.get("/no/such/page", headers: ["Accept": "text/html,*/*;q=0.8", "Accept-Language": "en"])
+        #expect(browser.status == 404 && browser.header("content-type")?.hasPrefix("text/html") == true)
+        #expect(browser.text.contains("<html lang=\"en\">") && browser.text.contains("<title>Page not found – MusicVoting</title>"))
+        let script = try server.client.get("/no/such/page")
+        #expect(script.status == 404 && script.header("content-type")?.hasPrefix("application/json") == true, "API clients keep JSON")
         let missing = try server.client.get("/join/99999")
         #expect(missing.status == 404 && missing.text.contains("Diese Party gibt es nicht (mehr)."))
     }

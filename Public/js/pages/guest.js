@@ -153,6 +153,8 @@ function start() {
   function ended() {
     events?.stop();
     document.getElementById('party-view').hidden = true;
+    // The old PIN leads nowhere now: the header stops showing it.
+    document.getElementById('bar-pin')?.remove();
     document.getElementById('ended').hidden = false;
   }
 

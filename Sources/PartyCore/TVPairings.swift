@@ -1,0 +1,93 @@
+import Foundation
+
+/// Pairing a TV in one step (issue 14, ours): the TV opens a pairing and shows its short `code`; the host
+/// claims that code for a party from a phone; the TV, polling with the pairing's `secret` (which only it has),
+/// then receives the party and a monitor token. The code alone (visible to the whole room) grants nothing.
+/// A value type: the owner serializes access; time is passed in.
+public struct TVPairings: Sendable {
+    public static let codeLength = 6
+    public static let lifetime: TimeInterval = 600
+
+    public struct Pairing: Sendable, Equatable {
+        public let code: String
+        public let secret: String
+        public let expiresAt: Date
+        /// Set by the host's claim: the party and the monitor token minted for this TV.
+        public fileprivate(set) var claim: Claim?
+    }
+
+    public struct Claim: Sendable, Equatable {
+        public let partyId: String
+        public let monitorToken: String
+
+        public init(partyId: String, monitorToken: String) {
+            self.partyId = partyId
+            self.monitorToken = monitorToken
+        }
+    }
+
+    public enum Status: Sendable, Equatable {
+        case waiting(expiresAt: Date)
+        case paired(Claim)
+        case unknown
+    }
+
+    /// At most this many pairings wait at once (each costs a few bytes; a flood is refused, not stored).
+    public let capacity: Int
+    private var bySecret: [String: Pairing] = [:]
+
+    public init(capacity: Int = 1_000) {
+        self.capacity = capacity
+    }
+
+    /// A new pairing with a code no waiting pairing has, or nil when `capacity` pairings wait already (or no free code was drawn).
+    public mutating func open<R: RandomNumberGenerator>(secret: String, at now: Date, using random: inout R) -> Pairing? {
+        prune(at: now)
+        guard bySecret.count < capacity else { return nil }
+        let taken = Set(bySecret.values.map(\.code))
+        // At most `capacity` of a million codes are taken, so a few draws find a free one; bounded all the same.
+        var code: String?
+        for _ in 0..<64 where code == nil {
+            let digits = String(Int.random(in: 0..<1_000_000, using: &random))
+            let candidate = String(repeating: "0", count: Self.codeLength - digits.count) + digits
+            if !taken.contains(candidate) { code = candidate }
+        }
+        guard let code else { return nil }
+        let pairing = Pairing(code: code, secret: secret, expiresAt: now.addingTimeInterval(Self.lifetime))
+        bySecret[secret] = pairing
+        return pairing
+    }
+
+    /// The host's claim of `code` for a party: false when no unexpired, unclaimed pairing has that code.
+    public mutating func claim(code: String, partyId: String, monitorToken: String, at now: Date) -> Bool {
+        prune(at: now)
+        guard Self.isWellFormed(code),
+              let secret = bySecret.first(where: { $0.value.code == code && $0.value.claim == nil })?.key else { return false }
+        bySecret[secret]?.claim = Claim(partyId: partyId, monitorToken: monitorToken)
+        return true
+    }
+
+    /// What the TV learns when it asks with its secret. A paired pairing is handed out once, then forgotten.
+    public mutating func status(secret: String, at now: Date) -> Status {
+        prune(at: now)
+        guard let pairing = bySecret[secret] else { return .unknown }
+        guard let claim = pairing.claim else { return .waiting(expiresAt: pairing.expiresAt) }
+        bySecret[secret] = nil
+        return .paired(claim)
+    }
+
+    /// The pairing showing `code`, while it waits (for its QR code).
+    public func waiting(code: String, at now: Date) -> Pairing? {
+        bySecret.values.first { $0.code == code && $0.claim == nil && $0.expiresAt > now }
+    }
+
+    public var count: Int { bySecret.count }
+
+    public static func isWellFormed(_ code: String) -> Bool {
+        code.utf8.count == codeLength && code.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
+    }
+
+    private mutating func prune(at now: Date) {
+        bySecret = bySecret.filter { $0.value.expiresAt > now }
+    }
+}
