@@ -11,10 +11,7 @@ public struct StaticContent: Sendable {
     public init(bytes: [UInt8], contentType: String, compressible: Bool = false) {
         self.bytes = bytes
         self.contentType = contentType
-        // FNV-1a over the content: cheap, stable across restarts, changes when the file does.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let tag = String(hash, radix: 16) + "-" + String(bytes.count, radix: 16)
+        let tag = String(Self.fnv1a(bytes), radix: 16) + "-" + String(bytes.count, radix: 16)
         etag = "\"" + tag + "\""
         gzipEtag = "\"" + tag + "-gz\""
         gzipped = compressible ? GzipEncoder.smaller(bytes) : nil
@@ -31,6 +28,11 @@ public struct StaticContent: Sendable {
                                       extraHeaders: gzipped == nil ? [] : [("Vary", "Accept-Encoding")]) { range in
             .bytes(range.map { Array(bytes[$0]) } ?? bytes)
         }
+    }
+
+    /// FNV-1a: cheap, stable across restarts, changes when the bytes do (entity tags, the asset version).
+    static func fnv1a<Bytes: Sequence<UInt8>>(_ bytes: Bytes, continuing hash: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
+        bytes.reduce(hash) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
 
     /// `Accept-Encoding` names gzip without `q=0` (RFC 9110 §12.5.3).

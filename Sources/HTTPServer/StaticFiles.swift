@@ -20,11 +20,9 @@ public struct StaticFiles: Sendable {
             }
         }
         self.files = files
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for (path, content) in files.sorted(by: { $0.key < $1.key }) {
-            for byte in Array(path.utf8) + Array(content.etag.utf8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        }
-        version = String(hash, radix: 36)
+        version = String(files.sorted { $0.key < $1.key }.reduce(StaticContent.fnv1a([])) { hash, file in
+            StaticContent.fnv1a(file.value.etag.utf8, continuing: StaticContent.fnv1a(file.key.utf8, continuing: hash))
+        }, radix: 36)
     }
 
     static func isText(_ contentType: String) -> Bool {
