@@ -2,18 +2,20 @@ import { t } from './i18n.js';
 import { showError } from './dom.js';
 
 /**
- * Five digit boxes in `container`: typing advances, backspace goes back, a pasted PIN fills all,
- * and the fifth digit submits. Returns { clear, shake, focus }.
+ * Digit boxes in `container` (five, or `data-length`: a TV pairing code has six): typing advances, backspace
+ * goes back, a pasted code fills all, and the last digit submits. Returns { clear, shake, focus }.
  */
 export function pinInput(container, onComplete) {
   const label = container.dataset.label || 'PIN';
+  const length = Number(container.dataset.length) || 5;
+  const complete = new RegExp(`^\\d{${length}}$`);
   container.setAttribute('role', 'group');
   container.setAttribute('aria-label', label);
-  const boxes = Array.from({ length: 5 }, (_, index) => {
+  const boxes = Array.from({ length }, (_, index) => {
     const box = document.createElement('input');
     Object.assign(box, { type: 'text', inputMode: 'numeric', maxLength: 1, autocomplete: 'off' });
     box.setAttribute('pattern', '[0-9]*');
-    box.setAttribute('aria-label', `${label}: ${t('pin.digit', { n: index + 1 })}`);
+    box.setAttribute('aria-label', `${label}: ${t('pin.digit', { n: index + 1, total: length })}`);
     box.dataset.index = String(index);
     container.append(box);
     return box;
@@ -33,7 +35,7 @@ export function pinInput(container, onComplete) {
   };
   const maybeSubmit = async () => {
     const pin = value();
-    if (busy || !/^\d{5}$/.test(pin)) return;
+    if (busy || !complete.test(pin)) return;
     busy = true;
     try { await onComplete(pin); } finally { busy = false; }
   };
@@ -50,14 +52,14 @@ export function pinInput(container, onComplete) {
         boxes[index - 1].focus();
         event.preventDefault();
       } else if (event.key === 'ArrowLeft' && index > 0) boxes[index - 1].focus();
-      else if (event.key === 'ArrowRight' && index < 4) boxes[index + 1].focus();
+      else if (event.key === 'ArrowRight' && index < length - 1) boxes[index + 1].focus();
       else if (event.key === 'Enter') maybeSubmit();
     });
     box.addEventListener('paste', (event) => {
-      const digits = (event.clipboardData?.getData('text') || '').replace(/\D/g, '').slice(0, 5);
+      const digits = (event.clipboardData?.getData('text') || '').replace(/\D/g, '').slice(0, length);
       if (!digits) return;
       event.preventDefault();
-      fill(digits, digits.length === 5 ? 0 : index);
+      fill(digits, digits.length === length ? 0 : index);
     });
     box.addEventListener('focus', () => box.select());
   });
@@ -74,7 +76,7 @@ export function pinInput(container, onComplete) {
 }
 
 /**
- * The PIN boxes `[data-pin=name]` with their `[data-error=name]` line: `submit(pin)` runs on the fifth digit;
+ * The PIN boxes `[data-pin=name]` with their `[data-error=name]` line: `submit(pin)` runs on the last digit;
  * if it throws, a 404 shows `notFound`, anything else the server's own message, and the boxes shake and clear.
  */
 export function pinForm(name, submit, notFound) {

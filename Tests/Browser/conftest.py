@@ -111,3 +111,26 @@ def axe_violations(driver, include=None):
 def severe_console_errors(driver):
     return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"
             and "favicon" not in entry["message"]]
+
+
+def wait(driver, condition, timeout=10, message=""):
+    """Polls `condition`; live re-renders replace rows, so stale elements just mean "look again"."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+    return WebDriverWait(driver, timeout, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)) \
+        .until(lambda _: condition(), message)
+
+
+def type_code(driver, container, code):
+    """Types a PIN or TV code into the digit boxes `[data-pin=container]` as a person would."""
+    from selenium.webdriver.common.by import By
+    boxes = driver.find_elements(By.CSS_SELECTOR, f'[data-pin="{container}"] input')
+    assert len(boxes) == len(code), (container, len(boxes))
+    boxes[0].click()
+    for digit in code:
+        driver.switch_to.active_element.send_keys(digit)
+
+
+def visible_text(driver):
+    """What a person sees on the page (hidden elements and the strings table excluded)."""
+    return driver.execute_script("return document.body.innerText")

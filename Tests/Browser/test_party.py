@@ -67,6 +67,7 @@ def test_a_whole_party(server, browsers):
     host.find_element(By.CSS_SELECTOR, "#create-form button[type=submit]").click()
     wait(host, lambda: host.find_element(By.ID, "created").is_displayed())
     pin = text(host, "#created-pin")
+    host.find_element(By.ID, "show-host-pin").click()
     host_pin = text(host, "#created-host-pin")
     assert len(pin) == 5 and len(host_pin) == 5
     wait(host, lambda: host.execute_script("return document.getElementById('created-qr').naturalWidth") > 0)

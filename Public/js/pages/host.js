@@ -16,6 +16,7 @@ function showLogin() {
   view.hidden = true;
   logout.hidden = true;
   login.hidden = false;
+  document.getElementById('login-tv-hint').hidden = !pendingTvCode;
   const pin = pinForm('login', async (hostPin) => {
     const party = await api('GET', `/api/party/host-join/${hostPin}`);
     save(STORAGE_KEY, { partyId: party.id, hostPin });
@@ -70,6 +71,21 @@ async function run(partyId, hostPin) {
     qr.hidden = false;
   }, { once: true });
   qr.src = `${base}/qr`;
+
+  // Issue 14: the TV shows a code; the host types it here or scanned the TV's QR code (`#pairTv=CODE`).
+  document.getElementById('host-tv-address').textContent = `${new URL(party.joinUrl).origin}/tv`;
+  const tvPaired = document.getElementById('tv-paired');
+  const pairTv = async (code) => {
+    tvPaired.textContent = '';
+    await api('POST', `${base}/tv/pair`, { token: hostPin, body: { code } });
+    tvPaired.textContent = t('tv.paired');
+    toast(t('tv.paired'));
+  };
+  pinForm('tv', pairTv, t('tv.codeUnknown'));
+  if (pendingTvCode) {
+    document.getElementById('tv-card').scrollIntoView({ block: 'center' });
+    pairTv(pendingTvCode).catch((error) => showError('tv', error.status === 404 ? t('tv.codeUnknown') : error.message));
+  }
 
   const renderControls = () => {
     const enabled = Boolean(current.deviceActive);
@@ -241,6 +257,8 @@ async function run(partyId, hostPin) {
 }
 
 const hash = takeHashParameters();
+/** A TV's pairing code from its QR code, claimed once the host is logged in. */
+const pendingTvCode = /^\d{6}$/.test(hash.get('pairTv') || '') ? hash.get('pairTv') : null;
 const stored = hash.get('party') && hash.get('hostPin') ? { partyId: hash.get('party'), hostPin: hash.get('hostPin') } : load(STORAGE_KEY);
 if (stored?.partyId && stored?.hostPin) {
   save(STORAGE_KEY, stored);

@@ -32,16 +32,49 @@ async function register(partyId, credential) {
   return result.monitorToken;
 }
 
-function showPairing() {
+/**
+ * Issue 14: an unpaired TV shows a code and a QR code of the host page that claims it, and asks the server every
+ * 1.5 s whether the host did; an expired code is replaced. The host PIN typed with the remote stays the fallback.
+ */
+async function showPairing() {
   stage.hidden = true;
   pairSection.hidden = false;
+  let paired = false;
+  const finish = async (partyId, credential) => {
+    const token = await register(partyId, credential);
+    paired = true;
+    pairSection.hidden = true;
+    run(partyId, token);
+  };
   const pin = pinForm('pair', async (hostPin) => {
     const party = await api('GET', `/api/party/host-join/${hostPin}`);
-    const token = await register(party.id, hostPin);
-    pairSection.hidden = true;
-    run(party.id, token);
+    await finish(party.id, hostPin);
   }, t('host.wrongPin'));
-  pin.focus();
+  document.getElementById('pair-fallback').addEventListener('toggle', (event) => { if (event.target.open) pin.focus(); });
+
+  const code = document.getElementById('pair-code');
+  const qr = document.getElementById('pair-qr');
+  const expiry = document.getElementById('pair-expiry');
+  const say = (node, text) => { if (node.textContent !== text) node.textContent = text; };
+  let pairing = null;
+  while (!paired) {
+    try {
+      if (!pairing) {
+        pairing = await api('POST', '/api/tv/pairing');
+        say(code, `${pairing.code.slice(0, 3)} ${pairing.code.slice(3)}`);
+        qr.src = `/api/tv/pairing/${pairing.code}/qr`;
+        qr.hidden = false;
+      }
+      const status = await api('GET', '/api/tv/pairing', { token: pairing.secret });
+      if (status.status === 'paired') await finish(status.partyId, status.monitorToken);
+      else say(expiry, t('monitor.pair.expires', { minutes: Math.max(1, Math.ceil(status.expiresIn / 60)) }));
+    } catch (error) {
+      // Expired or already used: a fresh code. Too many opens: wait as told. Offline: the banner says so; keep asking.
+      if ([401, 404].includes(error.status)) pairing = null;
+      if (error.status === 429) await sleep((error.retryAfter || 10) * 1000);
+    }
+    if (!paired) await sleep(1500);
+  }
 }
 
 async function boot() {

@@ -28,20 +28,49 @@ document.getElementById('create-form').addEventListener('submit', async (event) 
   try {
     const party = await api('POST', '/api/party', { body: { provider } });
     save('musicvoting.host', { partyId: party.id, hostPin: party.hostPin });
-    document.getElementById('created-pin').textContent = party.pin;
-    document.getElementById('created-host-pin').textContent = party.hostPin;
-    const link = document.getElementById('created-join');
-    link.href = party.joinUrl;
-    link.textContent = party.joinUrl;
-    document.getElementById('created-qr').src = `${partyPath(party.id)}/qr`;
-    // The fragment never reaches the server or its logs; the monitor pairs with it once and forgets it.
-    document.getElementById('created-monitor').href = `/monitor#party=${party.id}&hostPin=${party.hostPin}`;
-    document.getElementById('created').hidden = false;
-    event.target.hidden = true;
-    document.getElementById('created-monitor').focus();
+    showCreated(party);
   } catch (error) {
     showError('create', error.message);
   } finally {
     button.disabled = false;
   }
 });
+
+/**
+ * The ready screen: what the guests scan, what the TV opens (its short address and the code it then shows),
+ * and the host PIN only on request: a laptop turned toward the guests must not hand over the party.
+ */
+function showCreated(party) {
+  document.getElementById('created-pin').textContent = party.pin;
+  const link = document.getElementById('created-join');
+  link.href = party.joinUrl;
+  link.textContent = party.joinUrl;
+  document.getElementById('created-qr').src = `${partyPath(party.id)}/qr`;
+  // The TV's short address on the address guests reach (the server's public base), not this tab's.
+  document.getElementById('created-tv-address').textContent = `${new URL(party.joinUrl).origin}/tv`;
+  // The fragment never reaches the server or its logs; the monitor pairs with it once and forgets it.
+  document.getElementById('created-monitor').href = `/monitor#party=${party.id}&hostPin=${party.hostPin}`;
+  const paired = document.getElementById('created-tv-paired');
+  pinForm('tv', async (code) => {
+    paired.textContent = '';
+    await api('POST', `${partyPath(party.id)}/tv/pair`, { token: party.hostPin, body: { code } });
+    paired.textContent = t('tv.paired');
+  }, t('tv.codeUnknown'));
+
+  const hostPin = document.getElementById('created-host-pin');
+  const reveal = document.getElementById('show-host-pin');
+  reveal.addEventListener('click', () => {
+    const show = hostPin.hidden;
+    hostPin.textContent = show ? party.hostPin : '';
+    hostPin.hidden = !show;
+    reveal.setAttribute('aria-expanded', String(show));
+    reveal.textContent = show ? t('start.created.hideHostPin') : t('start.created.showHostPin');
+  });
+
+  // The ready screen is the page now: the join and login cards would only compete with it.
+  for (const section of document.querySelectorAll('.start > section:not(#create)')) section.hidden = true;
+  document.getElementById('create-form').hidden = true;
+  document.getElementById('create-heading').hidden = true;
+  document.getElementById('created').hidden = false;
+  document.getElementById('created-heading').focus();
+}
