@@ -1,3 +1,5 @@
+import { t } from './i18n.js';
+
 /** Builds an element; text goes in as text, so provider data can never become markup. */
 export function el(tag, attributes = {}, children = []) {
   const node = document.createElement(tag);
@@ -33,7 +35,8 @@ export function guardCovers(root = document) {
   }
 }
 
-export const artistsOf = (track) => (track.artists || []).map((artist) => artist.name).join(', ');
+/** The artists, or "unknown" in the page's language (an untagged local file has none). */
+export const artistsOf = (track) => (track.artists || []).map((artist) => artist.name).join(', ') || t('track.unknownArtist');
 export const coverOf = (track) => track.album?.images?.[0]?.url || null;
 
 let toastTimer;

@@ -1,4 +1,5 @@
 import { t } from './i18n.js';
+import { artistsOf } from './dom.js';
 import { isOffline, onConnectionChange } from './connection.js';
 
 /** `m:ss` (or `h:mm:ss`), like the server's first paint. */
@@ -50,7 +51,7 @@ export class NowPlaying {
     } : null;
     this.section.dataset.state = state;
     this.title.textContent = track ? track.name : t('now.nothing');
-    this.artist.textContent = track ? (track.artists || []).map((artist) => artist.name).join(', ') : '';
+    this.artist.textContent = track ? artistsOf(track) : '';
     this.progress.hidden = !track;
     this.pausedBadge.hidden = !track || state === 'playing';
     this.pausedBadge.textContent = state === 'stalled' ? (t(`now.stalled.${current.stallReason}`) || t('now.paused')) : t('now.paused');

@@ -2,30 +2,38 @@ import { el, cover, artistsOf, coverOf } from './dom.js';
 import { t } from './i18n.js';
 
 /**
- * Renders queue entries (or search results) into `list`. `actions(track)` returns the buttons of a row.
- * Rows are keyed by uri so focus and scroll survive live updates.
+ * Renders queue entries (or search results) into `list`. `actions(track)` returns the buttons of a row; each
+ * carries `data-action`. Rows are keyed by uri so focus survives live updates: the focused button's row keeps
+ * focus on the button with the same action (or its first button); a row that left moves focus to the row now
+ * at its place, so a keyboard user never falls back to the top of the page.
  */
 export function renderTracks(list, tracks, { actions, showLikes = false, showCurrent = false } = {}) {
   const rows = tracks.map((track) => {
-    const text = el('div', { className: 'track-text' }, [
-      el('span', { className: 'track-name', text: track.name }),
-      el('span', { className: 'track-artist', text: artistsOf(track) }),
-    ]);
-    if (track.autofilled) text.firstChild.append(el('span', { className: 'track-badge', text: t('queue.autofilled') }));
+    const title = el('div', { className: 'track-title' }, [el('span', { className: 'track-name', text: track.name })]);
+    if (track.autofilled) title.append(el('span', { className: 'track-badge', text: t('queue.autofilled') }));
+    const text = el('div', { className: 'track-text' }, [title, el('span', { className: 'track-artist', text: artistsOf(track) })]);
     const row = el('li', { className: 'track', 'data-uri': track.uri }, [cover(coverOf(track)), text]);
     if (showCurrent && track.isCurrentlyPlaying) row.classList.add('is-current');
-    if (showLikes) {
-      row.append(el('span', { className: 'like-count', text: `♥ ${track.likeCount ?? 0}`, 'aria-label': `${track.likeCount ?? 0} ${t('queue.likes')}` }));
-    }
+    if (showLikes) row.append(likeCount(track.likeCount ?? 0));
     for (const action of actions ? actions(track) : []) row.append(action);
     return row;
   });
-  const focusedUri = document.activeElement?.closest?.('.track')?.dataset.uri;
-  const focusedClass = document.activeElement?.className;
+  const focused = document.activeElement;
+  const focusedRow = list.contains(focused) ? focused.closest('.track') : null;
+  const focusedIndex = focusedRow ? [...list.children].indexOf(focusedRow) : -1;
+  const focusedAction = focused?.dataset?.action;
   list.replaceChildren(...rows);
-  if (focusedUri) {
-    const again = [...list.children].find((row) => row.dataset.uri === focusedUri);
-    const button = again && [...again.querySelectorAll('button')].find((candidate) => candidate.className === focusedClass);
-    button?.focus();
-  }
+  if (!focusedRow) return;
+  const again = rows.find((row) => row.dataset.uri === focusedRow.dataset.uri)
+    || rows[Math.min(focusedIndex, rows.length - 1)];
+  const target = again && (again.querySelector(`[data-action="${focusedAction}"]`) || again.querySelector('button'));
+  if (target) target.focus();
+  else list.closest('section')?.querySelector('h2, [tabindex="-1"]')?.focus();
+}
+
+/** "♥ 3" that a screen reader reads as "3 Likes" (text, not an aria-label on a span that readers may skip). */
+export function likeCount(count) {
+  return el('span', { className: 'like-count' }, [
+    el('span', { 'aria-hidden': 'true', text: '♥ ' }), String(count), el('span', { className: 'visually-hidden', text: ` ${t('queue.likes')}` }),
+  ]);
 }

@@ -44,6 +44,7 @@ enum PageData {
         var data: [String: MustacheValue] = [
             "partyId": .string(party.id), "pin": .string(party.guestPin), "provider": .string(party.provider),
             "queue": .list(queue.waiting.map(entry)), "queueEmpty": .bool(queue.waiting.isEmpty),
+            "queueCount": .string(String(queue.waiting.count)),
         ]
         if let current = queue.current {
             let position = min(playback.positionMs(at: service.now), current.track.durationMs)
@@ -59,7 +60,9 @@ enum PageData {
     static func entry(_ entry: QueueEntry) -> MustacheValue {
         .object([
             "uri": .string(entry.track.uri), "name": .string(entry.track.name),
-            "artist": .string(entry.track.artists.joined(separator: ", ")), "album": .string(entry.track.album),
+            // No artist (an untagged file): the template says "unknown" in the page's language.
+            "artist": entry.track.artists.isEmpty ? .null : .string(entry.track.artists.joined(separator: ", ")),
+            "album": .string(entry.track.album),
             "cover": entry.track.imageURL.map(MustacheValue.string) ?? .null,
             "likeCount": .number(Double(entry.likeCount)), "autofilled": .bool(entry.autofilled),
             "durationText": .string(clock(entry.track.durationMs)),

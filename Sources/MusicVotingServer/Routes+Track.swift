@@ -11,7 +11,15 @@ extension Routes {
                 let party = try service.activeParty(id: request.parameter("id"))
                 let query = String((request.query["q"] ?? "").prefix(200))
                 let provider = try service.provider(for: party)
-                @Sendable func answer(_ tracks: [Track]) -> Response { .json(["tracks": ["items": .array(tracks.map { TrackJSON.track($0, base: service.publicBase) })]]) }
+                // Ours (issue 14): a result the blacklist refuses says so (`blocked`), so a page offers no "+" for it (R12).
+                let blacklist = try service.blacklist(of: party)
+                @Sendable func answer(_ tracks: [Track]) -> Response {
+                    .json(["tracks": ["items": .array(tracks.map { track in
+                        var members = TrackJSON.members(track, base: service.publicBase)
+                        if blacklist.blocks(track) { members.append(("blocked", .bool(true))) }
+                        return .object(members)
+                    })]])
+                }
                 if provider.isRemote {
                     // A cache hit is answered at once, on this thread, and costs no quota; a miss counts (issue 10).
                     if let cached = provider.cachedSearch(query) { return answer(cached) }

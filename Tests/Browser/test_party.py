@@ -6,7 +6,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import PHONE, TV, screenshot, severe_console_errors
+from conftest import PHONE, TV, axe_violations, screenshot, severe_console_errors
 
 WAIT = 10
 
@@ -105,11 +105,13 @@ def test_a_whole_party(server, browsers):
     time.sleep(0.5)
     guest2.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
     guest2.find_element(By.CSS_SELECTOR, "#results .track .add-button").click()
-    alert = WebDriverWait(guest2, WAIT).until(EC.alert_is_present())
-    assert alert.text == "Song ist schon in der Warteschlange. Stattdessen liken?"
-    alert.accept()
+    dialog = wait(guest2, lambda: next(iter(guest2.find_elements(By.CSS_SELECTOR, "dialog[open]")), None), message="in-page dialog")
+    assert dialog.find_element(By.CSS_SELECTOR, ".dialog-message").text == "Song ist schon in der Warteschlange. Stattdessen liken?"
+    assert guest2.switch_to.active_element.get_attribute("data-answer") == "yes", "focus moves into the dialog"
+    assert axe_violations(guest2) == [], "the duplicate dialog is accessible"
+    dialog.find_element(By.CSS_SELECTOR, "[data-answer=yes]").click()
     wait(guest2, lambda: "liked" in like_button_class(guest2, "Rollschuh-Romanze"), message="liked instead")
-    wait(guest2, lambda: guest2.find_elements(By.CSS_SELECTOR, "#results .track button[disabled]"), message="check shown")
+    wait(guest2, lambda: guest2.find_elements(By.CSS_SELECTOR, "#results .track button[aria-disabled=true]"), message="check shown")
     screenshot(guest2, "guest-duplicate-phone")
 
     # Rate limit: guest 2 adds ten songs; the eleventh is refused with the server's message.
@@ -125,6 +127,7 @@ def test_a_whole_party(server, browsers):
     assert "Regen auf Blech" not in queue_names(guest2)
 
     # Likes from guest 1 reorder guest 2's queue live.
+    guest1.find_element(By.ID, "tab-queue").click()
     like = wait(guest1, lambda: next((row.find_element(By.CSS_SELECTOR, ".like-button")
                                       for row in guest1.find_elements(By.CSS_SELECTOR, "#queue-list .track")
                                       if "Satellite Heart" in row.text), None))
@@ -186,8 +189,9 @@ def test_a_whole_party(server, browsers):
     assert text(monitor, "#now-title") == queue_before[0], "one song end, one advance"
 
     # Ending the party tells every tab; the TV shows a "party over" screen for the room.
-    host.execute_script("window.confirm = () => true;")
     host.find_element(By.ID, "end-party").click()
+    confirm = wait(host, lambda: next(iter(host.find_elements(By.CSS_SELECTOR, "dialog[open] [data-answer=yes]")), None))
+    confirm.click()
     wait(host, lambda: host.find_element(By.ID, "ended").is_displayed())
     for guest in (guest1, guest2):
         wait(guest, lambda: guest.find_element(By.ID, "ended").is_displayed(), message="guest sees the end")

@@ -74,6 +74,21 @@ struct QueueTests {
         #expect(try party.client.get("\(party.base)/blacklist").status == 401)
     }
 
+    @Test func searchResultsTheBlacklistRefusesAreMarkedBlocked() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        #expect(try party.host("PUT", "/blacklist", json: ["word": "bahnSTEIG"]).status == 200)
+        let items = { (query: String) throws -> [[String: Any]] in
+            let tracks = try party.client.get("\(party.base)/track/search?q=\(query)").json["tracks"] as? [String: Any]
+            return tracks?["items"] as? [[String: Any]] ?? []
+        }
+        let refused = try items("Bahnsteig")
+        #expect(!refused.isEmpty && refused.allSatisfy { $0["blocked"] as? Bool == true })
+        let allowed = try items("Tanz")
+        #expect(!allowed.isEmpty && allowed.allSatisfy { $0["blocked"] == nil })
+    }
+
     @Test func likesToggleReorderTheQueueAndShowHasVoted() throws {
         let server = try ServerProcess()
         defer { server.stop() }

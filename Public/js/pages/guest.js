@@ -5,6 +5,8 @@ import { connectEvents } from '../events.js';
 import { NowPlaying } from '../playback-clock.js';
 import { renderTracks } from '../track-list.js';
 import { deviceId } from '../storage.js';
+import { ask } from '../dialog.js';
+import { tabs } from '../tabs.js';
 
 const root = document.getElementById('guest');
 const partyId = root.dataset.party;
@@ -21,20 +23,30 @@ function start() {
   const results = document.getElementById('results');
   const caption = document.getElementById('results-caption');
   const search = document.getElementById('search');
+  const queueCount = document.getElementById('queue-count');
+  tabs(document.querySelector('.tabs'));
   let queue = [];
   let lastResults = [];
   /** Likes the guest just toggled, shown before the server confirms (rolled back on error). */
   const pendingLikes = new Map();
 
-  const queuedUris = () => new Set(queue.filter((entry) => !entry.isCurrentlyPlaying).map((entry) => entry.uri));
+  // An auto-filled song can be asked for: the server promotes it to a guest song (R9). Only guest songs show ✓.
+  const requestedUris = () => new Set(queue.filter((entry) => !entry.isCurrentlyPlaying && !entry.autofilled).map((entry) => entry.uri));
+  const autofilledUris = () => new Set(queue.filter((entry) => !entry.isCurrentlyPlaying && entry.autofilled).map((entry) => entry.uri));
+  /** Songs the server refused for the blacklist (R12), besides those the search marks `blocked`. */
+  const refused = new Set();
+  /** R11: after a 429 the "+" buttons wait for `Retry-After`, with a countdown. */
+  let addsAllowedAt = 0;
+  const addWait = document.getElementById('add-wait');
+  let addWaitTimer;
 
   const likeButton = (entry) => {
     const pending = pendingLikes.get(entry.uri);
     const liked = pending ? pending.liked : entry.hasVoted;
     const count = pending ? pending.likeCount : entry.likeCount;
     return el('button', {
-      type: 'button', className: `icon-button like-button${liked ? ' liked' : ''}`,
-      'aria-pressed': liked ? 'true' : 'false', 'aria-label': `${liked ? t('guest.unlike') : t('guest.like')}: ${entry.name}`,
+      type: 'button', className: `icon-button like-button${liked ? ' liked' : ''}`, 'data-action': 'like',
+      'aria-pressed': liked ? 'true' : 'false', 'aria-label': `${liked ? t('guest.unlike') : t('guest.like')}: ${entry.name} (${count} ${t('queue.likes')})`,
       text: `♥ ${count}`, onclick: () => toggleLike(entry),
     });
   };
@@ -51,18 +63,51 @@ function start() {
     const waiting = queue.filter((entry) => !entry.isCurrentlyPlaying);
     renderTracks(queueList, waiting, { actions: (entry) => [likeButton(entry)] });
     queueEmpty.hidden = waiting.length > 0;
+    queueCount.textContent = String(waiting.length);
     renderResults(lastResults);
   };
 
+  /** A state shown as a button so keyboards and screen readers reach it; pressing it explains. */
+  const stateButton = (track, symbol, label, explanation) => el('button', {
+    type: 'button', className: 'icon-button state-button', 'data-action': 'add', 'aria-disabled': 'true',
+    'aria-label': `${label}: ${track.name}`, text: symbol, onclick: () => toast(explanation),
+  });
+
   const renderResults = (tracks) => {
     lastResults = tracks;
-    const queued = queuedUris();
-    renderTracks(results, tracks, {
-      actions: (track) => [queued.has(track.uri)
-        ? el('button', { type: 'button', className: 'icon-button', disabled: true, 'aria-label': `${t('guest.queued')}: ${track.name}`, text: '✓' })
-        : el('button', { type: 'button', className: 'icon-button add-button', 'aria-label': `${t('guest.add')}: ${track.name}`, text: '+', onclick: () => add(track) })],
+    const requested = requestedUris();
+    const autofilled = autofilledUris();
+    const waiting = Date.now() < addsAllowedAt;
+    renderTracks(results, tracks.map((track) => ({ ...track, autofilled: autofilled.has(track.uri) })), {
+      actions: (track) => {
+        if (requested.has(track.uri)) return [stateButton(track, '✓', t('guest.queued'), t('guest.queued'))];
+        if (track.blocked || refused.has(track.uri)) return [stateButton(track, '⊘', t('guest.blocked'), t('guest.blockedHint'))];
+        const label = track.autofilled ? t('guest.promote') : t('guest.add');
+        return [el('button', {
+          type: 'button', className: 'icon-button add-button', 'data-action': 'add', 'aria-label': `${label}: ${track.name}`,
+          'aria-disabled': waiting ? 'true' : null, text: '+', onclick: () => add(track),
+        })];
+      },
     });
     if (!tracks.length) results.replaceChildren(el('li', { className: 'empty', text: t('guest.search.none') }));
+  };
+
+  const holdAdds = (seconds) => {
+    addsAllowedAt = Date.now() + seconds * 1000;
+    clearInterval(addWaitTimer);
+    const tick = () => {
+      const left = Math.ceil((addsAllowedAt - Date.now()) / 1000);
+      addWait.hidden = left <= 0;
+      if (left <= 0) {
+        clearInterval(addWaitTimer);
+        renderResults(lastResults);
+      } else {
+        addWait.textContent = t('guest.addWait', { seconds: left });
+      }
+    };
+    tick();
+    addWaitTimer = setInterval(tick, 1000);
+    renderResults(lastResults);
   };
 
   const loadQueue = async () => {
@@ -114,17 +159,25 @@ function start() {
   });
 
   async function add(track) {
+    if (Date.now() < addsAllowedAt) return toast(addWait.textContent);
     try {
       await api('POST', `${base}/track/addToPlaylist`, { body: { uri: track.uri, deviceId: device } });
       toast(t('guest.added'));
       await loadQueue();
     } catch (error) {
       if (error.status === 409 && error.code === 'duplicate') {
-        // The server's message verbatim, then the offer to like the queued copy instead.
-        const likeInstead = confirm(`${error.message} ${t('guest.duplicate.confirm')}`);
+        // Someone queued it a moment ago: offer the like instead, in the page's language.
+        const likeInstead = await ask({ message: t('guest.duplicate.question'), confirm: t('guest.duplicate.like'), cancel: t('dialog.cancel') });
         await loadQueue();
         const entry = queue.find((candidate) => candidate.uri === track.uri && !candidate.isCurrentlyPlaying);
         if (likeInstead && entry && !entry.hasVoted) await toggleLike(entry);
+      } else if (error.status === 429 && error.code === 'rate_limited') {
+        toast(t('guest.rateLimited'));
+        holdAdds(error.retryAfter || 60);
+      } else if (error.status === 403 && error.code === 'blacklisted') {
+        refused.add(track.uri);
+        toast(t('guest.blockedHint'));
+        renderResults(lastResults);
       } else {
         toast(error.message);
       }

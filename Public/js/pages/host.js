@@ -6,15 +6,14 @@ import { NowPlaying } from '../playback-clock.js';
 import { renderTracks } from '../track-list.js';
 import { load, save, forget, takeHashParameters } from '../storage.js';
 import { pinForm } from '../pin-input.js';
+import { ask } from '../dialog.js';
 
 const STORAGE_KEY = 'musicvoting.host';
 const login = document.getElementById('login');
 const view = document.getElementById('controls-view');
-const logout = document.getElementById('logout');
 
 function showLogin() {
   view.hidden = true;
-  logout.hidden = true;
   login.hidden = false;
   document.getElementById('login-tv-hint').hidden = !pendingTvCode;
   const pin = pinForm('login', async (hostPin) => {
@@ -29,7 +28,6 @@ function showLogin() {
 function ended() {
   forget(STORAGE_KEY);
   view.hidden = true;
-  logout.hidden = true;
   document.getElementById('ended').hidden = false;
 }
 
@@ -46,7 +44,6 @@ async function run(partyId, hostPin) {
   }
   if (party.hostPin !== hostPin) { forget(STORAGE_KEY); return showLogin(); }
   view.hidden = false;
-  logout.hidden = false;
   const now = new NowPlaying();
   const playPause = document.getElementById('play-pause');
   const skip = document.getElementById('skip');
@@ -113,23 +110,82 @@ async function run(partyId, hostPin) {
     renderControls();
   };
 
-  const loadQueue = async () => {
-    const { queue } = await api('GET', `${base}/track/queue`);
-    renderTracks(queueList, queue, {
+  /** The row whose actions are open (one at a time; survives live re-renders). */
+  let openRow = null;
+  let lastQueue = [];
+  const renderQueue = () => {
+    const shown = lastQueue.filter((entry) => !removals.pending(entry.uri));
+    renderTracks(queueList, shown, {
       showLikes: true, showCurrent: true,
-      actions: (entry) => [
-        entry.isCurrentlyPlaying ? null : el('button', {
-          type: 'button', className: 'icon-button play-now-button', 'aria-label': `${t('host.playNow')}: ${entry.name}`, text: '▶',
-          disabled: !current.deviceActive, onclick: () => command('PUT', '/track/play', { uri: entry.uri }),
-        }),
-        el('button', {
-          type: 'button', className: 'icon-button remove-button', 'aria-label': `${t('host.remove')}: ${entry.name}`, text: '✕',
-          onclick: () => command('DELETE', '/track/remove', { uri: entry.uri }),
-        }),
-      ].filter(Boolean),
+      actions: (entry) => {
+        const open = openRow === entry.uri;
+        const menuId = `actions-${entry.id}`;
+        const toggle = el('button', {
+          type: 'button', className: 'icon-button menu-button', 'data-action': 'menu', 'aria-expanded': String(open), 'aria-controls': menuId,
+          'aria-label': `${t('host.rowActions')}: ${entry.name}`, text: '⋯',
+          onclick: () => { openRow = open ? null : entry.uri; renderQueue(); },
+        });
+        const menu = el('div', { className: 'row-actions', id: menuId, hidden: !open }, [
+          entry.isCurrentlyPlaying ? null : el('button', {
+            type: 'button', className: 'button small play-now-button', 'data-action': 'play-now', text: t('host.playNow'),
+            'aria-disabled': current.deviceActive ? null : 'true',
+            onclick: () => (current.deviceActive ? command('PUT', '/track/play', { uri: entry.uri }) : toast(t('host.noDevice'))),
+          }),
+          el('button', {
+            type: 'button', className: 'button small remove-button', 'data-action': 'remove', text: t('host.remove'),
+            onclick: () => { openRow = null; removals.add(entry); },
+          }),
+        ]);
+        return [toggle, menu];
+      },
     });
-    queueEmpty.hidden = queue.length > 0;
+    queueEmpty.hidden = shown.length > 0;
   };
+  const loadQueue = async () => {
+    lastQueue = (await api('GET', `${base}/track/queue`)).queue;
+    renderQueue();
+  };
+
+  /**
+   * A removal waits 5 s with an "Undo" before the DELETE is sent (the row is hidden meanwhile); leaving the page
+   * sends what is pending at once, so nothing the host removed comes back.
+   */
+  const removals = (() => {
+    const waiting = new Map();
+    const bar = document.getElementById('undo-bar');
+    const send = (uri) => {
+      const pending = waiting.get(uri);
+      if (!pending) return;
+      clearTimeout(pending.timer);
+      waiting.delete(uri);
+      if (!waiting.size) bar.hidden = true;
+      command('DELETE', '/track/remove', { uri });
+    };
+    document.getElementById('undo').addEventListener('click', () => {
+      const last = [...waiting.keys()].pop();
+      if (!last) return;
+      clearTimeout(waiting.get(last).timer);
+      waiting.delete(last);
+      bar.hidden = waiting.size === 0;
+      renderQueue();
+      queueList.querySelector(`[data-uri="${CSS.escape(last)}"] [data-action="menu"]`)?.focus();
+    });
+    addEventListener('pagehide', () => {
+      for (const uri of waiting.keys()) {
+        fetch(`${base}/track/remove`, { method: 'DELETE', keepalive: true, headers: { Authorization: `Bearer ${hostPin}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ uri }) }).catch(() => {});
+      }
+      waiting.clear();
+    });
+    return {
+      pending: (uri) => waiting.has(uri),
+      add(entry) {
+        waiting.set(entry.uri, { timer: setTimeout(() => send(entry.uri), 5000) });
+        document.getElementById('undo-text').textContent = t('host.removed', { name: entry.name });
+        bar.hidden = false;
+        renderQueue();
+      },
+    };
+  })();
 
   const loadBlacklist = async () => {
     const { words } = await api('GET', `${base}/blacklist`, { token: hostPin });
@@ -173,15 +229,16 @@ async function run(partyId, hostPin) {
     }
   };
 
+  /** A host command, then the fresh state; false (and the server's message) when it was refused. */
   async function command(method, path, body) {
     try {
-      const result = await api(method, `${base}${path}`, { token: hostPin, body });
+      await api(method, `${base}${path}`, { token: hostPin, body });
       await Promise.all([loadCurrent(), loadQueue()]);
-      return result;
+      return true;
     } catch (error) {
       toast(error.message);
       if (error.status === 404) ended();
-      return null;
+      return false;
     }
   }
 
@@ -189,12 +246,25 @@ async function run(partyId, hostPin) {
     if (current.isPlaying && current.track) return command('POST', '/track/pause');
     return command('POST', current.track ? '/track/resume' : '/track/start');
   });
-  skip.addEventListener('click', () => command('POST', '/track/next'));
+  // Say what the skip did: the next song, an empty queue, or why it was refused (the toast of `command`).
+  skip.addEventListener('click', async () => {
+    const before = current.track?.id;
+    if (!await command('POST', '/track/next')) return;
+    if (!current.track) toast(t('host.skippedToEmpty'));
+    else if (current.track.id === before) toast(t('host.skipNotTaken'));
+    else toast(t('host.skippedTo', { name: current.track.name }));
+  });
 
   document.getElementById('blacklist-form').addEventListener('submit', async (event) => {
     event.preventDefault();
     const input = document.getElementById('blacklist-word');
     showError('blacklist', '');
+    // A blank word is the page's own mistake to name, in its language (the server's "Missing word" is for the API).
+    if (!input.value.trim()) {
+      showError('blacklist', t('host.blacklist.missing'));
+      input.focus();
+      return;
+    }
     try {
       renderBlacklist((await api('PUT', `${base}/blacklist`, { token: hostPin, body: { word: input.value } })).words);
       input.value = '';
@@ -213,7 +283,7 @@ async function run(partyId, hostPin) {
   });
 
   document.getElementById('end-party').addEventListener('click', async () => {
-    if (!confirm(t('host.endConfirm'))) return;
+    if (!await ask({ message: t('host.endConfirm'), confirm: t('host.end'), cancel: t('dialog.cancel'), danger: true })) return;
     try {
       await api('DELETE', base, { token: hostPin });
       events.stop();
@@ -223,7 +293,7 @@ async function run(partyId, hostPin) {
     }
   });
 
-  logout.addEventListener('click', () => { forget(STORAGE_KEY); location.href = '/'; });
+  document.getElementById('logout').addEventListener('click', () => { forget(STORAGE_KEY); location.href = '/'; });
 
   let reloadTimer;
   const reloadSoon = () => {

@@ -105,7 +105,8 @@ public final class LocalLibrary: @unchecked Sendable {
                 let track = Track(
                     id: id, uri: LocalProvider.uriPrefix + id,
                     name: tags.map { $0.title.isEmpty ? fallbackTitle : $0.title } ?? fallbackTitle,
-                    artists: [tags.map { $0.artist.isEmpty ? "Unbekannt" : $0.artist } ?? "Unbekannt"],
+                    // No artist tag: no artist (each page says "unknown" in its own language).
+                    artists: tags.map { $0.artist.isEmpty ? [] : [$0.artist] } ?? [],
                     album: tags.map { $0.album.isEmpty ? folder.relative : $0.album } ?? folder.relative,
                     imageURL: cover == nil ? nil : "/local/cover/\(id)", durationMs: tags?.durationMs ?? 0)
                 found[id] = Item(track: track, path: file.realPath, coverPath: cover, folder: folder.relative)
