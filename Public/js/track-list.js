@@ -9,9 +9,10 @@ import { t } from './i18n.js';
  */
 export function renderTracks(list, tracks, { actions, showLikes = false, showCurrent = false } = {}) {
   const rows = tracks.map((track) => {
-    const title = el('div', { className: 'track-title' }, [el('span', { className: 'track-name', text: track.name })]);
-    if (track.autofilled) title.append(el('span', { className: 'track-badge', text: t('queue.autofilled') }));
-    const text = el('div', { className: 'track-text' }, [title, el('span', { className: 'track-artist', text: artistsOf(track) })]);
+    // The "auto" badge sits on the artist line: beside the title it squeezed the title on phones.
+    const meta = el('div', { className: 'track-meta' }, [el('span', { className: 'track-artist', text: artistsOf(track) })]);
+    if (track.autofilled) meta.prepend(el('span', { className: 'track-badge', text: t('queue.autofilled') }));
+    const text = el('div', { className: 'track-text' }, [el('span', { className: 'track-name', text: track.name }), meta]);
     const row = el('li', { className: 'track', 'data-uri': track.uri }, [cover(coverOf(track)), text]);
     if (showCurrent && track.isCurrentlyPlaying) row.classList.add('is-current');
     if (showLikes) row.append(likeCount(track.likeCount ?? 0));

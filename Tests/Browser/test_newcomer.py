@@ -101,3 +101,270 @@ def test_a_tv_pairs_in_one_step_with_its_code_or_its_qr_code(server, browsers):
     tv3.find_element(By.CSS_SELECTOR, "#pair-fallback summary").click()
     type_code(tv3, "pair", session["hostPin"])
     wait(tv3, lambda: tv3.find_element(By.ID, "stage").is_displayed(), message="paired with the PIN")
+
+
+def playing_party(server, first="demo:track:1"):
+    """A demo party playing `first` on a monitor registered through the API; R15 filled the queue with auto songs."""
+    party = server.api("POST", "/api/party", {"provider": "demo"})
+    server.api("PUT", f"/api/party/{party['id']}/device", {"deviceId": "tv-api", "kind": "monitor"}, auth=party["hostPin"])
+    server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": first, "deviceId": "someone"})
+    server.api("POST", f"/api/party/{party['id']}/track/start", auth=party["hostPin"])
+    return party
+
+
+def waiting(server, party):
+    return [entry for entry in server.api("GET", f"/api/party/{party['id']}/track/queue")["queue"] if not entry["isCurrentlyPlaying"]]
+
+
+def result_row(driver, name):
+    return driver.execute_script("""return [...document.querySelectorAll('#results .track')]
+        .find(row => row.querySelector('.track-name').textContent === arguments[0]) || null""", name)
+
+
+def test_a_guest_promotes_an_auto_song_and_sees_the_queue_at_once_on_a_small_phone(server, browsers):
+    party = playing_party(server)
+    auto = waiting(server, party)
+    assert len(auto) == 10 and all(entry["autofilled"] for entry in auto)
+    guest = browsers(SMALL_PHONE)
+    guest.get(f"{server.base}/join/{party['pin']}")
+
+    # The queue is the first thing under now-playing: its first row is on screen without scrolling.
+    assert guest.find_element(By.ID, "tab-queue").get_attribute("aria-selected") == "true"
+    wait(guest, lambda: len(guest.find_elements(By.CSS_SELECTOR, "#queue-list .track")) == 10)
+    assert guest.execute_script("""const r = document.querySelector('#queue-list .track').getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= innerHeight""")
+    assert guest.find_element(By.ID, "queue-count").text == "10"
+    badge = guest.find_element(By.CSS_SELECTOR, "#queue-list .track-badge")
+    assert badge.text == "automatisch"
+    assert guest.execute_script("const b = arguments[0]; return b.scrollWidth <= b.clientWidth && b.clientWidth > 0", badge), "badge not clipped"
+    screenshot(guest, "guest-queue-tab-phone-360")
+    assert axe_violations(guest) == []
+
+    # Search: the auto songs offer "+" (a request promotes them), with their badge; the guest asks for one.
+    tab = guest.find_element(By.ID, "tab-queue")
+    tab.send_keys("\ue012")  # ArrowLeft: the keyboard moves between the tabs
+    assert guest.find_element(By.ID, "tab-search").get_attribute("aria-selected") == "true"
+    assert guest.switch_to.active_element.get_attribute("id") == "tab-search"
+    wait(guest, lambda: len(guest.find_elements(By.CSS_SELECTOR, "#results .track")) == 10)
+    target = auto[3]["name"]
+    wait(guest, lambda: result_row(guest, target) is not None)
+    row = result_row(guest, target)
+    assert row.find_element(By.CSS_SELECTOR, ".track-badge").text == "automatisch"
+    add = row.find_element(By.CSS_SELECTOR, ".add-button")
+    assert add.get_attribute("aria-label").startswith("Wünschen")
+    screenshot(guest, "guest-search-auto-songs-phone-360")
+    add.click()
+    wait(guest, lambda: result_row(guest, target).find_element(By.CSS_SELECTOR, "button").text == "✓", message="promoted")
+    first = waiting(server, party)[0]
+    assert first["name"] == target and not first["autofilled"], "the request made it a guest song, first in line"
+    # Focus stays on the row the guest acted on (now its ✓, which a keyboard can still reach).
+    assert guest.execute_script("return document.activeElement.closest('.track')?.querySelector('.track-name').textContent") == target
+    assert guest.switch_to.active_element.get_attribute("aria-disabled") == "true"
+    assert axe_violations(guest) == []
+
+
+def test_the_english_guest_sees_no_german_and_likes_keep_focus(server, browsers):
+    party = playing_party(server)
+    server.api("PUT", f"/api/party/{party['id']}/blacklist", {"word": "Bahnsteig"}, auth=party["hostPin"])
+    guest = browsers(PHONE, "en-US")
+    guest.get(f"{server.base}/join/{party['pin']}")
+    wait(guest, lambda: len(guest.find_elements(By.CSS_SELECTOR, "#queue-list .like-button")) == 10)
+    like = guest.find_elements(By.CSS_SELECTOR, "#queue-list .like-button")[4]
+    uri = guest.execute_script("return arguments[0].closest('.track').dataset.uri", like)
+    like.send_keys("\ue007")  # Enter
+    wait(guest, lambda: guest.execute_script(
+        "return document.activeElement.classList.contains('liked') && document.activeElement.closest('.track').dataset.uri") == uri,
+        message="focus stays on the liked row's button")
+    # The like count is text a screen reader reads: "1 likes" inside the row, not an aria-label on a span.
+    assert guest.execute_script("""return [...document.querySelectorAll('#queue-list .track')]
+        .find(r => r.dataset.uri === arguments[0]).querySelector('.like-button').getAttribute('aria-label')""", uri).endswith("(1 likes)")
+
+    guest.find_element(By.ID, "tab-search").click()
+    guest.find_element(By.ID, "search").send_keys("Bahnsteig")
+    wait(guest, lambda: result_row(guest, "Bahnsteig 9") is not None and
+         result_row(guest, "Bahnsteig 9").find_element(By.CSS_SELECTOR, "button").text == "⊘", message="blocked song marked")
+    assert result_row(guest, "Bahnsteig 9").find_element(By.CSS_SELECTOR, "button").get_attribute("aria-label") == "Blocked by the host: Bahnsteig 9"
+    screenshot(guest, "guest-blocked-result-phone-en")
+    assert axe_violations(guest) == []
+    assert german_outside_server_messages(guest) == []
+
+
+GERMAN_ONLY = None
+
+
+def german_outside_server_messages(driver):
+    """Words of the German strings table that the English table does not use, found in what the page shows
+    (song titles and artists are the provider's data and left out)."""
+    global GERMAN_ONLY
+    if GERMAN_ONLY is None:
+        import json, os
+        locales = os.path.join(os.path.dirname(__file__), "..", "..", "Templates", "locales")
+        german = json.load(open(os.path.join(locales, "de.json"), encoding="utf-8"))
+        english = json.load(open(os.path.join(locales, "en.json"), encoding="utf-8"))
+        english_words = {word.lower() for value in english.values() for word in re.findall(r"\w+", value)}
+        GERMAN_ONLY = {word for key, value in german.items() for word in re.findall(r"\w{4,}", value)
+                       if word.lower() not in english_words and not word.isdigit()}
+    shown = driver.execute_script("""const copy = document.body.cloneNode(true);
+        copy.querySelectorAll('.track-text, #now-title, #now-artist, script, [hidden]').forEach(n => n.remove());
+        document.body.append(copy); copy.style.position = 'absolute';
+        const text = copy.innerText; copy.remove(); return text""")
+    words = set(re.findall(r"\w+", shown))
+    return sorted(words & GERMAN_ONLY)
+
+
+def open_host(browsers, server, party, size=SMALL_PHONE, language="de-DE"):
+    host = browsers(size, language)
+    host.get(f"{server.base}/host#party={party['id']}&hostPin={party['hostPin']}")
+    wait(host, lambda: host.find_element(By.ID, "controls-view").is_displayed())
+    wait(host, lambda: len(host.find_elements(By.CSS_SELECTOR, "#queue-list .track")) >= 2)
+    return host
+
+
+def host_row(host, name):
+    return host.execute_script("""return [...document.querySelectorAll('#queue-list .track')]
+        .find(row => row.querySelector('.track-name').textContent === arguments[0]) || null""", name)
+
+
+def test_the_host_on_a_phone_reads_its_rows_removes_with_undo_and_hears_about_skips(server, browsers):
+    party = playing_party(server)
+    names = [entry["name"] for entry in waiting(server, party)]
+    host = open_host(browsers, server, party)
+    # Rows keep room for the title: one "⋯" instead of ♥ ▶ ✕ beside it.
+    widths = host.execute_script("return [...document.querySelectorAll('#queue-list .track-name')].map(n => n.getBoundingClientRect().width)")
+    assert min(widths) >= 150, widths
+    screenshot(host, "host-queue-phone-360")
+    assert axe_violations(host) == []
+
+    # The keyboard order: the controls come before "Log out".
+    order = host.execute_script("""const all = [...document.querySelectorAll('button, a[href], input, select')].filter(e => e.offsetParent);
+        return [all.indexOf(document.getElementById('play-pause')), all.indexOf(document.getElementById('logout'))]""")
+    assert 0 <= order[0] < order[1], order
+
+    # Remove with undo: the row goes at once, "Undo" brings it back, nothing reached the server.
+    victim = names[2]
+    host_row(host, victim).find_element(By.CSS_SELECTOR, "[data-action=menu]").click()
+    menu = host_row(host, victim).find_element(By.CSS_SELECTOR, "[data-action=menu]")
+    assert menu.get_attribute("aria-expanded") == "true"
+    assert host.switch_to.active_element == menu, "focus stays on the row's menu button"
+    screenshot(host, "host-row-actions-phone-360")
+    assert axe_violations(host) == []
+    host_row(host, victim).find_element(By.CSS_SELECTOR, "[data-action=remove]").click()
+    wait(host, lambda: host_row(host, victim) is None, message="row hidden at once")
+    assert host.find_element(By.ID, "undo-bar").is_displayed()
+    assert victim in host.find_element(By.ID, "undo-text").text
+    screenshot(host, "host-undo-phone-360")
+    host.find_element(By.ID, "undo").click()
+    wait(host, lambda: host_row(host, victim) is not None, message="undo restores the row")
+    assert victim in [entry["name"] for entry in waiting(server, party)]
+
+    # Without undo the removal is sent after 5 s.
+    host_row(host, victim).find_element(By.CSS_SELECTOR, "[data-action=menu]").click()
+    host_row(host, victim).find_element(By.CSS_SELECTOR, "[data-action=remove]").click()
+    assert victim in [entry["name"] for entry in waiting(server, party)], "not yet"
+    wait(host, lambda: victim not in [entry["name"] for entry in waiting(server, party)], timeout=8, message="sent after 5 s")
+    wait(host, lambda: not host.find_element(By.ID, "undo-bar").is_displayed())
+
+    # A removal still waiting when the host leaves the page is sent on the way out.
+    other = names[4]
+    host_row(host, other).find_element(By.CSS_SELECTOR, "[data-action=menu]").click()
+    host_row(host, other).find_element(By.CSS_SELECTOR, "[data-action=remove]").click()
+    host.get(server.base + "/")
+    wait(host, lambda: other not in [entry["name"] for entry in waiting(server, party)], message="sent on pagehide")
+
+    # A skip says what it did.
+    host = open_host(browsers, server, party)
+    wait(host, lambda: host.find_element(By.ID, "skip").is_enabled())
+    next_song = waiting(server, party)[0]["name"]
+    host.find_element(By.ID, "skip").click()
+    wait(host, lambda: host.find_element(By.ID, "toast").text == f"Übersprungen. Jetzt läuft „{next_song}“.", message="skip toast")
+    toast = host.find_element(By.ID, "toast").rect
+    rows = host.execute_script("return [...document.querySelectorAll('#queue-list .track')].map(r => r.getBoundingClientRect().top)")
+    assert all(top >= toast["y"] + toast["height"] for top in rows if top >= 0), "the toast covers no row on screen"
+
+
+def test_ending_the_party_asks_in_the_page_and_escape_keeps_it_going(server, browsers):
+    party = playing_party(server)
+    host = open_host(browsers, server, party, size=DESKTOP, language="en-US")
+    end = host.find_element(By.ID, "end-party")
+    end.click()
+    dialog = wait(host, lambda: next(iter(host.find_elements(By.CSS_SELECTOR, "dialog[open]")), None))
+    assert dialog.find_element(By.CSS_SELECTOR, ".dialog-message").text.startswith("Really end the party?")
+    assert host.switch_to.active_element.get_attribute("data-answer") == "no", "a destructive question focuses Cancel"
+    screenshot(host, "host-end-dialog-desktop-en")
+    assert axe_violations(host) == []
+    assert german_outside_server_messages(host) == []
+    host.switch_to.active_element.send_keys("\ue00c")  # Escape
+    wait(host, lambda: not host.find_elements(By.CSS_SELECTOR, "dialog"), message="Escape closes the dialog")
+    assert host.switch_to.active_element.get_attribute("id") == "end-party", "focus returns to the button"
+    assert server.api("GET", f"/api/party/{party['id']}")["id"] == party["id"], "the party goes on"
+    # An empty blacklist word is caught by the page, in its language.
+    host.find_element(By.CSS_SELECTOR, "#blacklist-form button").click()
+    assert host.find_element(By.CSS_SELECTOR, '[data-error="blacklist"]').text == "Enter a word first."
+    end.click()
+    wait(host, lambda: next(iter(host.find_elements(By.CSS_SELECTOR, "dialog[open] [data-answer=yes]")), None)).click()
+    wait(host, lambda: host.find_element(By.ID, "ended").is_displayed())
+    assert host.find_element(By.CSS_SELECTOR, "#ended a").text == "Start a new party"
+
+
+LONG_TITLE = ("Ein ausgesprochen langer Liedtitel, wie ihn Remixe und Live-Aufnahmen gern tragen, "
+              "mit Gaststar, Jahreszahl und noch einer Fassung dazu")
+
+
+def test_the_tv_is_readable_from_across_the_room_at_720p_1080p_and_4k(browsers):
+    import os, shutil, tempfile
+    from conftest import Server
+    from test_local_party import write_song
+    library = tempfile.mkdtemp(prefix="mv-tv-library-")
+    write_song(os.path.join(library, LONG_TITLE + ".wav"), 30, 0.05)
+    for number in range(14):
+        write_song(os.path.join(library, f"Lied {number + 1:02d}.wav"), 1, 0.06)
+    server = Server(arguments=("--library", library))
+    try:
+        party = server.api("POST", "/api/party", {"provider": "local"})
+        tracks = server.api("GET", f"/api/party/{party['id']}/track/search?q=")["tracks"]["items"]
+        long_song = next(track for track in server.api("GET", f"/api/party/{party['id']}/track/search?q=ausgesprochen")["tracks"]["items"])
+        server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": long_song["uri"], "deviceId": "g"})
+        uris = [item["uri"] for item in server.api("GET", f"/api/party/{party['id']}/track/search?q=Lied")["tracks"]["items"]
+                if item["uri"] != long_song["uri"]]
+        assert len(tracks) >= 10 and len(uris) == 14
+        for number, uri in enumerate(uris):
+            server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": uri, "deviceId": f"guest-{number}"})
+
+        for size, language, name in ((TV720, "de-DE", "tv720"), (TV, "en-US", "tv1080-en"), ((3840, 2160), "de-DE", "tv4k")):
+            tv = browsers(size, language)
+            tv.get(f"{server.base}/tv#party={party['id']}&hostPin={party['hostPin']}")
+            wait(tv, lambda: tv.find_element(By.ID, "stage").is_displayed())
+            if name == "tv720":
+                server.api("POST", f"/api/party/{party['id']}/track/start", auth=party["hostPin"])
+            wait(tv, lambda: tv.find_element(By.ID, "now-title").text.startswith("Ein ausgesprochen"), message="long title")
+            wait(tv, lambda: tv.find_element(By.ID, "now-position").text not in ("", "0:00"), message="time runs")
+            metrics = tv.execute_script("""const box = (id) => document.getElementById(id).getBoundingClientRect();
+                const title = document.getElementById('now-title');
+                const line = parseFloat(getComputedStyle(title).lineHeight);
+                const rows = [...document.querySelectorAll('#queue-list .track')].filter(r => !r.hidden);
+                return {heading: box('now-heading').top, time: box('now-position').bottom, height: innerHeight,
+                        titleLines: Math.round(title.getBoundingClientRect().height / line), titleFont: parseFloat(getComputedStyle(title).fontSize),
+                        rows: rows.length, lastRow: rows.length ? rows[rows.length - 1].getBoundingClientRect().bottom : 0,
+                        more: document.getElementById('queue-more').hidden ? '' : document.getElementById('queue-more').textContent,
+                        url: parseFloat(getComputedStyle(document.getElementById('monitor-url')).fontSize)}""")
+            screenshot(tv, f"monitor-long-title-{name}")
+            assert metrics["heading"] >= 0 and metrics["time"] <= metrics["height"], metrics
+            assert metrics["titleLines"] <= 2, metrics
+            assert metrics["titleFont"] >= size[0] * 0.03, metrics
+            assert metrics["rows"] > 3 and metrics["lastRow"] <= metrics["height"], metrics
+            hidden = 14 - metrics["rows"]
+            if hidden:
+                assert metrics["more"] in (f"+ {hidden} weitere", f"+ {hidden} more"), metrics
+            assert metrics["url"] >= 20 * size[0] / 1280, metrics
+            assert axe_violations(tv) == []
+            if language == "en-US":
+                assert german_outside_server_messages(tv) == []
+                assert "Unknown artist" in visible_text(tv)
+        # Paused is a state you read from the sofa, not a small pill.
+        server.api("POST", f"/api/party/{party['id']}/track/pause", auth=party["hostPin"])
+        wait(tv, lambda: tv.find_element(By.ID, "now-paused").is_displayed())
+        assert tv.execute_script("return parseFloat(getComputedStyle(document.getElementById('now-paused')).fontSize)") >= 48
+        screenshot(tv, "monitor-paused-tv4k")
+    finally:
+        server.stop()
+        shutil.rmtree(library, ignore_errors=True)

@@ -105,7 +105,9 @@ async function run(partyId, token) {
   const party = await api('GET', base);
   stage.hidden = false;
   document.getElementById('monitor-qr').src = `${base}/qr`;
-  document.getElementById('monitor-url').textContent = party.joinUrl.replace(/^https?:\/\//, '');
+  // Break the address after host:port if it must wrap, never inside "join".
+  const joinAddress = new URL(party.joinUrl);
+  document.getElementById('monitor-url').replaceChildren(joinAddress.host, document.createElement('wbr'), joinAddress.pathname);
   document.getElementById('monitor-pin').textContent = party.pin;
 
   const now = new NowPlaying();
@@ -192,8 +194,9 @@ async function run(partyId, token) {
     now.update(current, image === shownCover ? undefined : (image ? coverImage(image) : null));
     shownCover = image;
     const waiting = queue.filter((entry) => !entry.isCurrentlyPlaying);
-    renderTracks(queueList, waiting.slice(0, 8), { showLikes: true });
+    renderTracks(queueList, waiting.slice(0, 40), { showLikes: true });
     queueEmpty.hidden = waiting.length > 0;
+    fitUpNext(waiting.length);
     if (!player) return;
     if (!current.track) { player.stop(); loadedEntry = null; return; }
     const position = now.positionMs();
@@ -218,6 +221,30 @@ async function run(partyId, token) {
       if (Math.abs(player.positionMs() - position) > 1000) player.seek(position);
     }
   }
+
+  /** As many whole up-next rows as the screen holds (720p to 4K), and "+ N more" for the rest. */
+  const queueMore = document.getElementById('queue-more');
+  let waitingCount = 0;
+  function fitUpNext(count = waitingCount) {
+    waitingCount = count;
+    const rows = [...queueList.children];
+    for (const row of rows) row.hidden = false;
+    queueMore.textContent = t('monitor.more', { count });
+    queueMore.hidden = false;
+    const reserve = queueMore.getBoundingClientRect().height + parseFloat(getComputedStyle(queueMore).marginTop);
+    queueMore.hidden = true;
+    const bottom = queueList.parentElement.getBoundingClientRect().bottom;
+    let shown = rows.length;
+    while (shown > 0 && rows[shown - 1].getBoundingClientRect().bottom > bottom - (count > shown ? reserve : 0)) {
+      shown -= 1;
+      rows[shown].hidden = true;
+    }
+    if (count > shown) {
+      queueMore.textContent = t('monitor.more', { count: count - shown });
+      queueMore.hidden = false;
+    }
+  }
+  addEventListener('resize', () => fitUpNext());
 
   let syncTimer;
   const syncSoon = () => { clearTimeout(syncTimer); syncTimer = setTimeout(sync, 60); };
