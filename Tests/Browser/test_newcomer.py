@@ -368,3 +368,49 @@ def test_the_tv_is_readable_from_across_the_room_at_720p_1080p_and_4k(browsers):
     finally:
         server.stop()
         shutil.rmtree(library, ignore_errors=True)
+
+
+def test_a_guest_over_the_add_limit_sees_a_countdown_and_the_toast_covers_no_row(server, browsers):
+    party = playing_party(server)
+    guest = browsers(SMALL_PHONE, "en-US")
+    guest.get(f"{server.base}/join/{party['pin']}")
+    device = wait(guest, lambda: guest.execute_script("return JSON.parse(localStorage.getItem('musicvoting.deviceId'))"))
+    for number in [14, *range(16, 25)]:  # ten songs, not "Regen auf Blech" (15)
+        server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": f"demo:track:{number}", "deviceId": device})
+    guest.find_element(By.ID, "tab-search").click()
+    guest.find_element(By.ID, "search").send_keys("Regen")
+    wait(guest, lambda: result_row(guest, "Regen auf Blech") is not None
+         and result_row(guest, "Regen auf Blech").find_element(By.CSS_SELECTOR, ".add-button").is_displayed())
+    result_row(guest, "Regen auf Blech").find_element(By.CSS_SELECTOR, ".add-button").click()
+    wait(guest, lambda: guest.find_element(By.ID, "add-wait").is_displayed(), message="countdown shown")
+    first = guest.find_element(By.ID, "add-wait").text
+    seconds = int(re.fullmatch(r"You can add songs again in (\d+) s\.", first).group(1))
+    assert 1 <= seconds <= 60
+    assert guest.find_element(By.ID, "toast").text == "Too many requests — please wait a moment."
+    assert result_row(guest, "Regen auf Blech").find_element(By.CSS_SELECTOR, ".add-button").get_attribute("aria-disabled") == "true"
+    wait(guest, lambda: guest.find_element(By.ID, "add-wait").text != first, timeout=3, message="it counts down")
+    toast = guest.find_element(By.ID, "toast").rect
+    rows = guest.execute_script("""return [...document.querySelectorAll('#panel-search .track')]
+        .map(r => r.getBoundingClientRect()).filter(r => r.bottom > 0 && r.top < innerHeight).map(r => r.top)""")
+    assert rows and all(top >= toast["y"] + toast["height"] for top in rows), (toast, rows)
+    screenshot(guest, "guest-rate-limited-phone-360-en")
+    assert axe_violations(guest) == []
+    assert german_outside_server_messages(guest) == []
+
+
+def test_a_second_visit_loads_no_asset_over_the_network(server, browsers):
+    party = server.api("POST", "/api/party", {"provider": "demo"})
+    guest = browsers(PHONE)
+    guest.get(f"{server.base}/join/{party['pin']}")
+    wait(guest, lambda: len(guest.find_elements(By.CSS_SELECTOR, "#results .track")) == 10)
+    first = guest.execute_script("""return performance.getEntriesByType('resource')
+        .filter(e => e.name.includes('/assets/v-')).map(e => [e.name, e.transferSize, e.encodedBodySize, e.decodedBodySize])""")
+    assert len(first) >= 10, first
+    css = next(entry for entry in first if entry[0].endswith("/css/app.css"))
+    assert css[2] < css[3] / 2, "the stylesheet travelled gzipped"
+    guest.get("about:blank")
+    guest.get(f"{server.base}/join/{party['pin']}")
+    wait(guest, lambda: len(guest.find_elements(By.CSS_SELECTOR, "#results .track")) == 10)
+    again = guest.execute_script("""return performance.getEntriesByType('resource')
+        .filter(e => e.name.includes('/assets/v-')).map(e => [e.name, e.transferSize])""")
+    assert len(again) >= 10 and all(size == 0 for _, size in again), again
