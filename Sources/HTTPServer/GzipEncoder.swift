@@ -1,7 +1,7 @@
 import CZlib
 
 /// One zlib deflate stream producing gzip (RFC 1952): the only owner of its `z_stream`, freed in `deinit`.
-/// Static text assets are compressed once at start, so the level is the best, not the fastest.
+/// Static text assets are compressed once at start at the best level; pages per request at a faster one.
 final class GzipEncoder {
     enum Failure: Error { case initialization(Int32), deflate(Int32) }
 
@@ -33,8 +33,8 @@ final class GzipEncoder {
     }
 
     /// `bytes` gzipped, or nil when that does not make them smaller by at least a tenth (or zlib failed).
-    static func smaller(_ bytes: [UInt8]) -> [UInt8]? {
-        guard bytes.count >= 256, let gzipped = try? GzipEncoder().compress(bytes), gzipped.count * 10 <= bytes.count * 9 else {
+    static func smaller(_ bytes: [UInt8], level: Int32 = 9) -> [UInt8]? {
+        guard bytes.count >= 256, let gzipped = try? GzipEncoder(level: level).compress(bytes), gzipped.count * 10 <= bytes.count * 9 else {
             return nil
         }
         return gzipped

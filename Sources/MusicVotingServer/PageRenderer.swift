@@ -78,6 +78,6 @@ struct PageRenderer: Sendable {
             // Not no-referrer: YouTube's embedded player fails with error 153 without a Referer (SPEC).
             ("Referrer-Policy", "strict-origin-when-cross-origin"),
             ("X-Content-Type-Options", "nosniff"),
-        ], body: .bytes(Array(html.utf8)))
+        ], body: .bytes(Array(html.utf8))).gzipped(for: request)
     }
 }

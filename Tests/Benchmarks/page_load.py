@@ -107,7 +107,7 @@ def main():
             call(port, "POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": f"demo:track:{number}", "deviceId": "bench"})
         page_path = f"/join/{party['pin']}"
         page = call(port, "GET", page_path)
-        version = re.search(rb"/assets/v-([0-9a-f]+)/", page).group(1).decode()
+        version = re.search(rb"/assets/v-([0-9a-z]+)/", page).group(1).decode()
         nginx, nginx_port = start_anchor(anchor_folder, port, page_path, page, version)
         ours = measure(f"http://127.0.0.1:{port}{page_path}", arguments.runs)
         anchor = measure(f"http://127.0.0.1:{nginx_port}{page_path}", arguments.runs)

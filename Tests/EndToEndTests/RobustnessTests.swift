@@ -89,6 +89,21 @@ struct AssetTests {
         #expect(try server.client.get("/demo/cover/1.png", headers: ["Accept-Encoding": "gzip"]).header("content-encoding") == nil)
     }
 
+    @Test func pagesAreGzippedForClientsThatAcceptIt() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let plain = try server.client.get("/", headers: ["Accept-Language": "en"])
+        #expect(plain.header("content-encoding") == nil && plain.header("vary") == nil)
+        let gzipped = try server.client.get("/", headers: ["Accept-Language": "en", "Accept-Encoding": "gzip, deflate"])
+        #expect(gzipped.header("content-encoding") == "gzip" && gzipped.header("vary") == "Accept-Encoding")
+        #expect(gzipped.body.count * 3 < plain.body.count)
+        #expect(try Self.gunzip(gzipped.body) == plain.body, "the same page")
+        // The HTML 404 page too; API answers stay as they are.
+        let missing = try server.client.get("/nowhere", headers: ["Accept": "text/html", "Accept-Encoding": "gzip"])
+        #expect(missing.status == 404 && missing.header("content-encoding") == "gzip")
+        #expect(try server.client.get("/healthz", headers: ["Accept-Encoding": "gzip"]).header("content-encoding") == nil)
+    }
+
     static func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/gzip")
