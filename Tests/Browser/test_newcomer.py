@@ -284,6 +284,9 @@ def test_the_host_on_a_phone_reads_its_rows_removes_with_undo_and_hears_about_sk
 
 def test_ending_the_party_asks_in_the_page_and_escape_keeps_it_going(server, browsers):
     party = playing_party(server)
+    guest = browsers(SMALL_PHONE)
+    guest.get(f"{server.base}/join/{party['pin']}")
+    assert guest.find_element(By.ID, "bar-pin").text.endswith(party["pin"])
     host = open_host(browsers, server, party, size=DESKTOP, language="en-US")
     end = host.find_element(By.ID, "end-party")
     end.click()
@@ -304,6 +307,25 @@ def test_ending_the_party_asks_in_the_page_and_escape_keeps_it_going(server, bro
     wait(host, lambda: next(iter(host.find_elements(By.CSS_SELECTOR, "dialog[open] [data-answer=yes]")), None)).click()
     wait(host, lambda: host.find_element(By.ID, "ended").is_displayed())
     assert host.find_element(By.CSS_SELECTOR, "#ended a").text == "Start a new party"
+    screenshot(host, "host-ended-desktop-en")
+    assert axe_violations(host) == []
+    # The guest hears it live; the old PIN leaves its header.
+    wait(guest, lambda: guest.find_element(By.ID, "ended").is_displayed(), message="guest sees the end")
+    assert not guest.find_elements(By.ID, "bar-pin")
+    screenshot(guest, "guest-ended-phone-360")
+    assert axe_violations(guest) == []
+
+
+def test_a_browser_gets_an_html_404_in_its_language(server, browsers):
+    for size, language, heading in ((DESKTOP, "en-US", "Page not found"), (SMALL_PHONE, "de-DE", "Seite nicht gefunden")):
+        driver = browsers(size, language)
+        driver.get(server.base + "/partyy")
+        assert driver.find_element(By.TAG_NAME, "h1").text == heading
+        assert driver.execute_script("return document.documentElement.lang") == language[:2]
+        assert driver.title.startswith(heading)
+        driver.find_element(By.CSS_SELECTOR, "main a[href='/']")
+        screenshot(driver, f"not-found-{language}")
+        assert axe_violations(driver) == []
 
 
 LONG_TITLE = ("Ein ausgesprochen langer Liedtitel, wie ihn Remixe und Live-Aufnahmen gern tragen, "
