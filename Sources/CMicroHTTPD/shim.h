@@ -12,20 +12,16 @@
 #define MV_CONNECTION_MEMORY (6 * 1024)
 
 /* MHD_start_daemon is variadic and does not import; this wrapper fixes the option list we use. */
-static inline struct MHD_Daemon *mv_start_daemon(unsigned int flags, const char *host, uint16_t port,
+static inline struct MHD_Daemon *mv_start_daemon(unsigned int flags, int listenSocket,
                                                  MHD_AccessHandlerCallback handler, void *handlerContext,
                                                  MHD_RequestCompletedCallback completed, void *completedContext,
                                                  unsigned int connectionLimit, unsigned int perAddressLimit,
                                                  unsigned int threadPoolSize, unsigned int connectionTimeout,
                                                  const char *tlsKey, const char *tlsCert) {
-    struct sockaddr_in address;
-    memset(&address, 0, sizeof address);
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    if (inet_pton(AF_INET, host, &address.sin_addr) != 1) return NULL;
+    /* The socket is bound by the caller (ListeningSocket), so a bind failure can name its cause. */
     if (tlsKey != NULL && tlsCert != NULL) {
-        return MHD_start_daemon(flags | MHD_USE_TLS, port, NULL, NULL, handler, handlerContext,
-                                MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
+        return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handler, handlerContext,
+                                MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listenSocket,
                                 MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
                                 MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
                                 MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit,
@@ -36,8 +32,8 @@ static inline struct MHD_Daemon *mv_start_daemon(unsigned int flags, const char 
                                 MHD_OPTION_HTTPS_MEM_CERT, tlsCert,
                                 MHD_OPTION_END);
     }
-    return MHD_start_daemon(flags, port, NULL, NULL, handler, handlerContext,
-                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handlerContext,
+                            MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listenSocket,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
                             MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit,

@@ -157,5 +157,7 @@ private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercas
 private func clientAddress(_ connection: OpaquePointer) -> String {
     var buffer = [CChar](repeating: 0, count: 64)
     mv_client_address(connection, &buffer, buffer.count)
-    return String(cString: buffer)
+    let address = String(cString: buffer)
+    // On a dual-stack socket (`--host ::`) IPv4 clients arrive as ::ffff:a.b.c.d: one client, one address.
+    return address.hasPrefix("::ffff:") && address.contains(".") ? String(address.dropFirst(7)) : address
 }

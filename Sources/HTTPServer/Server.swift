@@ -34,11 +34,31 @@ public final class Server: @unchecked Sendable {
         }
     }
 
+    /// Why the server could not start, as one sentence that says what to do (printed before exit code 1).
     public enum StartError: Error, CustomStringConvertible {
-        case cannotListen(host: String, port: UInt16)
+        case invalidHost(String)
+        case portInUse(UInt16)
+        case privilegedPort(UInt16)
+        case addressNotHere(String)
+        case cannotListen(host: String, port: UInt16, reason: String)
+        /// The daemon refused to start on a bound socket: with TLS, the certificate or key is not usable.
+        case cannotStart(tls: Bool)
+
         public var description: String {
             switch self {
-            case let .cannotListen(host, port): return "cannot listen on \(host):\(port)"
+            case .invalidHost(let host):
+                return "--host \(host) is not an IP address: use 0.0.0.0 (every IPv4 address), :: (IPv6 and IPv4) or one of this machine's addresses."
+            case .portInUse(let port):
+                return "Port \(port) is already in use by another program: stop that program or start MusicVoting with --port and a free port."
+            case .privilegedPort(let port):
+                return "Port \(port) needs administrator rights: use a port above 1023 (e.g. --port 8080), or allow it with `setcap cap_net_bind_service=+ep` on the binary."
+            case .addressNotHere(let host):
+                return "This machine has no address \(host): use --host 0.0.0.0 (every IPv4 address) or --host :: (IPv6 and IPv4)."
+            case let .cannotListen(host, port, reason):
+                return "Cannot listen on \(host) port \(port) (\(reason)): check --host and --port."
+            case .cannotStart(let tls):
+                return tls ? "The TLS certificate or key cannot be used: check that --tls-cert and --tls-key are a matching PEM certificate and private key."
+                    : "The HTTP server cannot start: see the message above."
             }
         }
     }
@@ -63,12 +83,13 @@ public final class Server: @unchecked Sendable {
         let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue)
         let context = Unmanaged.passUnretained(self).toOpaque()
+        let socket = try ListeningSocket(host: configuration.host, port: configuration.port)
         daemon = mv_start_daemon(
-            flags, configuration.host, configuration.port, accessHandler, context, requestCompleted, context,
+            flags | (socket.isIPv6 ? UInt32(MHD_USE_IPv6.rawValue) : 0), socket.handOver(), accessHandler, context, requestCompleted, context,
             UInt32(clamping: configuration.connectionLimit), UInt32(clamping: configuration.perAddressConnectionLimit),
             UInt32(clamping: max(1, configuration.threads)), UInt32(clamping: configuration.idleTimeout),
             configuration.tlsKeyPEM, configuration.tlsCertificatePEM)
-        guard let daemon else { throw .cannotListen(host: configuration.host, port: configuration.port) }
+        guard let daemon else { throw .cannotStart(tls: configuration.tlsKeyPEM != nil) }
         port = mv_daemon_port(daemon)
     }
 

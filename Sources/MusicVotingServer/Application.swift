@@ -23,9 +23,13 @@ public final class Application: @unchecked Sendable {
         self.configuration = configuration
         // The database holds PINs and provider tokens: what this server creates is for its own user only.
         umask(0o077)
-        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        try StartupError.checkDataFolder(configuration.dataDirectory)
+        if let library = configuration.libraryDirectory { try StartupError.checkMusicFolder(library) }
         let databasePath = configuration.dataDirectory + "/musicvoting.sqlite"
-        let store = try PartyStore(path: databasePath)
+        let store: PartyStore
+        do { store = try PartyStore(path: databasePath) } catch {
+            throw StartupError.database(path: databasePath, reason: String(describing: error))
+        }
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: databasePath + suffix) {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: databasePath + suffix)
         }
@@ -89,10 +93,10 @@ public final class Application: @unchecked Sendable {
         var http = Server.Configuration(host: configuration.host, port: configuration.port, threads: configuration.threads,
                                         connectionLimit: connectionLimit, perAddressConnectionLimit: perAddress)
         if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
-            http.tlsCertificatePEM = try String(contentsOfFile: certificate, encoding: .utf8)
-            http.tlsKeyPEM = try String(contentsOfFile: key, encoding: .utf8)
+            http.tlsCertificatePEM = try StartupError.readTLSFile(certificate, option: "--tls-cert")
+            http.tlsKeyPEM = try StartupError.readTLSFile(key, option: "--tls-key")
         }
-        try server.start(http)
+        do { try server.start(http) } catch { throw StartupError.listen(error) }
         service.setJoinBase(configuration.publicURL ?? defaultPublicURL(port: server.port))
         do {
             try service.expireParties()
@@ -133,7 +137,8 @@ public final class Application: @unchecked Sendable {
     }
 
     private func defaultPublicURL(port: UInt16) -> String {
-        let host = configuration.host == "0.0.0.0" ? (NetworkAddress.firstLANIPv4() ?? "127.0.0.1") : configuration.host
+        let host = configuration.host == "0.0.0.0" || configuration.host == "::" ? (NetworkAddress.firstLANIPv4() ?? "127.0.0.1")
+            : configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         return "\(scheme)://\(host):\(port)"
     }
 

@@ -23,10 +23,12 @@ do {
     application = try Application(configuration: configuration)
     try application.start()
 } catch {
+    // One sentence that names the path or port and what to do (StartupError), not a Foundation dump.
     FileHandle.standardError.write(Data("musicvoting: \(error)\n".utf8))
     exit(1)
 }
-FileHandle.standardOutput.write(Data("MusicVoting listening on \(application.scheme)://\(configuration.host):\(application.port)\n".utf8))
+let shownHost = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+FileHandle.standardOutput.write(Data("MusicVoting listening on \(application.scheme)://\(shownHost):\(application.port)\n".utf8))
 signals.wait()
 application.stop()
 print("MusicVoting stopped")

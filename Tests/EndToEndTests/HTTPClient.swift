@@ -29,11 +29,26 @@ final class Connection {
 
     /// `source` picks the client's loopback address (all of 127.0.0.0/8 reaches the server), so a test can
     /// play several phones on the party Wi-Fi: an attacker on 127.0.0.2, a guest on 127.0.0.3.
+    /// `source: "::1"` connects over IPv6 loopback instead (a server listening on `::`).
     init(port: UInt16, timeout: TimeInterval = 10, source: String = "127.0.0.1") throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        socket = Glibc.socket(source == "::1" ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw TestFailure(description: "socket() failed") }
         var time = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        if source == "::1" {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            inet_pton(AF_INET6, "::1", &address.sin6_addr)
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+            guard result == 0 else {
+                close(socket)
+                throw TestFailure(description: "connect to [::1]:\(port) failed")
+            }
+            return
+        }
         if source != "127.0.0.1" {
             var local = sockaddr_in()
             local.sin_family = sa_family_t(AF_INET)

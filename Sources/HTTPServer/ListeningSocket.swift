@@ -1,0 +1,61 @@
+import Foundation
+
+/// The listening socket, bound here rather than by libmicrohttpd, so a failure names its cause (a port in use, a
+/// privileged port, an address this machine lacks) and `::` listens on IPv6 and IPv4 alike. It owns the descriptor
+/// until `handOver()` gives it to the daemon, which closes it when it stops.
+final class ListeningSocket {
+    private var descriptor: Int32
+    let isIPv6: Bool
+
+    init(host: String, port: UInt16) throws(Server.StartError) {
+        var v4 = sockaddr_in()
+        var v6 = sockaddr_in6()
+        if inet_pton(AF_INET, host, &v4.sin_addr) == 1 {
+            isIPv6 = false
+        } else if inet_pton(AF_INET6, host, &v6.sin6_addr) == 1 {
+            isIPv6 = true
+        } else {
+            throw .invalidHost(host)
+        }
+        descriptor = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw .cannotListen(host: host, port: port, reason: String(cString: strerror(errno))) }
+        var yes: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var status: Int32
+        if isIPv6 {
+            // `::` takes IPv4 connections too (as ::ffff:a.b.c.d, reported as a.b.c.d): one flag, both families.
+            var no: Int32 = 0
+            setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &no, socklen_t(MemoryLayout<Int32>.size))
+            v6.sin6_family = sa_family_t(AF_INET6)
+            v6.sin6_port = port.bigEndian
+            status = withUnsafePointer(to: &v6) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            v4.sin_family = sa_family_t(AF_INET)
+            v4.sin_port = port.bigEndian
+            status = withUnsafePointer(to: &v4) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        if status == 0 { status = listen(descriptor, 511) }
+        guard status == 0 else {
+            let code = errno
+            close(descriptor)
+            switch code {
+            case EADDRINUSE: throw .portInUse(port)
+            case EACCES: throw .privilegedPort(port)
+            case EADDRNOTAVAIL: throw .addressNotHere(host)
+            default: throw .cannotListen(host: host, port: port, reason: String(cString: strerror(code)))
+            }
+        }
+    }
+
+    /// The descriptor, now the daemon's to close.
+    func handOver() -> Int32 {
+        defer { descriptor = -1 }
+        return descriptor
+    }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
+}
