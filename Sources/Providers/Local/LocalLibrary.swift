@@ -100,7 +100,15 @@ public final class LocalLibrary: @unchecked Sendable {
             for file in folder.files where audioExtensions.contains((file.name as NSString).pathExtension.lowercased()) {
                 let relative = folder.relative.isEmpty ? file.name : folder.relative + "/" + file.name
                 let id = identifier(for: relative)
-                let tags = TagFile(path: file.realPath)?.tags
+                var tags = TagFile(path: file.realPath)?.tags
+                if file.name.lowercased().hasSuffix(".wav"), let info = RiffInfo(path: file.realPath) {
+                    // TagLib's C API reads a WAV's ID3 tag only; its RIFF INFO fills what that left empty.
+                    var merged = tags ?? TagFile.Tags(title: "", artist: "", album: "", durationMs: 0)
+                    if merged.title.isEmpty { merged.title = info.title }
+                    if merged.artist.isEmpty { merged.artist = info.artist }
+                    if merged.album.isEmpty { merged.album = info.album }
+                    tags = merged
+                }
                 let fallbackTitle = (file.name as NSString).deletingPathExtension
                 let track = Track(
                     id: id, uri: LocalProvider.uriPrefix + id,
