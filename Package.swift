@@ -31,11 +31,20 @@ let package = Package(
         .target(name: "Rendering", dependencies: ["CQREncode", "CPNG"]),
         // The party service: rules applied to the store, one owner of the state, the event hub. No HTTP.
         .target(name: "PartyEngine", dependencies: ["PartyCore", "PartyStore", "Providers", "JSONKit"]),
+        // Public/ and Templates/ inside the binary (issue 15): a build plugin runs ResourceEmbedder, which uses the
+        // server's own StaticContent for tags and gzip; `--resources DIR` overrides them for development.
+        .executableTarget(name: "ResourceEmbedder", dependencies: ["HTTPServer"]),
+        .plugin(name: "EmbedResourcesPlugin", capability: .buildTool(), dependencies: ["ResourceEmbedder"],
+                path: "Sources/EmbedResourcesPlugin"),
+        .target(name: "EmbeddedResources", dependencies: ["HTTPServer"], plugins: ["EmbedResourcesPlugin"]),
         .target(
             name: "MusicVotingServer",
-            dependencies: ["PartyCore", "PartyStore", "Providers", "Rendering", "HTTPServer", "JSONKit", "PartyEngine"]
+            dependencies: ["PartyCore", "PartyStore", "Providers", "Rendering", "HTTPServer", "JSONKit", "PartyEngine",
+                           "EmbeddedResources"]
         ),
-        .executableTarget(name: "musicvoting", dependencies: ["MusicVotingServer"]),
+        // `--static-swift-stdlib` links FoundationNetworking statically, and it calls libcurl (issue 15): name it.
+        .executableTarget(name: "musicvoting", dependencies: ["MusicVotingServer"],
+                          linkerSettings: [.linkedLibrary("curl", .when(platforms: [.linux]))]),
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "PartyCoreTests", dependencies: ["PartyCore", "TestSupport"]),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: unit, store and end-to-end (the real binary on 127.0.0.1, port 0), then the browser
-# suite (Debian's chromium + chromium-driver over WebDriver, python3-selenium) against the same binary.
+# suite (Debian's chromium + chromium-driver over WebDriver, python3-selenium) against the same binary, and the
+# checks of the standalone release binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ulimit -n 65536 2>/dev/null || true
@@ -14,5 +15,7 @@ if [[ ! -d "$axe_marker" ]]; then
     rm -rf .build/test-python
     /usr/bin/python3 -m pip install -q --root-user-action=ignore --no-deps --target .build/test-python -r .ci/pip-test.txt
 fi
+# The release binary as it is copied to another machine (issue 15): Swift runtime linked in, pages and assets inside.
+swift build -c release --static-swift-stdlib
 # Debian's python3 has python3-selenium and python3-pytest; a python3 earlier on PATH may not.
-/usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/Browser
+MUSICVOTING_RELEASE_BINARY=.build/release/musicvoting /usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/Browser Tests/Standalone

@@ -9,12 +9,18 @@ public struct StaticContent: Sendable {
     private let gzipEtag: String
 
     public init(bytes: [UInt8], contentType: String, compressible: Bool = false) {
+        let tag = String(Self.fnv1a(bytes), radix: 16) + "-" + String(bytes.count, radix: 16)
+        self.init(bytes: bytes, contentType: contentType, etag: "\"" + tag + "\"", gzipped: compressible ? GzipEncoder.smaller(bytes) : nil)
+    }
+
+    /// With the entity tag and gzip variant made beforehand (at build time for the files inside the binary) by
+    /// the initializer above: the same values, so a copy of the binary and the checkout answer alike.
+    public init(bytes: [UInt8], contentType: String, etag: String, gzipped: [UInt8]?) {
         self.bytes = bytes
         self.contentType = contentType
-        let tag = String(Self.fnv1a(bytes), radix: 16) + "-" + String(bytes.count, radix: 16)
-        etag = "\"" + tag + "\""
-        gzipEtag = "\"" + tag + "-gz\""
-        gzipped = compressible ? GzipEncoder.smaller(bytes) : nil
+        self.etag = etag
+        gzipEtag = String(etag.dropLast()) + "-gz\""
+        self.gzipped = gzipped
     }
 
     public func response(to request: Request, cacheControl: String = "no-cache") -> Response {

@@ -6,23 +6,25 @@ public struct StaticFiles: Sendable {
     /// Changes whenever any file does: pages link assets under `/assets/v-<version>/…`, cached as immutable.
     public let version: String
 
+    /// The folder's files as they are now (`--resources`, a development override: edit, restart, no rebuild).
     public init(directory: URL) {
-        var files: [String: StaticContent] = [:]
-        let root = directory.standardizedFileURL.path
-        if let walker = FileManager.default.enumerator(atPath: root) {
-            for case let relative as String in walker {
-                let path = root + "/" + relative
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                      let data = FileManager.default.contents(atPath: path) else { continue }
-                let type = Self.contentType(for: relative)
-                files[relative] = StaticContent(bytes: [UInt8](data), contentType: type, compressible: Self.isText(type))
-            }
-        }
+        self.init(files: FolderFiles.read(directory).reduce(into: [:]) { files, file in
+            files[file.key] = Self.content(path: file.key, bytes: file.value)
+        })
+    }
+
+    /// Files by path below the folder (those compiled into the binary come with tags and gzip made at build time).
+    public init(files: [String: StaticContent]) {
         self.files = files
         version = String(files.sorted { $0.key < $1.key }.reduce(StaticContent.fnv1a([])) { hash, file in
             StaticContent.fnv1a(file.value.etag.utf8, continuing: StaticContent.fnv1a(file.key.utf8, continuing: hash))
         }, radix: 36)
+    }
+
+    /// A file as served: its content type by extension, text with a gzip variant.
+    public static func content(path: String, bytes: [UInt8]) -> StaticContent {
+        let type = contentType(for: path)
+        return StaticContent(bytes: bytes, contentType: type, compressible: isText(type))
     }
 
     static func isText(_ contentType: String) -> Bool {

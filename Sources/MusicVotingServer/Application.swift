@@ -1,3 +1,4 @@
+import EmbeddedResources
 import Foundation
 import HTTPServer
 import PartyCore
@@ -59,11 +60,12 @@ public final class Application: @unchecked Sendable {
         service = PartyService(store: store, clock: clock, random: random, providers: providers, hub: hub)
         vault.service = service
         service.maxActiveParties = configuration.limits.activeParties
-        let resources = Self.resourcesDirectory(configuration.resourcesDirectory)
-        let publicFiles = StaticFiles(directory: resources.appendingPathComponent("Public"))
+        // The pages and assets inside the binary, or (development) those of `--resources DIR` as they are now.
+        let resources = configuration.resourcesDirectory.map { URL(fileURLWithPath: $0) }
+        let publicFiles = resources.map { StaticFiles(directory: $0.appendingPathComponent("Public")) } ?? EmbeddedResources.publicFiles()
+        let templateFiles = resources.map { FolderFiles.read($0.appendingPathComponent("Templates")) } ?? EmbeddedResources.templates()
         let router = Routes(service: service, publicFiles: publicFiles, library: library,
-                            pages: try PageRenderer(directory: resources.appendingPathComponent("Templates"),
-                                                    assetBase: "/assets/v-" + publicFiles.version)).router()
+                            pages: try PageRenderer(files: templateFiles, assetBase: "/assets/v-" + publicFiles.version)).router()
         let trustedProxies = configuration.trustedProxies
         let allowedHosts = AllowedHosts(names: configuration.allowedHosts + Self.ownHostNames(publicURL: configuration.publicURL))
         server = Server { received in
@@ -153,11 +155,4 @@ public final class Application: @unchecked Sendable {
         return names
     }
 
-    /// `--resources`, else the current folder when it holds Public/, else the package this binary was built from.
-    static func resourcesDirectory(_ configured: String?) -> URL {
-        if let configured { return URL(fileURLWithPath: configured) }
-        let current = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        if FileManager.default.fileExists(atPath: current.appendingPathComponent("Public").path) { return current }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
 }

@@ -55,7 +55,7 @@ extension ConfigurationOption {
 
     /// Every option the server has, in `--help` order.
     static let all: [ConfigurationOption] = [
-        ConfigurationOption(name: "host", value: "ADDRESS", help: "IPv4 address to listen on", defaultText: "0.0.0.0") { $0.host = $1 },
+        ConfigurationOption(name: "host", value: "ADDRESS", help: "address to listen on; :: for IPv6 and IPv4", defaultText: "0.0.0.0") { $0.host = $1 },
         ConfigurationOption(name: "port", value: "N", help: "TCP port; 0 picks a free one and prints it", defaultText: "8080") {
             configuration, text throws(Configuration.ParseError) in
             guard let port = UInt16(text) else { throw .invalidValue(option: "--port", value: text) }
@@ -67,8 +67,8 @@ extension ConfigurationOption {
             guard text.hasPrefix("http://") || text.hasPrefix("https://") else { throw .invalidValue(option: "--public-url", value: text) }
             configuration.publicURL = text.hasSuffix("/") ? String(text.dropLast()) : text
         },
-        .text("resources", "DIR", "folder holding Public/ and Templates/", default: "the current folder, else the source checkout",
-              \.resourcesDirectory),
+        .text("resources", "DIR", "serve Public/ and Templates/ from this folder (development: edit, restart, no rebuild)",
+              default: "the copies built into the binary", \.resourcesDirectory),
         .text("tls-cert", "FILE", "PEM certificate: serve HTTPS (GnuTLS)", default: "off", \.tlsCertificatePath),
         .text("tls-key", "FILE", "PEM private key for --tls-cert", default: "off", \.tlsKeyPath),
         ConfigurationOption(name: "threads", value: "N", help: "HTTP worker threads", defaultText: "2") {

@@ -16,11 +16,12 @@ struct Localization: Sendable {
         }
     }
 
-    init(directory: URL) throws {
+    /// `files`: Templates/ by path below it; the catalogs are `locales/<language>.json`.
+    init(files: [String: [UInt8]]) throws {
         var catalogs: [String: [String: String]] = [:]
         for language in Self.languages {
-            let path = directory.appendingPathComponent("\(language).json").path
-            guard let data = FileManager.default.contents(atPath: path), case .object(let members) = try? JSON.parse([UInt8](data))
+            let path = "locales/\(language).json"
+            guard let bytes = files[path], case .object(let members) = try? JSON.parse(bytes)
             else { throw LoadError.unreadable(path) }
             catalogs[language] = Dictionary(members.compactMap { key, value in value.stringValue.map { (key, $0) } },
                                             uniquingKeysWith: { _, last in last })

@@ -26,17 +26,16 @@ struct PageRenderer: Sendable {
         }
     }
 
-    init(directory: URL, assetBase: String = "/assets") throws {
+    /// `files`: Templates/ by path below it ("guest.html", "locales/de.json"), from the binary or `--resources`.
+    init(files: [String: [UInt8]], assetBase: String = "/assets") throws {
         self.assetBase = assetBase
         func load(_ name: String) throws -> Template {
-            guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent("\(name).html").path) else {
-                throw LoadError.missing(name)
-            }
-            do { return try Template(String(decoding: data, as: UTF8.self)) } catch { throw LoadError.invalid(name, error) }
+            guard let bytes = files["\(name).html"] else { throw LoadError.missing(name) }
+            do { return try Template(String(decoding: bytes, as: UTF8.self)) } catch { throw LoadError.invalid(name, error) }
         }
         templates = try Dictionary(uniqueKeysWithValues: Self.pages.map { ($0, try load($0)) })
         partials = try Dictionary(uniqueKeysWithValues: Self.partialNames.map { ($0, try load($0)) })
-        localization = try Localization(directory: directory.appendingPathComponent("locales"))
+        localization = try Localization(files: files)
     }
 
     /// `{"a.b": "x"}` as `{"a": {"b": "x"}}`, so templates say `{{t.a.b}}` (Mustache dotted names).

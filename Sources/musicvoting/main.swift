@@ -2,6 +2,17 @@ import Foundation
 import MusicVotingServer
 
 // Callbacks for C live in the library: closures here would be main-actor isolated (NOTES-libmicrohttpd).
+if let command = CommandLine.arguments.dropFirst().first, command == "install" || command == "uninstall" {
+    do {
+        let installer = try Installer(arguments: Array(CommandLine.arguments.dropFirst(2)))
+        if command == "install" { try installer.install() } else { try installer.uninstall() }
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("musicvoting: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 let configuration: Configuration
 do {
     configuration = try Configuration.parse(arguments: Array(CommandLine.arguments.dropFirst()),

@@ -32,8 +32,8 @@ final class ServerProcess {
          environment: [String: String] = [:]) throws {
         self.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("mv-e2e-\(UUID().uuidString)").path
-        let serverArguments = ["--host", "127.0.0.1", "--port", "0", "--data", self.dataDirectory,
-                               "--resources", Self.repositoryRoot] + arguments
+        // No --resources: the end-to-end tests see the pages and assets built into the binary, as users do.
+        let serverArguments = ["--host", "127.0.0.1", "--port", "0", "--data", self.dataDirectory] + arguments
         if let openFileSoftLimit {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
             process.arguments = ["--nofile=\(openFileSoftLimit):", Self.binary] + serverArguments

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+/// Issue 15: `musicvoting install` / `uninstall`, run below a temporary root (`--root`): the same files as on a
+/// real system, without users or systemd.
+@Suite("Install as a service")
+struct InstallerTests {
+    static func run(_ arguments: [String], binary: String = ServerProcess.binary) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
+    static func mode(_ path: String) throws -> Int {
+        try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+    }
+
+    @Test func installPutsBinaryConfigDataAndUnitInPlaceAndUninstallKeepsTheData() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("mv-install-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let installed = try Self.run(["install", "--root", root])
+        #expect(installed.status == 0, "\(installed.output)")
+        let binary = root + "/usr/local/bin/musicvoting"
+        #expect(try Data(contentsOf: URL(fileURLWithPath: binary)) == Data(contentsOf: URL(fileURLWithPath: ServerProcess.binary)))
+        #expect(try Self.mode(binary) == 0o755 && Self.mode(root + "/var/lib/musicvoting") == 0o700)
+        let unit = try String(contentsOfFile: root + "/etc/systemd/system/musicvoting.service", encoding: .utf8)
+        for line in ["User=musicvoting", "ExecStart=/usr/local/bin/musicvoting --config /etc/musicvoting.conf",
+                     "Restart=on-failure", "ReadWritePaths=/var/lib/musicvoting", "WantedBy=multi-user.target"] {
+            #expect(unit.split(separator: "\n").contains(Substring(line)), "unit has \(line)")
+        }
+        let config = try String(contentsOfFile: root + "/etc/musicvoting.conf", encoding: .utf8)
+        #expect(config.contains("\ndata = /var/lib/musicvoting\n") && config.contains("\n# port = 8080\n"))
+
+        // The installed binary starts on the installed config (its data folder pointed into the test root).
+        let data = root + "/var/lib/musicvoting"
+        let server = try ServerProcess(dataDirectory: data, arguments: ["--config", root + "/etc/musicvoting.conf", "--data", data])
+        #expect(try server.client.get("/healthz").status == 200)
+        server.stop()
+
+        // systemd's own check of the unit (systemd-analyze ships with systemd, which Debian installs; it needs no
+        // running systemd): a copy whose ExecStart names the binary below the root, no warning allowed.
+        let checked = root + "/musicvoting.service"
+        try Data(unit.replacingOccurrences(of: "ExecStart=/usr/local/bin/", with: "ExecStart=\(root)/usr/local/bin/").utf8)
+            .write(to: URL(fileURLWithPath: checked))
+        let verified = try Self.run(["verify", checked], binary: "/usr/bin/systemd-analyze")
+        #expect(verified.status == 0 && verified.output.isEmpty, "\(verified.output)")
+
+        // A second install keeps the host's edited config.
+        try Data("port = 9090\n".utf8).write(to: URL(fileURLWithPath: root + "/etc/musicvoting.conf"))
+        #expect(try Self.run(["install", "--root", root]).output.contains("Kept your /etc/musicvoting.conf"))
+        #expect(try String(contentsOfFile: root + "/etc/musicvoting.conf", encoding: .utf8) == "port = 9090\n")
+
+        try Data("party".utf8).write(to: URL(fileURLWithPath: data + "/keep-me"))
+        let removed = try Self.run(["uninstall", "--root", root])
+        #expect(removed.status == 0, "\(removed.output)")
+        for gone in ["/usr/local/bin/musicvoting", "/etc/musicvoting.conf", "/etc/systemd/system/musicvoting.service"] {
+            #expect(!FileManager.default.fileExists(atPath: root + gone), "\(gone) removed")
+        }
+        #expect(FileManager.default.fileExists(atPath: data + "/keep-me") && FileManager.default.fileExists(atPath: data + "/musicvoting.sqlite"))
+    }
+
+    @Test func installingOnTheSystemWithoutRootRightsSaysHow() throws {
+        guard geteuid() == 0 else {
+            let result = try Self.run(["install"])
+            #expect(result.status == 1 && result.output.contains("needs administrator rights"))
+            return
+        }
+        // As root (CI), run a copy as nobody instead.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mv-nobody-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.copyItem(atPath: ServerProcess.binary, toPath: folder + "/musicvoting")
+        let result = try Self.run(["-u", "nobody", "--", folder + "/musicvoting", "install"], binary: "/usr/sbin/runuser")
+        #expect(result.status == 1)
+        #expect(result.output == "musicvoting: Installing needs administrator rights: run it with sudo (or give --root DIR to install below a folder).\n")
+    }
+}

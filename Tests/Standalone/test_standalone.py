@@ -1,0 +1,91 @@
+"""Issue 15: the release binary is the one file to copy.
+
+Copied alone into an empty folder (no checkout, no --resources) it serves every page and asset with the same bytes
+as the checkout's files; it needs no Swift runtime library, only the Debian packages of .ci/apt-target.txt.
+The test command builds it (`swift build -c release --static-swift-stdlib`) and names it in MUSICVOTING_RELEASE_BINARY.
+"""
+import gzip, os, re, shutil, subprocess, tempfile, urllib.request
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RELEASE = os.path.abspath(os.environ["MUSICVOTING_RELEASE_BINARY"]) if os.environ.get("MUSICVOTING_RELEASE_BINARY") else ""
+
+
+class Running:
+    def __init__(self, binary, folder, arguments=()):
+        self.process = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", "0", "--data", os.path.join(folder, "data"), *arguments],
+                                        cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = self.process.stdout.readline()
+        assert line.startswith("MusicVoting listening on"), line
+        self.base = "http://127.0.0.1:" + line.strip().rsplit(":", 1)[1]
+
+    def get(self, path, headers=None):
+        request = urllib.request.Request(self.base + path, headers=headers or {})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, dict(response.headers), response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers), error.read()
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(10)
+
+
+@pytest.fixture(scope="module")
+def alone():
+    assert RELEASE and os.path.isfile(RELEASE), "MUSICVOTING_RELEASE_BINARY must name the release build (Tests/run-all.sh builds it)"
+    folder = tempfile.mkdtemp(prefix="mv-alone-")
+    shutil.copy2(RELEASE, os.path.join(folder, "musicvoting"))
+    assert sorted(os.listdir(folder)) == ["musicvoting"]
+    server = Running(os.path.join(folder, "musicvoting"), folder)
+    yield server
+    server.stop()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_every_asset_has_the_bytes_of_the_checkout(alone):
+    status, _, page = alone.get("/")
+    assert status == 200
+    version = re.search(rb'/assets/(v-[0-9a-z]+)/css/app\.css', page).group(1).decode()
+    public = os.path.join(ROOT, "Public")
+    files = [os.path.relpath(os.path.join(folder, name), public) for folder, _, names in os.walk(public) for name in names]
+    assert len(files) >= 20
+    for relative in files:
+        with open(os.path.join(public, relative), "rb") as file:
+            expected = file.read()
+        status, headers, body = alone.get(f"/assets/{version}/{relative}")
+        assert status == 200 and body == expected, relative
+        status, headers, body = alone.get(f"/assets/{version}/{relative}", {"Accept-Encoding": "gzip"})
+        if headers.get("Content-Encoding") == "gzip":
+            assert gzip.decompress(body) == expected, relative
+
+
+def test_every_page_equals_the_one_rendered_from_the_checkout(alone):
+    checkout = Running(RELEASE, tempfile.mkdtemp(prefix="mv-checkout-"), ("--resources", ROOT))
+    try:
+        for path in ("/", "/host", "/tv", "/monitor", "/join/00000", "/no-such-page"):
+            for language in ("de", "en"):
+                headers = {"Accept-Language": language, "Accept": "text/html"}
+                ours, theirs = alone.get(path, headers), checkout.get(path, headers)
+                assert ours[0] == theirs[0] and ours[0] in (200, 404), path
+                assert ours[2] == theirs[2] and b"<html" in ours[2], (path, language)
+    finally:
+        checkout.stop()
+
+
+def test_the_binary_needs_no_swift_runtime_only_the_listed_packages():
+    assert RELEASE, "MUSICVOTING_RELEASE_BINARY must name the release build"
+    linked = subprocess.run(["ldd", RELEASE], capture_output=True, text=True, check=True).stdout
+    assert "not found" not in linked
+    swift = [line for line in linked.splitlines() if re.search(r"swift|Foundation|dispatch|BlocksRuntime|ICU", line)]
+    assert swift == [], swift
+    # Each library the binary names itself comes from a package of .ci/apt-target.txt (or libc's and the C++ runtime).
+    needed = re.findall(r"NEEDED\s+Shared library: \[(.+?)\]", subprocess.run(["readelf", "-d", RELEASE], capture_output=True, text=True, check=True).stdout)
+    with open(os.path.join(ROOT, ".ci", "apt-target.txt")) as file:
+        allowed = set(file.read().split()) | {"libc6", "libstdc++6", "libgcc-s1"}
+    for library in needed:
+        owner = subprocess.run(["dpkg", "-S", library], capture_output=True, text=True).stdout
+        packages = {line.split(":")[0] for line in owner.splitlines() if "/" in line and ("/lib/" in line or "/usr/lib/" in line)}
+        assert packages & allowed, (library, packages)
