@@ -73,7 +73,9 @@ public struct Installer {
         say("Wrote \(Self.unitPath)")
         if system && Self.hasSystemd {
             try command("/bin/systemctl", ["daemon-reload"])
-            try command("/bin/systemctl", ["enable", "--now", "musicvoting"])
+            try command("/bin/systemctl", ["enable", "musicvoting"])
+            // Restart, not start: after an update the old binary may still be running.
+            try command("/bin/systemctl", ["restart", "musicvoting"])
             say("Started: systemctl status musicvoting; open http://<this machine>:8080/")
         } else if system {
             say("No systemd here: start it with \(Self.binaryPath) --config \(Self.configPath)")
