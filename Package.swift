@@ -3,9 +3,12 @@ import PackageDescription
 
 let package = Package(
     name: "MusicVoting",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .executable(name: "musicvoting", targets: ["musicvoting"]),
+        // The iOS app's logic (issue 16): Foundation and Observation only, no C library, no server module.
+        .library(name: "MusicVotingKit", targets: ["MusicVotingKit"]),
+        .executable(name: "musicvoting-cli", targets: ["musicvoting-cli"]),
     ],
     targets: [
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
@@ -46,6 +49,9 @@ let package = Package(
         .executableTarget(name: "musicvoting", dependencies: ["MusicVotingServer"],
                           linkerSettings: [.linkedLibrary("curl", .when(platforms: [.linux]))]),
 
+        .target(name: "MusicVotingKit"),
+        .executableTarget(name: "musicvoting-cli", dependencies: ["MusicVotingKit"]),
+
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "PartyCoreTests", dependencies: ["PartyCore", "TestSupport"]),
         .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore"]),
@@ -54,5 +60,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONKit", "TestSupport"]),
         .testTarget(name: "MusicVotingServerTests", dependencies: ["MusicVotingServer", "PartyEngine", "HTTPServer"]),
         .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore", "HTTPServer", "JSONKit"], resources: [.copy("Fixtures")]),
+        // The kit against the real binary on 127.0.0.1:0, and the CLI through tmux (issue 16).
+        .testTarget(name: "MusicVotingKitTests", dependencies: ["MusicVotingKit", "musicvoting", "musicvoting-cli"]),
     ]
 )

@@ -8,6 +8,20 @@ ulimit -n 65536 2>/dev/null || true
 bash .ci/check-packages
 swift build --build-tests
 swift test --skip-build
+# MusicVotingKit alone (issue 16): its sources in a package of their own, with nothing but Foundation and
+# Observation to link against, so the kit cannot lean on a server module or a C library.
+kit_package=$(mktemp -d)
+mkdir -p "$kit_package/Sources/MusicVotingKit"
+cp Sources/MusicVotingKit/*.swift "$kit_package/Sources/MusicVotingKit/"
+cat > "$kit_package/Package.swift" <<'PACKAGE'
+// swift-tools-version:6.0
+import PackageDescription
+let package = Package(name: "KitAlone", platforms: [.macOS(.v14), .iOS(.v17)],
+                      products: [.library(name: "MusicVotingKit", targets: ["MusicVotingKit"])],
+                      targets: [.target(name: "MusicVotingKit")])
+PACKAGE
+swift build --package-path "$kit_package" --product MusicVotingKit
+rm -rf "$kit_package"
 # axe-core for the accessibility checks: the script of the PyPI package pinned in .ci/pip-test.txt, installed once
 # into .build/test-python (not the system; Debian's pip allows --target), never fetched by a test.
 axe_marker=".build/test-python/$(grep -v '^#' .ci/pip-test.txt | sed 's/-/_/g; s/==/-/').dist-info"

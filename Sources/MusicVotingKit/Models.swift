@@ -1,0 +1,110 @@
+import Foundation
+
+/// The Spotify track shape every provider's search and queue items use (SPEC).
+public struct Track: Codable, Hashable, Sendable, Identifiable {
+    public struct Artist: Codable, Hashable, Sendable { public let name: String }
+    public struct Album: Codable, Hashable, Sendable {
+        public struct Image: Codable, Hashable, Sendable { public let url: String }
+        public let name: String
+        public let images: [Image]
+    }
+
+    public let id: String
+    public let uri: String
+    public let name: String
+    public let artists: [Artist]
+    public let album: Album
+    public let durationMs: Int
+    /// Ours: the party's blacklist refuses this song (search results only).
+    public let blocked: Bool?
+
+    enum CodingKeys: String, CodingKey { case id, uri, name, artists, album, durationMs = "duration_ms", blocked }
+
+    public var artistNames: String { artists.map(\.name).joined(separator: ", ") }
+    public var coverURL: URL? { album.images.first.flatMap { URL(string: $0.url) } }
+}
+
+/// A queue item: the track plus the entry's id, likes and flags.
+public struct QueueEntry: Codable, Hashable, Sendable, Identifiable {
+    public let id: String
+    public let track: Track
+    public var likeCount: Int
+    public let isCurrentlyPlaying: Bool
+    public let autofilled: Bool
+    public var hasVoted: Bool?
+
+    enum CodingKeys: String, CodingKey { case id, likeCount, isCurrentlyPlaying, autofilled, hasVoted }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        likeCount = try container.decodeIfPresent(Int.self, forKey: .likeCount) ?? 0
+        isCurrentlyPlaying = try container.decodeIfPresent(Bool.self, forKey: .isCurrentlyPlaying) ?? false
+        autofilled = try container.decodeIfPresent(Bool.self, forKey: .autofilled) ?? false
+        hasVoted = try container.decodeIfPresent(Bool.self, forKey: .hasVoted)
+        track = try Track(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try track.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(likeCount, forKey: .likeCount)
+        try container.encode(isCurrentlyPlaying, forKey: .isCurrentlyPlaying)
+        try container.encode(autofilled, forKey: .autofilled)
+        try container.encodeIfPresent(hasVoted, forKey: .hasVoted)
+    }
+
+    public var uri: String { track.uri }
+    public var name: String { track.name }
+}
+
+public struct CreatedParty: Codable, Hashable, Sendable { public let id, pin, hostPin, joinUrl: String }
+public struct JoinedParty: Codable, Hashable, Sendable { public let id: String }
+public struct HostJoinedParty: Codable, Hashable, Sendable { public let id: String; public let guestPin: String? }
+public struct PartyInfo: Codable, Hashable, Sendable {
+    public let id: String
+    public let pin: String
+    public let provider: String
+    public let hostPin: String?
+    public let joinUrl: String?
+}
+
+/// `GET …/track/current` (R20a: `state` and `stallReason` are ours).
+public struct CurrentPlayback: Codable, Hashable, Sendable {
+    public let isPlaying: Bool
+    public let state: String?
+    public let stallReason: String?
+    public let progressMs: Int
+    public let deviceActive: Bool
+    public let track: QueueEntry?
+}
+
+public struct VoteResult: Codable, Hashable, Sendable { public let liked: Bool; public let likeCount: Int }
+public struct PlaybackResult: Codable, Hashable, Sendable {
+    public let status: String
+    public let track: QueueEntry?
+    public let message: String?
+}
+public struct PauseResult: Codable, Hashable, Sendable { public let isPlaying: Bool; public let progressMs: Int }
+public struct DeviceRegistration: Codable, Hashable, Sendable { public let deviceActive: Bool; public let monitorToken: String }
+public struct Playlist: Codable, Hashable, Sendable { public let id: String; public let name: String }
+
+/// One server-sent event: `{"type", "timestamp", "payload":{…}}` with string payload values (SPEC).
+public struct PartyEvent: Hashable, Sendable {
+    public let id: String?
+    public let type: String
+    public let payload: [String: String]
+
+    public init(id: String? = nil, type: String, payload: [String: String]) {
+        self.id = id
+        self.type = type
+        self.payload = payload
+    }
+
+    public var partyId: String? { payload["partyId"] }
+
+    /// Not from the server: the stream is open again after a drop. Events the server could not replay may be
+    /// missing, so models reload their state on it.
+    public static let reconnected = "stream-reconnected"
+}

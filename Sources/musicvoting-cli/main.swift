@@ -1,0 +1,147 @@
+import Foundation
+import MusicVotingKit
+
+// musicvoting-cli: a terminal client built only on MusicVotingKit (issue 16).
+let usage = """
+    usage: musicvoting-cli [--server URL] COMMAND
+      join PIN          live view of a party as a guest: search, add and like from the keyboard
+      host HOSTPIN      the host dashboard: play/pause, skip, remove, stall reasons
+      queue [--json]    the queue of the joined party (or --pin PIN)
+      add QUERY         add the first search result (joined party, or --pin PIN)
+      skip | end        as host (the host session, or --host-pin PIN)
+    The server is --server, else $MUSICVOTING_SERVER, else http://127.0.0.1:8080.
+    """
+
+struct Failure: Error, CustomStringConvertible { let description: String }
+
+@MainActor
+func run(_ arguments: [String]) async throws -> Int32 {
+    var words: [String] = []
+    var options: [String: String] = [:]
+    var flags: Set<String> = []
+    var index = 0
+    while index < arguments.count {
+        let argument = arguments[index]
+        if ["--server", "--pin", "--host-pin"].contains(argument), index + 1 < arguments.count {
+            options[argument] = arguments[index + 1]
+            index += 2
+        } else if argument.hasPrefix("--") {
+            flags.insert(argument)
+            index += 1
+        } else {
+            words.append(argument)
+            index += 1
+        }
+    }
+    guard let command = words.first, !flags.contains("--help") else { print(usage); return words.isEmpty ? 2 : 0 }
+    let server = options["--server"] ?? ProcessInfo.processInfo.environment["MUSICVOTING_SERVER"] ?? "http://127.0.0.1:8080"
+    guard let base = URL(string: server) else { throw Failure(description: "--server \(server) is not a URL") }
+    let home = ProcessInfo.processInfo.environment["MUSICVOTING_CLI_HOME"].map { URL(fileURLWithPath: $0) }
+        ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config/musicvoting-cli")
+    let sessions = Sessions(storage: FileSessionStorage(folder: home))
+    // A terminal's language is its locale variables (LANG=en_US.UTF-8 → English); German otherwise.
+    let environment = ProcessInfo.processInfo.environment
+    let strings = KitStrings(preferredLanguages: [environment["LC_ALL"] ?? environment["LC_MESSAGES"] ?? environment["LANG"] ?? "de"])
+    var client = MusicVotingClient(baseURL: base)
+
+    func guestParty() async throws -> String {
+        if let pin = options["--pin"] { return try await client.join(pin: pin).id }
+        guard let guest = sessions.guest else { throw Failure(description: "join a party first (musicvoting-cli join PIN) or give --pin") }
+        return guest.partyId
+    }
+    func hostParty() async throws -> String {
+        if let hostPin = options["--host-pin"] {
+            client.hostPin = hostPin
+            return try await client.hostJoin(hostPin: hostPin).id
+        }
+        guard let host = sessions.host else { throw Failure(description: "log in first (musicvoting-cli host HOSTPIN) or give --host-pin") }
+        client.hostPin = host.hostPin
+        return host.partyId
+    }
+
+    switch command {
+    case "join":
+        guard words.count == 2 else { print(usage); return 2 }
+        let partyId = try await client.join(pin: words[1]).id
+        sessions.save(GuestSession(partyId: partyId, pin: words[1]))
+        let party = GuestParty(client: client, partyId: partyId, sessions: sessions, strings: strings)
+        var screen = GuestScreen(party: party, pin: words[1], strings: strings)
+        await party.loadQueue()
+        await party.search("")
+        return await live(partyId: partyId, base: base, render: { screen.render() }, event: { await party.handle($0) },
+                          line: { await screen.handle($0) })
+    case "host":
+        guard words.count == 2 else { print(usage); return 2 }
+        client.hostPin = words[1]
+        let joined = try await client.hostJoin(hostPin: words[1])
+        sessions.save(HostSession(partyId: joined.id, hostPin: words[1], guestPin: joined.guestPin))
+        let dashboard = HostDashboard(client: client, partyId: joined.id, sessions: sessions, strings: strings)
+        let screen = HostScreen(dashboard: dashboard, strings: strings)
+        await dashboard.load()
+        return await live(partyId: joined.id, base: base, render: { screen.render() }, event: { await dashboard.handle($0) },
+                          line: { await screen.handle($0) })
+    case "queue":
+        let entries = try await client.queue(try await guestParty(), deviceId: sessions.deviceId)
+        if flags.contains("--json") {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(entries), as: UTF8.self))
+        } else {
+            for entry in entries { print("♥ \(entry.likeCount)  \(entry.name) – \(entry.track.artistNames)") }
+        }
+        return 0
+    case "add":
+        let query = words.dropFirst().joined(separator: " ")
+        let partyId = try await guestParty()
+        guard let track = try await client.search(partyId, query: query).first else { throw Failure(description: "nothing found for “\(query)”") }
+        try await client.add(partyId, uri: track.uri, deviceId: sessions.deviceId)
+        print("\(strings[.added]) \(track.name) – \(track.artistNames)")
+        return 0
+    case "skip":
+        let partyId = try await hostParty()  // first: it sets the client's host PIN
+        let result = try await client.next(partyId)
+        print(result.track.map { "\(strings[.nowPlaying]): \($0.name)" } ?? (result.message ?? strings[.queueEmpty]))
+        return 0
+    case "end":
+        let partyId = try await hostParty()
+        try await client.endParty(partyId)
+        sessions.leaveHost()
+        print(strings[.partyEnded])
+        return 0
+    default:
+        print(usage)
+        return 2
+    }
+}
+
+/// Redraws on every event and every typed line until `q` (or the input ends).
+@MainActor
+func live(partyId: String, base: URL, render: @escaping @MainActor () -> Void, event: @escaping @MainActor (PartyEvent) async -> Void,
+          line: @escaping @MainActor (String) async -> Bool) async -> Int32 {
+    let stream = PartyEventStream(baseURL: base, partyId: partyId)
+    stream.start()
+    render()
+    let events = Task { @MainActor in
+        for await item in stream.events {
+            await event(item)
+            render()
+        }
+    }
+    for await text in Terminal.lines() {
+        guard await line(text) else { break }
+        render()
+    }
+    events.cancel()
+    stream.stop()
+    return 0
+}
+
+do {
+    exit(try await run(Array(CommandLine.arguments.dropFirst())))
+} catch let error as APIError {
+    FileHandle.standardError.write(Data("musicvoting-cli: \(error.serverMessage ?? KitStrings(preferredLanguages: ["de"])[.backendUnreachable])\n".utf8))
+    exit(1)
+} catch {
+    FileHandle.standardError.write(Data("musicvoting-cli: \(error)\n".utf8))
+    exit(1)
+}

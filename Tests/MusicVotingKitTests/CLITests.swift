@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import MusicVotingKit
+
+/// `musicvoting-cli` driven through a real terminal: tmux `send-keys` and `capture-pane`.
+@Suite("musicvoting-cli in a terminal")
+struct CLITests {
+    static func tmux(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text
+    }
+
+    static func screen(_ session: String) -> String { (try? tmux(["capture-pane", "-p", "-t", session])) ?? "" }
+
+    static func waitFor(_ session: String, _ seconds: Double = 10, _ condition: (String) -> Bool) throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition(screen(session)) { return true }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return condition(screen(session))
+    }
+
+    @Test func aGuestJoinsSeesTheQueueUpdateLiveAndAddsASong() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let client = server.client()
+        let created = try await client.createParty(provider: "demo")
+        try await client.add(created.id, uri: "demo:track:1", deviceId: "a")
+        try await client.add(created.id, uri: "demo:track:2", deviceId: "b")
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("mv-cli-\(UUID().uuidString)").path
+        let session = "mv-cli-\(UUID().uuidString.prefix(8))"
+        let command = "LANG=de_DE.UTF-8 MUSICVOTING_CLI_HOME=\(home) \(KitServer.built("musicvoting-cli")) --server \(server.base.absoluteString) join \(created.pin)"
+        _ = try Self.tmux(["new-session", "-d", "-s", session, "-x", "120", "-y", "45", command])
+        defer { _ = try? Self.tmux(["kill-session", "-t", session]) }
+
+        #expect(try Self.waitFor(session) { $0.contains("PIN \(created.pin)") && $0.contains("1. ♡  0  Sonnenaufgang am Kanal") },
+                "the queue: \(Self.screen(session))")
+        // Another guest likes the second song: the terminal reorders live.
+        _ = try await client.vote(created.id, uri: "demo:track:2", deviceId: "c")
+        #expect(try Self.waitFor(session) { $0.contains("1. ♡  1  Neon Boulevard") && $0.contains("2. ♡  0  Sonnenaufgang am Kanal") },
+                "live update: \(Self.screen(session))")
+
+        _ = try Self.tmux(["send-keys", "-t", session, "Paper", "Enter"])
+        #expect(try Self.waitFor(session) { $0.contains("a1  Paper Planes at Noon") }, "search: \(Self.screen(session))")
+        _ = try Self.tmux(["send-keys", "-t", session, "a1", "Enter"])
+        #expect(try Self.waitFor(session) { $0.contains("Hinzugefügt!") && $0.contains("Paper Planes at Noon – ") })
+        #expect(try await client.queue(created.id).map(\.name).contains("Paper Planes at Noon"), "the server has it")
+        _ = try Self.tmux(["send-keys", "-t", session, "l1", "Enter"])
+        #expect(try Self.waitFor(session) { $0.contains("1. ♥  2  Neon Boulevard") }, "liked from the keyboard: \(Self.screen(session))")
+    }
+
+    @Test func oneShotCommandsForScripts() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let created = try await server.client().createParty(provider: "demo")
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("mv-cli-\(UUID().uuidString)").path
+        func cli(_ arguments: [String]) throws -> (Int32, String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: KitServer.built("musicvoting-cli"))
+            process.arguments = ["--server", server.base.absoluteString] + arguments
+            process.environment = ["MUSICVOTING_CLI_HOME": home, "LANG": "de_DE.UTF-8"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, text)
+        }
+        #expect(try cli(["add", "Neon", "--pin", created.pin]) == (0, "Hinzugefügt! Neon Boulevard – Kasimir & The Tapes\n"))
+        let (status, json) = try cli(["queue", "--json", "--pin", created.pin])
+        let entries = try JSONDecoder().decode([QueueEntry].self, from: Data(json.utf8))
+        #expect(status == 0 && entries.map(\.name) == ["Neon Boulevard"])
+        #expect(try cli(["add", "Neon", "--pin", created.pin]) == (1, "musicvoting-cli: Song ist schon in der Warteschlange.\n"))
+        _ = try await server.client(hostPin: created.hostPin).registerMonitor(created.id, deviceId: "tv")
+        #expect(try cli(["skip", "--host-pin", created.hostPin]).1 == "Läuft gerade: Neon Boulevard\n")
+        #expect(try cli(["end", "--host-pin", created.hostPin]) == (0, "Die Party ist vorbei.\n"))
+        #expect(try cli(["queue", "--pin", created.pin]).0 == 1)
+    }
+}

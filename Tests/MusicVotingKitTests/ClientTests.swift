@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import MusicVotingKit
+
+@Suite("Client: every SPEC call, typed")
+struct ClientTests {
+    @Test func everyCallAnswersItsModelAgainstTheRealServer() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let guest = server.client()
+        #expect(try await guest.health())
+        let created = try await guest.createParty(provider: "demo")
+        let host = server.client(hostPin: created.hostPin)
+        #expect(try await guest.join(pin: created.pin).id == created.id)
+        #expect(try await guest.hostJoin(hostPin: created.hostPin).id == created.id)
+        #expect(try await guest.party(created.id).hostPin == nil, "R25: no host PIN for a guest")
+        #expect(try await host.party(created.id).hostPin == created.hostPin)
+        let top = try await guest.search(created.id, query: "")
+        #expect(top.count == 10 && top.allSatisfy { $0.uri.hasPrefix("demo:track:") && $0.coverURL != nil })
+        #expect(try await guest.track(created.id, trackId: top[0].id).uri == top[0].uri)
+        try await guest.add(created.id, uri: top[0].uri, deviceId: "phone-a")
+        try await guest.add(created.id, uri: top[1].uri, deviceId: "phone-a")
+        let vote = try await guest.vote(created.id, uri: top[1].uri, deviceId: "phone-b")
+        #expect(vote == VoteResult(liked: true, likeCount: 1))
+        let mine = try await guest.queue(created.id, deviceId: "phone-b")
+        #expect(mine.map(\.uri) == [top[1].uri, top[0].uri] && mine.map(\.hasVoted) == [true, false])
+        let registration = try await host.registerMonitor(created.id, deviceId: "tv")
+        #expect(registration.deviceActive && !registration.monitorToken.isEmpty)
+        #expect(try await host.start(created.id).track?.uri == top[1].uri)
+        #expect(try await host.pause(created.id).isPlaying == false)
+        #expect(try await host.resume(created.id).isPlaying == true)
+        try await guest.reportProgress(created.id, token: registration.monitorToken, positionMs: 1200, durationMs: 32000, paused: false)
+        try await host.play(created.id, uri: top[0].uri)
+        #expect(try await guest.current(created.id).track?.uri == top[0].uri)
+        #expect(try await host.next(created.id).status == "playing")
+        #expect(try await host.addBlacklistWord(created.id, word: "Zucker") == ["Zucker"])
+        #expect(try await host.blacklist(created.id) == ["Zucker"])
+        #expect(try await host.removeBlacklistWord(created.id, word: "Zucker") == [])
+        let queued = try await guest.queue(created.id).filter { !$0.isCurrentlyPlaying }
+        if let first = queued.first { try await host.remove(created.id, uri: first.uri) }
+        try await host.prepareNext(created.id)
+        try await host.setDefaultPlaylist(created.id, playlistId: "")
+        #expect(try await guest.qrCode(created.id).starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        try await host.endParty(created.id)
+        await #expect(throws: APIError.self) { try await guest.join(pin: created.pin) }
+    }
+
+    @Test func hostCallsSendTheBearerPinAndNoHeaderWithoutOne() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let created = try await server.client().createParty(provider: "demo")
+        // No stored PIN: no Authorization header at all, so R24's 401 (not the 403 of a wrong PIN).
+        await #expect(throws: APIError.server(status: 401, message: "Host-PIN fehlt.", code: "unauthorized", retryAfter: nil)) {
+            try await server.client().blacklist(created.id)
+        }
+        let request = try server.client().request("GET", "/api/party/x/blacklist", host: true)
+        #expect(request.value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(try server.client(hostPin: "12345").request("GET", "/x", host: true).value(forHTTPHeaderField: "Authorization") == "Bearer 12345")
+        #expect(try await server.client(hostPin: created.hostPin).blacklist(created.id) == [])
+    }
+
+    @Test func serverErrorMessagesSurfaceVerbatim() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let client = server.client()
+        let created = try await client.createParty(provider: "demo")
+        try await client.add(created.id, uri: "demo:track:3", deviceId: "a")
+        do {
+            try await client.add(created.id, uri: "demo:track:3", deviceId: "b")
+            Issue.record("a duplicate was taken")
+        } catch {
+            #expect(error == .server(status: 409, message: "Song ist schon in der Warteschlange.", code: "duplicate", retryAfter: nil))
+        }
+    }
+
+    @Test func nullAndForeignItemsInAListAreSkipped() throws {
+        let json = #"{"tracks":{"items":[null,{"id":"1","uri":"demo:track:1","name":"A","artists":[{"name":"X"}],"album":{"name":"","images":[]},"duration_ms":1000},{"unavailable":true},7]}}"#
+        let answer = try JSONDecoder().decode(SearchAnswer.self, from: Data(json.utf8))
+        #expect(answer.tracks.items.elements.map(\.name) == ["A"])
+    }
+}

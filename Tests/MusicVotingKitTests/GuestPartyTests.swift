@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import MusicVotingKit
+
+@Suite("Guest: search, add, like")
+@MainActor
+struct GuestPartyTests {
+    @Test func anEmptyQueryShowsTheTopTenAndBothSearchErrorsHaveTheirText() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let created = try await server.client().createParty(provider: "demo")
+        let (sessions, _) = temporarySessions()
+        let party = GuestParty(client: server.client(), partyId: created.id, sessions: sessions, strings: german)
+        await party.search("")
+        #expect(party.results.count == 10 && party.message == nil)
+        await party.search("Neon")
+        #expect(party.results.map(\.name) == ["Neon Boulevard"])
+
+        let gone = GuestParty(client: server.client(), partyId: "no-such-party", sessions: sessions, strings: german)
+        await gone.search("x")
+        #expect(gone.message == "Suche fehlgeschlagen. Bitte erneut versuchen." && gone.results.isEmpty)
+        let unreachable = GuestParty(client: MusicVotingClient(baseURL: URL(string: "http://127.0.0.1:1")!), partyId: created.id,
+                                     sessions: sessions, strings: german)
+        await unreachable.search("x")
+        #expect(unreachable.message == "Backend nicht erreichbar. Bitte Backend starten und erneut versuchen.")
+    }
+
+    @Test func addLikeAndTheServersRefusalsInItsOwnWords() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let created = try await server.client().createParty(provider: "demo")
+        let (sessions, _) = temporarySessions()
+        let party = GuestParty(client: server.client(), partyId: created.id, sessions: sessions, strings: german)
+        await party.search("")
+        let first = party.results[0]
+        #expect(await party.add(first) && party.message == "Hinzugefügt!" && party.queue.map(\.uri) == [first.uri])
+        #expect(await party.add(first) == false && party.message == "Song ist schon in der Warteschlange.")
+        _ = try await server.client(hostPin: created.hostPin).addBlacklistWord(created.id, word: party.results[1].name)
+        #expect(await party.add(party.results[1]) == false && party.message == "Nicht erlaubt.")
+
+        await party.like(party.queue[0])
+        #expect(party.queue[0].hasVoted == true && party.queue[0].likeCount == 1)
+        await party.like(party.queue[0])
+        #expect(party.queue[0].hasVoted == false && party.queue[0].likeCount == 0)
+
+        // A like the server refuses (the song left the queue meanwhile) is rolled back.
+        let entry = party.queue[0]
+        try await server.client(hostPin: created.hostPin).remove(created.id, uri: entry.uri)
+        await party.like(entry)
+        #expect(party.message == "Song nicht in der Warteschlange.")
+        #expect(party.queue.first(where: { $0.id == entry.id }).map { $0.likeCount == 0 && $0.hasVoted == false } ?? true)
+    }
+
+    @Test func theAddLimitAnswersWithTheServersMessage() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let created = try await server.client().createParty(provider: "demo")
+        let (sessions, _) = temporarySessions()
+        let party = GuestParty(client: server.client(), partyId: created.id, sessions: sessions, strings: german)
+        for number in 1...10 { try await server.client().add(created.id, uri: "demo:track:\(number)", deviceId: sessions.deviceId) }
+        await party.search("Regen")
+        #expect(await party.add(party.results[0]) == false && party.message == "Zu viele Anfragen — bitte kurz warten.")
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Observation
+import Testing
+@testable import MusicVotingKit
+
+@Suite("Host dashboard")
+@MainActor
+struct HostDashboardTests {
+    /// A party with three songs and a dashboard that follows its stream.
+    static func setUp(_ server: KitServer) async throws -> (CreatedParty, HostDashboard, PartyEventStream, Task<Void, Never>, Sessions) {
+        let created = try await server.client().createParty(provider: "demo")
+        for number in 1...3 { try await server.client().add(created.id, uri: "demo:track:\(number)", deviceId: "g\(number)") }
+        let (sessions, _) = temporarySessions()
+        sessions.save(HostSession(partyId: created.id, hostPin: created.hostPin, guestPin: created.pin))
+        let dashboard = HostDashboard(client: server.client(hostPin: created.hostPin), partyId: created.id, sessions: sessions, strings: german)
+        await dashboard.load()
+        let stream = PartyEventStream(baseURL: server.base, partyId: created.id, reconnectDelay: 0.5)
+        stream.start()
+        let reader = Task { @MainActor in for await event in stream.events { await dashboard.handle(event) } }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        return (created, dashboard, stream, reader, sessions)
+    }
+
+    @Test func controlsUnlockLiveWhenAMonitorRegistersAndTheFirstPlayStarts() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let (created, dashboard, stream, reader, _) = try await Self.setUp(server)
+        defer { reader.cancel(); stream.stop() }
+        #expect(!dashboard.controlsEnabled && dashboard.controlsHint == "Kein Wiedergabegerät verbunden. Öffne den Monitor auf dem Fernseher, dann geht es los.")
+        // Before the first play the first song is the "now playing" preview, and not repeated in the list.
+        #expect(dashboard.preview?.uri == "demo:track:1")
+        #expect(dashboard.upNext.map(\.uri) == ["demo:track:2", "demo:track:3"])
+        #expect(dashboard.playIcon == .play && dashboard.progressText == "0:00 / 0:00")
+        await dashboard.playPause()
+        #expect(dashboard.current == nil, "disabled controls make no call")
+
+        _ = try await server.client(hostPin: created.hostPin).registerMonitor(created.id, deviceId: "tv")
+        #expect(await eventually { dashboard.controlsEnabled && dashboard.controlsHint == nil }, "device-changed unlocks")
+        await dashboard.playPause()
+        #expect(dashboard.current?.uri == "demo:track:1" && dashboard.playIcon == .pause, "the first press starts")
+        #expect(dashboard.preview == nil && dashboard.upNext.map(\.uri) == ["demo:track:2", "demo:track:3"])
+        await dashboard.playPause()
+        #expect(dashboard.playIcon == .play && dashboard.current?.uri == "demo:track:1", "then pause, not start again")
+        await dashboard.playPause()
+        #expect(dashboard.playIcon == .pause && dashboard.current?.uri == "demo:track:1", "and resume")
+    }
+
+    @Test func progressMirrorsEventsAndResetsOnTrackChangedChangingStateOnlyForNewValues() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let (created, dashboard, stream, reader, _) = try await Self.setUp(server)
+        defer { reader.cancel(); stream.stop() }
+        let host = server.client(hostPin: created.hostPin)
+        let token = try await host.registerMonitor(created.id, deviceId: "tv").monitorToken
+        #expect(await eventually { dashboard.controlsEnabled })
+        await dashboard.playPause()
+        try await server.client().reportProgress(created.id, token: token, positionMs: 12_000, durationMs: 32_000, paused: false)
+        #expect(await eventually { dashboard.progressMs == 12_000 && dashboard.progressText == "0:12 / 0:32" }, "mirrors progress")
+
+        // The same value again is no change a view would redraw for.
+        let changes = ChangeCounter()
+        withObservationTracking { _ = dashboard.progressMs } onChange: { changes.count() }
+        await dashboard.handle(PartyEvent(type: "progress", payload: ["partyId": created.id, "position": "12000", "duration": "32000"]))
+        #expect(changes.value == 0)
+        await dashboard.handle(PartyEvent(type: "progress", payload: ["partyId": created.id, "position": "13000", "duration": "32000"]))
+        #expect(changes.value == 1 && dashboard.progressMs == 13_000)
+
+        await dashboard.skip()
+        #expect(await eventually { dashboard.current?.uri == "demo:track:2" && dashboard.progressMs < 2_000 }, "reset on track-changed")
+    }
+
+    @Test func aStallReasonIsShownAndPartyEndedOfAnotherPartyIsIgnored() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let (created, dashboard, stream, reader, sessions) = try await Self.setUp(server)
+        defer { reader.cancel(); stream.stop() }
+        let host = server.client(hostPin: created.hostPin)
+        _ = try await host.registerMonitor(created.id, deviceId: "tv")
+        #expect(await eventually { dashboard.controlsEnabled })
+        await dashboard.playPause()
+        // The TV leaves without a word: the server stalls the song (R20a) and says why.
+        #expect(await eventually(15) { dashboard.stallText == "Der Fernseher meldet sich nicht." || dashboard.stallText == "Kein Fernseher verbunden." },
+                "stall reason from the server")
+
+        await dashboard.handle(PartyEvent(type: "party-ended", payload: ["partyId": "another-party"]))
+        #expect(!dashboard.ended && sessions.host != nil)
+        await dashboard.endParty()
+        #expect(dashboard.ended && sessions.host == nil, "ended with DELETE and the host PIN; the session is cleared")
+        await dashboard.load()
+        await dashboard.skip()
+        #expect(dashboard.message == "Die Party ist vorbei.", "no further call changes anything")
+    }
+}
+
+/// Counts Observation's change callbacks (which may run on any thread).
+final class ChangeCounter: @unchecked Sendable {
+    // @unchecked: `lock` guards `counted`.
+    private let lock = NSLock()
+    private var counted = 0
+    func count() { lock.lock(); counted += 1; lock.unlock() }
+    var value: Int { lock.lock(); defer { lock.unlock() }; return counted }
+}
