@@ -58,6 +58,34 @@ struct CLITests {
         #expect(try Self.waitFor(session) { $0.contains("1. ♥  2  Neon Boulevard") }, "liked from the keyboard: \(Self.screen(session))")
     }
 
+    @Test func theHostDashboardInATerminalUnlocksLivePlaysSkipsAndRemoves() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let client = server.client()
+        let created = try await client.createParty(provider: "demo")
+        for number in 1...4 { try await client.add(created.id, uri: "demo:track:\(number)", deviceId: "g\(number)") }
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("mv-cli-\(UUID().uuidString)").path
+        let session = "mv-host-\(UUID().uuidString.prefix(8))"
+        let command = "LANG=de_DE.UTF-8 MUSICVOTING_CLI_HOME=\(home) \(KitServer.built("musicvoting-cli")) --server \(server.base.absoluteString) host \(created.hostPin)"
+        _ = try Self.tmux(["new-session", "-d", "-s", session, "-x", "120", "-y", "45", command])
+        defer { _ = try? Self.tmux(["kill-session", "-t", session]) }
+
+        #expect(try Self.waitFor(session) { $0.contains("Als Erstes: Sonnenaufgang am Kanal") && $0.contains("(Kein Wiedergabegerät verbunden.") },
+                "preview and the locked controls: \(Self.screen(session))")
+        _ = try await server.client(hostPin: created.hostPin).registerMonitor(created.id, deviceId: "tv")
+        #expect(try Self.waitFor(session) { !$0.contains("(Kein Wiedergabegerät verbunden.") }, "unlocked live: \(Self.screen(session))")
+        _ = try Self.tmux(["send-keys", "-t", session, "p", "Enter"])
+        #expect(try Self.waitFor(session) { $0.contains("Läuft gerade: Sonnenaufgang am Kanal") && $0.contains("⏸") }, "\(Self.screen(session))")
+        _ = try Self.tmux(["send-keys", "-t", session, "s", "Enter"])
+        #expect(try Self.waitFor(session) { $0.contains("Läuft gerade: Neon Boulevard") }, "skipped: \(Self.screen(session))")
+        _ = try Self.tmux(["send-keys", "-t", session, "r 1", "Enter"])
+        #expect(try Self.waitFor(session) { !$0.contains("Tanz auf dem Dach") }, "removed: \(Self.screen(session))")
+        #expect(try await client.queue(created.id).map(\.name) == ["Neon Boulevard", "Paper Planes at Noon"])
+        // The TV never reports: the server stalls the song and the terminal says why.
+        #expect(try Self.waitFor(session, 15) { $0.contains("! Der Fernseher meldet sich nicht.") || $0.contains("! Kein Fernseher verbunden.") },
+                "stall reason: \(Self.screen(session))")
+    }
+
     @Test func oneShotCommandsForScripts() async throws {
         let server = try KitServer()
         defer { server.stop() }
