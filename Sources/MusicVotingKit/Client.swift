@@ -145,7 +145,7 @@ public struct MusicVotingClient: Sendable {
 
     func perform(_ request: URLRequest) async throws(APIError) -> Data {
         let data: Data, response: URLResponse
-        do { (data, response) = try await session.data(for: request) } catch { throw .network(error.localizedDescription) }
+        do { (data, response) = try await session.load(request) } catch { throw .network(error.localizedDescription) }
         guard let http = response as? HTTPURLResponse else { throw .invalidResponse("not HTTP") }
         guard (200..<300).contains(http.statusCode) else {
             let shape = try? JSONDecoder().decode(ErrorShape.self, from: data)
@@ -189,4 +189,24 @@ struct LossyArray<Element: Decodable>: Decodable {
     }
     /// Takes any value (null, a number, an object of another shape) without looking at it, so the container moves on.
     private struct Skip: Decodable { init(from decoder: any Decoder) throws {} }
+}
+
+extension URLSession {
+    /// A request's answer through the completion-handler API. Not `data(for:)`: on Linux, cancelling the awaiting
+    /// task while the answer arrives deadlocks FoundationNetworking (seen in the kit's tests: a thread cancelling
+    /// in `URLSessionTask.cancel` and one resuming the continuation wait on each other). A cancelled caller here
+    /// simply gets the answer when it comes.
+    func load(_ request: URLRequest) async throws -> (Data, URLResponse) {
+        try await withCheckedThrowingContinuation { continuation in
+            dataTask(with: request) { data, response, error in
+                if let error {
+                    continuation.resume(throwing: error)
+                } else if let response {
+                    continuation.resume(returning: (data ?? Data(), response))
+                } else {
+                    continuation.resume(throwing: URLError(.badServerResponse))
+                }
+            }.resume()
+        }
+    }
 }

@@ -20,7 +20,7 @@ public actor CoverCache {
         downloads += 1
         let session = self.session
         let load = Task<Data?, Never> {
-            guard let (data, response) = try? await session.data(from: url),
+            guard let (data, response) = try? await session.load(URLRequest(url: url)),
                   (response as? HTTPURLResponse).map({ (200..<300).contains($0.statusCode) }) == true, !data.isEmpty else { return nil }
             return data
         }

@@ -98,7 +98,7 @@ public final class GuestParty {
                 sessions.leaveGuest()
                 set(\.ended, true)
             }
-        case "queue-updated", "vote-updated", "track-changed", "playback-changed", PartyEvent.reconnected:
+        case "queue-updated", "vote-updated", "track-changed", "playback-changed", PartyEvent.connected:
             await loadQueue()
         default:
             break

@@ -11,6 +11,8 @@ public final class HostDashboard {
     public private(set) var current: QueueEntry?
     public private(set) var queue: [QueueEntry] = []
     public private(set) var isPlaying = false
+    /// `playing`, `paused`, `stalled` or `idle` (R20a).
+    public private(set) var state = "idle"
     public private(set) var deviceActive = false
     public private(set) var progressMs = 0
     public private(set) var durationMs = 0
@@ -35,8 +37,10 @@ public final class HostDashboard {
 
     // MARK: What the view shows
 
-    /// ▶ when stopped or paused, ⏸ while playing.
-    public var playIcon: PlayIcon { isPlaying && current != nil ? .pause : .play }
+    /// The host let it play: playing, or stalled (nobody hears it, but the host did not pause it; R20a).
+    public var hostLetsItPlay: Bool { current != nil && (state == "playing" || state == "stalled") }
+    /// ▶ when stopped or paused, ⏸ while playing (a stalled song is still one the host lets play).
+    public var playIcon: PlayIcon { hostLetsItPlay ? .pause : .play }
     /// Play, pause and skip need a connected monitor (R21).
     public var controlsEnabled: Bool { deviceActive && !ended }
     public var controlsHint: String? { controlsEnabled || ended ? nil : strings[.noDevice] + " " + strings[.noDeviceHint] }
@@ -80,7 +84,7 @@ public final class HostDashboard {
             if !started && current == nil {
                 _ = try await client.start(partyId)
                 started = true
-            } else if isPlaying {
+            } else if hostLetsItPlay {
                 _ = try await client.pause(partyId)
             } else {
                 _ = try await client.resume(partyId)
@@ -135,6 +139,7 @@ public final class HostDashboard {
         case "playback-stalled":
             set(\.stallReason, event.payload["reason"])
             set(\.isPlaying, false)
+            set(\.state, "stalled")
         default:
             await load()
         }
@@ -145,6 +150,7 @@ public final class HostDashboard {
     private func apply(_ playback: CurrentPlayback) {
         set(\.current, playback.track)
         set(\.isPlaying, playback.isPlaying)
+        set(\.state, playback.state ?? (playback.track == nil ? "idle" : playback.isPlaying ? "playing" : "paused"))
         set(\.deviceActive, playback.deviceActive)
         set(\.stallReason, playback.state == "stalled" ? playback.stallReason : nil)
         if playback.track != nil { started = true }

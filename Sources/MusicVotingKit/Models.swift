@@ -104,7 +104,7 @@ public struct PartyEvent: Hashable, Sendable {
 
     public var partyId: String? { payload["partyId"] }
 
-    /// Not from the server: the stream is open again after a drop. Events the server could not replay may be
-    /// missing, so models reload their state on it.
-    public static let reconnected = "stream-reconnected"
+    /// Not from the server: the stream is open (first or again). Events published before it (or that the server
+    /// could not replay after a restart) may be missing, so models reload their state on it.
+    public static let connected = "stream-connected"
 }

@@ -4,10 +4,13 @@ import FoundationNetworking
 #endif
 
 /// One persistent event stream per party (`GET /api/spotify/events?partyId=…&source=ios`), read with a data-task
-/// delegate on every platform (Linux's URLSession has no `bytes(for:)`), without a request timeout. When it drops
-/// it reconnects after `reconnectDelay` with `Last-Event-ID`, so nothing the server still holds is missed.
+/// delegate (Linux's URLSession has no `bytes(for:)`), without a request timeout; on Linux over plain HTTP with a
+/// socket reader instead (`SocketEventSource`: URLSession there spins a core while a stream is open). When it drops
+/// it reconnects after `reconnectDelay` with `Last-Event-ID`, so nothing the server still holds is missed, and
+/// every opened connection announces `PartyEvent.connected` so models reload what may have been missed.
 public final class PartyEventStream: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked: every mutable field is touched only on `queue` (the delegate queue's underlying queue).
+    // @unchecked: every mutable field is touched only on `queue` (the delegate queue's underlying queue; the socket
+    // reader's callbacks enter it with `queue.sync`).
     public let events: AsyncStream<PartyEvent>
     private let continuation: AsyncStream<PartyEvent>.Continuation
     private let url: URL
@@ -17,8 +20,11 @@ public final class PartyEventStream: NSObject, URLSessionDataDelegate, @unchecke
     private var task: URLSessionDataTask?
     private var parser = SSEParser()
     private var stopped = false
-    /// Set when a reconnect opens: the first bytes of the new connection announce `PartyEvent.reconnected`.
-    private var pendingReconnectNotice = false
+    #if canImport(FoundationNetworking)
+    private var socketReader: SocketEventSource?
+    #endif
+    /// Set when a connection opens: its first bytes announce `PartyEvent.connected`.
+    private var pendingConnectedNotice = false
     /// Connections opened so far (1 after the first; tests watch reconnects).
     public private(set) var connections = 0
 
@@ -30,24 +36,50 @@ public final class PartyEventStream: NSObject, URLSessionDataDelegate, @unchecke
         self.reconnectDelay = reconnectDelay
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
         super.init()
+        let configuration = URLSessionConfiguration.default
+        configuration.timeoutIntervalForResource = 7 * 24 * 3600
         let operations = OperationQueue()
         operations.underlyingQueue = queue
         operations.maxConcurrentOperationCount = 1
-        let configuration = URLSessionConfiguration.default
-        configuration.timeoutIntervalForRequest = 7 * 24 * 3600
-        configuration.timeoutIntervalForResource = 7 * 24 * 3600
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: operations)
     }
 
-    public func start() { queue.async { self.connect() } }
+    public func start() {
+        #if canImport(FoundationNetworking)
+        if url.scheme == "http" {
+            let reader = SocketEventSource(url: url, reconnectDelay: reconnectDelay,
+                                           lastEventId: { self.queue.sync { self.parser.lastEventId } },
+                                           onOpen: { _ in self.queue.sync { self.opened() } },
+                                           onBytes: { bytes in self.queue.sync { self.received(bytes) } })
+            queue.async { self.socketReader = reader }
+            reader.start()
+            return
+        }
+        #endif
+        queue.async { self.connect() }
+    }
 
     public func stop() {
         queue.async {
             self.stopped = true
             self.task?.cancel()
+            #if canImport(FoundationNetworking)
+            self.socketReader?.stop()
+            #endif
             self.continuation.finish()
             self.session.invalidateAndCancel()
         }
+    }
+
+    private func opened() {
+        parser = SSEParser(resumingAfter: parser.lastEventId)
+        connections += 1
+        continuation.yield(PartyEvent(type: PartyEvent.connected, payload: [:]))
+    }
+
+    private func received(_ bytes: [UInt8]) {
+        guard !stopped else { return }
+        for event in parser.feed(bytes) { continuation.yield(event) }
     }
 
     /// The stream's request: no timeout, and `Last-Event-ID` once an event id was seen.
@@ -64,15 +96,15 @@ public final class PartyEventStream: NSObject, URLSessionDataDelegate, @unchecke
         let request = Self.request(url: url, lastEventId: parser.lastEventId)
         parser = SSEParser(resumingAfter: parser.lastEventId)
         connections += 1
-        pendingReconnectNotice = connections > 1
+        pendingConnectedNotice = true
         task = session.dataTask(with: request)
         task?.resume()
     }
 
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        if pendingReconnectNotice {
-            pendingReconnectNotice = false
-            continuation.yield(PartyEvent(type: PartyEvent.reconnected, payload: [:]))
+        if pendingConnectedNotice {
+            pendingConnectedNotice = false
+            continuation.yield(PartyEvent(type: PartyEvent.connected, payload: [:]))
         }
         for event in parser.feed(data) { continuation.yield(event) }
     }

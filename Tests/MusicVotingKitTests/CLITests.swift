@@ -3,28 +3,59 @@ import Testing
 @testable import MusicVotingKit
 
 /// `musicvoting-cli` driven through a real terminal: tmux `send-keys` and `capture-pane`.
-@Suite("musicvoting-cli in a terminal")
+@Suite("musicvoting-cli in a terminal", .serialized)
 struct CLITests {
+    /// tmux on a socket of the tests' own. Only `capture-pane` is read: the server that `new-session` starts would
+    /// inherit a pipe and keep it open, so a read to its end would wait for the server to exit.
+    @discardableResult
     static func tmux(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
-        process.arguments = arguments
+        process.arguments = ["-L", "musicvoting-tests"] + arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard arguments.first == "capture-pane" else {
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            // The first `new-session` forks the tmux server, which keeps the descriptor Foundation waits on:
+            // waiting for that client would wait for the server. Wait for the session to exist instead.
+            if arguments.first == "new-session" { return "" }
+            process.waitUntilExit()
+            return ""
+        }
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return text
     }
 
+    static func waitForSession(_ name: String) async throws {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, try !hasSession(name) { try await Task.sleep(nanoseconds: 50_000_000) }
+    }
+
+    static func hasSession(_ name: String) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
+        process.arguments = ["-L", "musicvoting-tests", "has-session", "-t", name]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
     static func screen(_ session: String) -> String { (try? tmux(["capture-pane", "-p", "-t", session])) ?? "" }
 
-    static func waitFor(_ session: String, _ seconds: Double = 10, _ condition: (String) -> Bool) throws -> Bool {
+    /// Polls the screen without blocking a thread of the (two-thread, on two cores) cooperative pool.
+    static func waitFor(_ session: String, _ seconds: Double = 10, _ condition: (String) -> Bool) async throws -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition(screen(session)) { return true }
-            Thread.sleep(forTimeInterval: 0.1)
+            try await Task.sleep(nanoseconds: 100_000_000)
         }
         return condition(screen(session))
     }
@@ -39,23 +70,24 @@ struct CLITests {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("mv-cli-\(UUID().uuidString)").path
         let session = "mv-cli-\(UUID().uuidString.prefix(8))"
         let command = "LANG=de_DE.UTF-8 MUSICVOTING_CLI_HOME=\(home) \(KitServer.built("musicvoting-cli")) --server \(server.base.absoluteString) join \(created.pin)"
-        _ = try Self.tmux(["new-session", "-d", "-s", session, "-x", "120", "-y", "45", command])
-        defer { _ = try? Self.tmux(["kill-session", "-t", session]) }
+        try Self.tmux(["new-session", "-d", "-s", session, "-x", "120", "-y", "45", command])
+        try await Self.waitForSession(session)
+        defer { try? Self.tmux(["kill-session", "-t", session]) }
 
-        #expect(try Self.waitFor(session) { $0.contains("PIN \(created.pin)") && $0.contains("1. ♡  0  Sonnenaufgang am Kanal") },
+        #expect(try await Self.waitFor(session) { $0.contains("PIN \(created.pin)") && $0.contains("1. ♡  0  Sonnenaufgang am Kanal") },
                 "the queue: \(Self.screen(session))")
         // Another guest likes the second song: the terminal reorders live.
         _ = try await client.vote(created.id, uri: "demo:track:2", deviceId: "c")
-        #expect(try Self.waitFor(session) { $0.contains("1. ♡  1  Neon Boulevard") && $0.contains("2. ♡  0  Sonnenaufgang am Kanal") },
+        #expect(try await Self.waitFor(session) { $0.contains("1. ♡  1  Neon Boulevard") && $0.contains("2. ♡  0  Sonnenaufgang am Kanal") },
                 "live update: \(Self.screen(session))")
 
-        _ = try Self.tmux(["send-keys", "-t", session, "Paper", "Enter"])
-        #expect(try Self.waitFor(session) { $0.contains("a1  Paper Planes at Noon") }, "search: \(Self.screen(session))")
-        _ = try Self.tmux(["send-keys", "-t", session, "a1", "Enter"])
-        #expect(try Self.waitFor(session) { $0.contains("Hinzugefügt!") && $0.contains("Paper Planes at Noon – ") })
+        try Self.tmux(["send-keys", "-t", session, "Paper", "Enter"])
+        #expect(try await Self.waitFor(session) { $0.contains("a1  Paper Planes at Noon") }, "search: \(Self.screen(session))")
+        try Self.tmux(["send-keys", "-t", session, "a1", "Enter"])
+        #expect(try await Self.waitFor(session) { $0.contains("Hinzugefügt!") && $0.contains("Paper Planes at Noon – ") })
         #expect(try await client.queue(created.id).map(\.name).contains("Paper Planes at Noon"), "the server has it")
-        _ = try Self.tmux(["send-keys", "-t", session, "l1", "Enter"])
-        #expect(try Self.waitFor(session) { $0.contains("1. ♥  2  Neon Boulevard") }, "liked from the keyboard: \(Self.screen(session))")
+        try Self.tmux(["send-keys", "-t", session, "l1", "Enter"])
+        #expect(try await Self.waitFor(session) { $0.contains("1. ♥  2  Neon Boulevard") }, "liked from the keyboard: \(Self.screen(session))")
     }
 
     @Test func theHostDashboardInATerminalUnlocksLivePlaysSkipsAndRemoves() async throws {
@@ -67,22 +99,23 @@ struct CLITests {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("mv-cli-\(UUID().uuidString)").path
         let session = "mv-host-\(UUID().uuidString.prefix(8))"
         let command = "LANG=de_DE.UTF-8 MUSICVOTING_CLI_HOME=\(home) \(KitServer.built("musicvoting-cli")) --server \(server.base.absoluteString) host \(created.hostPin)"
-        _ = try Self.tmux(["new-session", "-d", "-s", session, "-x", "120", "-y", "45", command])
-        defer { _ = try? Self.tmux(["kill-session", "-t", session]) }
+        try Self.tmux(["new-session", "-d", "-s", session, "-x", "120", "-y", "45", command])
+        try await Self.waitForSession(session)
+        defer { try? Self.tmux(["kill-session", "-t", session]) }
 
-        #expect(try Self.waitFor(session) { $0.contains("Als Erstes: Sonnenaufgang am Kanal") && $0.contains("(Kein Wiedergabegerät verbunden.") },
+        #expect(try await Self.waitFor(session) { $0.contains("Als Erstes: Sonnenaufgang am Kanal") && $0.contains("(Kein Wiedergabegerät verbunden.") },
                 "preview and the locked controls: \(Self.screen(session))")
         _ = try await server.client(hostPin: created.hostPin).registerMonitor(created.id, deviceId: "tv")
-        #expect(try Self.waitFor(session) { !$0.contains("(Kein Wiedergabegerät verbunden.") }, "unlocked live: \(Self.screen(session))")
-        _ = try Self.tmux(["send-keys", "-t", session, "p", "Enter"])
-        #expect(try Self.waitFor(session) { $0.contains("Läuft gerade: Sonnenaufgang am Kanal") && $0.contains("⏸") }, "\(Self.screen(session))")
-        _ = try Self.tmux(["send-keys", "-t", session, "s", "Enter"])
-        #expect(try Self.waitFor(session) { $0.contains("Läuft gerade: Neon Boulevard") }, "skipped: \(Self.screen(session))")
-        _ = try Self.tmux(["send-keys", "-t", session, "r 1", "Enter"])
-        #expect(try Self.waitFor(session) { !$0.contains("Tanz auf dem Dach") }, "removed: \(Self.screen(session))")
+        #expect(try await Self.waitFor(session) { !$0.contains("(Kein Wiedergabegerät verbunden.") }, "unlocked live: \(Self.screen(session))")
+        try Self.tmux(["send-keys", "-t", session, "p", "Enter"])
+        #expect(try await Self.waitFor(session) { $0.contains("Läuft gerade: Sonnenaufgang am Kanal") && $0.contains("⏸") }, "\(Self.screen(session))")
+        try Self.tmux(["send-keys", "-t", session, "s", "Enter"])
+        #expect(try await Self.waitFor(session) { $0.contains("Läuft gerade: Neon Boulevard") }, "skipped: \(Self.screen(session))")
+        try Self.tmux(["send-keys", "-t", session, "r 1", "Enter"])
+        #expect(try await Self.waitFor(session) { !$0.contains("Tanz auf dem Dach") }, "removed: \(Self.screen(session))")
         #expect(try await client.queue(created.id).map(\.name) == ["Neon Boulevard", "Paper Planes at Noon"])
         // The TV never reports: the server stalls the song and the terminal says why.
-        #expect(try Self.waitFor(session, 15) { $0.contains("! Der Fernseher meldet sich nicht.") || $0.contains("! Kein Fernseher verbunden.") },
+        #expect(try await Self.waitFor(session, 15) { $0.contains("! Der Fernseher meldet sich nicht.") || $0.contains("! Kein Fernseher verbunden.") },
                 "stall reason: \(Self.screen(session))")
     }
 
