@@ -11,7 +11,8 @@ struct CLITests {
     static func tmux(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
-        process.arguments = ["-L", "musicvoting-tests"] + arguments
+        // -u: UTF-8 whatever the locale of the machine running the tests (a CI shell may have none).
+        process.arguments = ["-u", "-L", "musicvoting-tests"] + arguments
         process.standardInput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         guard arguments.first == "capture-pane" else {
