@@ -60,11 +60,16 @@ http {{
   }}
 }}
 """)
+    return run_nginx(folder, config, f"http://127.0.0.1:{port}/queue.json"), port
+
+
+def run_nginx(folder, config, probe):
+    """Starts nginx on `config` and waits until `probe` answers."""
     process = subprocess.Popen(["nginx", "-c", config, "-p", folder], stderr=subprocess.DEVNULL)
     for _ in range(100):
         try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/queue.json").read()
-            return process, port
+            urllib.request.urlopen(probe).read()
+            return process
         except OSError:
             time.sleep(0.05)
     raise SystemExit("nginx did not start")

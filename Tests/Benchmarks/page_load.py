@@ -10,9 +10,9 @@ very same page bytes and asset files with gzip and a year's immutable caching fo
 our server, so both pages run alike). For each: first contentful paint and bytes over the wire on the first
 visit (empty cache) and on the second (navigated to again). Medians of --runs; compare ratios.
 """
-import argparse, json, os, re, shutil, statistics, subprocess, tempfile, time, urllib.request
+import argparse, json, os, re, shutil, statistics, tempfile, time
 
-from bench import ROOT, call, free_port, start_server
+from bench import ROOT, call, free_port, run_nginx, start_server
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -43,14 +43,7 @@ http {{
   }}
 }}
 """)
-    process = subprocess.Popen(["nginx", "-c", config, "-p", folder], stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}{page_path}").read()
-            return process, port
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit("nginx did not start")
+    return run_nginx(folder, config, f"http://127.0.0.1:{port}{page_path}"), port
 
 
 def browser():

@@ -32,6 +32,17 @@ struct CLITests {
         return text
     }
 
+    /// `musicvoting-cli --server … ARGUMENTS` in a new 120×45 tmux session (German, its own home): the session name.
+    static func startCLI(_ server: KitServer, _ arguments: [String]) async throws -> String {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("mv-cli-\(UUID().uuidString)").path
+        let session = "mv-cli-\(UUID().uuidString.prefix(8))"
+        let command = "LANG=de_DE.UTF-8 MUSICVOTING_CLI_HOME=\(home) \(KitServer.built("musicvoting-cli")) --server \(server.base.absoluteString) "
+            + arguments.joined(separator: " ")
+        try tmux(["new-session", "-d", "-s", session, "-x", "120", "-y", "45", command])
+        try await waitForSession(session)
+        return session
+    }
+
     static func waitForSession(_ name: String) async throws {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline, try !hasSession(name) { try await Task.sleep(nanoseconds: 50_000_000) }
@@ -68,11 +79,7 @@ struct CLITests {
         let created = try await client.createParty(provider: "demo")
         try await client.add(created.id, uri: "demo:track:1", deviceId: "a")
         try await client.add(created.id, uri: "demo:track:2", deviceId: "b")
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("mv-cli-\(UUID().uuidString)").path
-        let session = "mv-cli-\(UUID().uuidString.prefix(8))"
-        let command = "LANG=de_DE.UTF-8 MUSICVOTING_CLI_HOME=\(home) \(KitServer.built("musicvoting-cli")) --server \(server.base.absoluteString) join \(created.pin)"
-        try Self.tmux(["new-session", "-d", "-s", session, "-x", "120", "-y", "45", command])
-        try await Self.waitForSession(session)
+        let session = try await Self.startCLI(server, ["join", created.pin])
         defer { try? Self.tmux(["kill-session", "-t", session]) }
 
         #expect(try await Self.waitFor(session) { $0.contains("PIN \(created.pin)") && $0.contains("1. ♡  0  Sonnenaufgang am Kanal") },
@@ -97,11 +104,7 @@ struct CLITests {
         let client = server.client()
         let created = try await client.createParty(provider: "demo")
         for number in 1...4 { try await client.add(created.id, uri: "demo:track:\(number)", deviceId: "g\(number)") }
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("mv-cli-\(UUID().uuidString)").path
-        let session = "mv-host-\(UUID().uuidString.prefix(8))"
-        let command = "LANG=de_DE.UTF-8 MUSICVOTING_CLI_HOME=\(home) \(KitServer.built("musicvoting-cli")) --server \(server.base.absoluteString) host \(created.hostPin)"
-        try Self.tmux(["new-session", "-d", "-s", session, "-x", "120", "-y", "45", command])
-        try await Self.waitForSession(session)
+        let session = try await Self.startCLI(server, ["host", created.hostPin])
         defer { try? Self.tmux(["kill-session", "-t", session]) }
 
         #expect(try await Self.waitFor(session) { $0.contains("Als Erstes: Sonnenaufgang am Kanal") && $0.contains("(Kein Wiedergabegerät verbunden.") },

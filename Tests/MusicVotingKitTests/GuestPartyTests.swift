@@ -5,12 +5,17 @@ import Testing
 @Suite("Guest: search, add, like")
 @MainActor
 struct GuestPartyTests {
+    /// A new demo party and a guest of it (German texts, its own sessions).
+    static func guest(of server: KitServer) async throws -> (CreatedParty, GuestParty, Sessions) {
+        let created = try await server.client().createParty(provider: "demo")
+        let (sessions, _) = temporarySessions()
+        return (created, GuestParty(client: server.client(), partyId: created.id, sessions: sessions, strings: german), sessions)
+    }
+
     @Test func anEmptyQueryShowsTheTopTenAndBothSearchErrorsHaveTheirText() async throws {
         let server = try KitServer()
         defer { server.stop() }
-        let created = try await server.client().createParty(provider: "demo")
-        let (sessions, _) = temporarySessions()
-        let party = GuestParty(client: server.client(), partyId: created.id, sessions: sessions, strings: german)
+        let (created, party, sessions) = try await Self.guest(of: server)
         await party.search("")
         #expect(party.results.count == 10 && party.message == nil)
         await party.search("Neon")
@@ -28,9 +33,7 @@ struct GuestPartyTests {
     @Test func addLikeAndTheServersRefusalsInItsOwnWords() async throws {
         let server = try KitServer()
         defer { server.stop() }
-        let created = try await server.client().createParty(provider: "demo")
-        let (sessions, _) = temporarySessions()
-        let party = GuestParty(client: server.client(), partyId: created.id, sessions: sessions, strings: german)
+        let (created, party, _) = try await Self.guest(of: server)
         await party.search("")
         let first = party.results[0]
         #expect(await party.add(first) && party.message == "Hinzugefügt!" && party.queue.map(\.uri) == [first.uri])
@@ -54,9 +57,7 @@ struct GuestPartyTests {
     @Test func theAddLimitAnswersWithTheServersMessage() async throws {
         let server = try KitServer()
         defer { server.stop() }
-        let created = try await server.client().createParty(provider: "demo")
-        let (sessions, _) = temporarySessions()
-        let party = GuestParty(client: server.client(), partyId: created.id, sessions: sessions, strings: german)
+        let (created, party, sessions) = try await Self.guest(of: server)
         for number in 1...10 { try await server.client().add(created.id, uri: "demo:track:\(number)", deviceId: sessions.deviceId) }
         await party.search("Regen")
         #expect(await party.add(party.results[0]) == false && party.message == "Zu viele Anfragen — bitte kurz warten.")
