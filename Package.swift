@@ -59,8 +59,9 @@ let package = Package(
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "CTagLib"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONKit", "TestSupport"]),
         .testTarget(name: "MusicVotingServerTests", dependencies: ["MusicVotingServer", "PartyEngine", "HTTPServer"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore", "HTTPServer", "JSONKit"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore", "HTTPServer", "JSONKit", "TestSupport"],
+                    resources: [.copy("Fixtures")]),
         // The kit against the real binary on 127.0.0.1:0, and the CLI through tmux (issue 16).
-        .testTarget(name: "MusicVotingKitTests", dependencies: ["MusicVotingKit", "musicvoting", "musicvoting-cli"]),
+        .testTarget(name: "MusicVotingKitTests", dependencies: ["MusicVotingKit", "musicvoting", "musicvoting-cli", "TestSupport"]),
     ]
 )

@@ -1,21 +1,13 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Issue 15: `musicvoting install` / `uninstall`, run below a temporary root (`--root`): the same files as on a
 /// real system, without users or systemd.
 @Suite("Install as a service")
 struct InstallerTests {
     static func run(_ arguments: [String], binary: String = ServerProcess.binary) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        try runToExit(binary, arguments)
     }
 
     static func mode(_ path: String) throws -> Int {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MusicVotingKit
 
 /// `musicvoting-cli` driven through a real terminal: tmux `send-keys` and `capture-pane`.
@@ -129,17 +130,8 @@ struct CLITests {
         let created = try await server.client().createParty(provider: "demo")
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("mv-cli-\(UUID().uuidString)").path
         func cli(_ arguments: [String]) throws -> (Int32, String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: KitServer.built("musicvoting-cli"))
-            process.arguments = ["--server", server.base.absoluteString] + arguments
-            process.environment = ["MUSICVOTING_CLI_HOME": home, "LANG": "de_DE.UTF-8"]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, text)
+            try runToExit(KitServer.built("musicvoting-cli"), ["--server", server.base.absoluteString] + arguments,
+                          environment: ["MUSICVOTING_CLI_HOME": home, "LANG": "de_DE.UTF-8"])
         }
         #expect(try cli(["add", "Neon", "--pin", created.pin]) == (0, "Hinzugefügt! Neon Boulevard – Kasimir & The Tapes\n"))
         let (status, json) = try cli(["queue", "--json", "--pin", created.pin])
