@@ -89,3 +89,46 @@ def test_the_binary_needs_no_swift_runtime_only_the_listed_packages():
         owner = subprocess.run(["dpkg", "-S", library], capture_output=True, text=True).stdout
         packages = {line.split(":")[0] for line in owner.splitlines() if "/" in line and ("/lib/" in line or "/usr/lib/" in line)}
         assert packages & allowed, (library, packages)
+
+
+def test_the_deb_installs_starts_and_is_removed_keeping_the_data():
+    """The .deb of .ci/package-deb on this machine (CI has no systemd running: the service is not started, so the
+    test starts the installed binary itself, as the service would, as the user the package made)."""
+    assert RELEASE, "MUSICVOTING_RELEASE_BINARY must name the release build"
+    assert os.geteuid() == 0, "dpkg -i needs root (CI runs as root)"
+    assert not os.path.exists("/run/systemd/system"), "would start the real service on port 8080"
+    folder = tempfile.mkdtemp(prefix="mv-deb-")
+    try:
+        package = subprocess.run(["bash", os.path.join(ROOT, ".ci", "package-deb"), RELEASE, folder],
+                                 capture_output=True, text=True, check=True).stdout.strip()
+        contents = subprocess.run(["dpkg-deb", "-c", package], capture_output=True, text=True, check=True).stdout
+        for path in ("./usr/local/bin/musicvoting", "./etc/musicvoting.conf", "./etc/systemd/system/musicvoting.service"):
+            assert path in contents, path
+        depends = subprocess.run(["dpkg-deb", "-f", package, "Depends"], capture_output=True, text=True, check=True).stdout.split(", ")
+        with open(os.path.join(ROOT, ".ci", "apt-target.txt")) as file:
+            assert [name.strip() for name in depends] == file.read().split()
+        subprocess.run(["dpkg", "-i", package], capture_output=True, text=True, check=True)
+        assert subprocess.run(["getent", "passwd", "musicvoting"], capture_output=True).returncode == 0
+        assert oct(os.stat("/var/lib/musicvoting").st_mode & 0o777) == "0o700"
+        with open("/etc/systemd/system/musicvoting.service") as unit:
+            assert "ExecStart=/usr/local/bin/musicvoting --config /etc/musicvoting.conf" in unit.read()
+        # What the unit runs, as its user, on another port.
+        service = subprocess.Popen(["runuser", "-u", "musicvoting", "--", "/usr/local/bin/musicvoting", "--config",
+                                    "/etc/musicvoting.conf", "--host", "127.0.0.1", "--port", "0"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            line = service.stdout.readline()
+            assert line.startswith("MusicVoting listening on"), line
+            with urllib.request.urlopen("http://127.0.0.1:" + line.strip().rsplit(":", 1)[1] + "/healthz", timeout=10) as answer:
+                assert answer.read() == b'{"status":"ok"}'
+        finally:
+            service.terminate()
+            service.wait(10)
+        assert os.path.exists("/var/lib/musicvoting/musicvoting.sqlite"), "the data went to /var/lib/musicvoting"
+        subprocess.run(["dpkg", "--purge", "musicvoting"], capture_output=True, text=True, check=True)
+        for gone in ("/usr/local/bin/musicvoting", "/etc/musicvoting.conf", "/etc/systemd/system/musicvoting.service"):
+            assert not os.path.exists(gone), gone
+        assert os.path.exists("/var/lib/musicvoting/musicvoting.sqlite"), "removal keeps the data"
+    finally:
+        subprocess.run(["dpkg", "--purge", "musicvoting"], capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
