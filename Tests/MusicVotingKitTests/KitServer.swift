@@ -67,9 +67,10 @@ func temporarySessions() -> (Sessions, URL) {
 
 let german = KitStrings(preferredLanguages: ["de-DE"])
 
-/// Polls `condition` on the main actor until it holds (at most `seconds`).
+/// Polls `condition` on the main actor until it holds (at most `seconds`: generous, as the whole suite shares two
+/// cores; a condition that holds returns at once).
 @MainActor
-func eventually(_ seconds: Double = 5, _ condition: @MainActor () async -> Bool) async -> Bool {
+func eventually(_ seconds: Double = 15, _ condition: @MainActor () async -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if await condition() { return true }
