@@ -11,8 +11,11 @@ export class ApiError extends Error {
   }
 }
 
-/** JSON over fetch. Throws ApiError with the server's message (or a network message). */
-export async function api(method, path, { body, token, text } = {}) {
+/**
+ * JSON over fetch. Throws ApiError with the server's message (or a network message). `keepalive` lets the
+ * request outlive the page (what a page sends on `pagehide`).
+ */
+export async function api(method, path, { body, token, text, keepalive = false } = {}) {
   const headers = {};
   if (token) headers.Authorization = `Bearer ${token}`;
   let payload;
@@ -25,7 +28,7 @@ export async function api(method, path, { body, token, text } = {}) {
   }
   let response;
   try {
-    response = await fetch(path, { method, headers, body: payload, cache: 'no-store' });
+    response = await fetch(path, { method, headers, body: payload, cache: 'no-store', keepalive });
   } catch {
     requestOutcome(false);
     throw new ApiError(0, t('error.network'), 'network');

@@ -28,15 +28,11 @@ final class ListeningSocket {
             setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &no, socklen_t(MemoryLayout<Int32>.size))
             v6.sin6_family = sa_family_t(AF_INET6)
             v6.sin6_port = port.bigEndian
-            status = withUnsafePointer(to: &v6) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
+            status = Self.bind(descriptor, to: v6)
         } else {
             v4.sin_family = sa_family_t(AF_INET)
             v4.sin_port = port.bigEndian
-            status = withUnsafePointer(to: &v4) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+            status = Self.bind(descriptor, to: v4)
         }
         if status == 0 { status = listen(descriptor, 511) }
         guard status == 0 else {
@@ -48,6 +44,13 @@ final class ListeningSocket {
             case EADDRNOTAVAIL: throw .addressNotHere(host)
             default: throw .cannotListen(host: host, port: port, reason: String(cString: strerror(code)))
             }
+        }
+    }
+
+    /// `bind(2)` with a `sockaddr_in` or `sockaddr_in6`.
+    private static func bind<Address>(_ descriptor: Int32, to address: Address) -> Int32 {
+        withUnsafePointer(to: address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<Address>.size)) }
         }
     }
 

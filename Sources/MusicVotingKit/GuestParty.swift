@@ -5,7 +5,7 @@ import Observation
 /// (duplicate, rate limit, blacklist) are shown with the server's message.
 @MainActor
 @Observable
-public final class GuestParty {
+public final class GuestParty: AssignsChanges {
     public private(set) var results: [Track] = []
     public private(set) var queue: [QueueEntry] = []
     public private(set) var current: QueueEntry?
@@ -105,7 +105,4 @@ public final class GuestParty {
         }
     }
 
-    private func set<Value: Equatable>(_ keyPath: ReferenceWritableKeyPath<GuestParty, Value>, _ value: Value) {
-        if self[keyPath: keyPath] != value { self[keyPath: keyPath] = value }
-    }
 }

@@ -5,7 +5,7 @@ import Observation
 /// changes (a repeated `progress` event redraws nothing).
 @MainActor
 @Observable
-public final class HostDashboard {
+public final class HostDashboard: AssignsChanges {
     public enum PlayIcon: Sendable { case play, pause }
 
     public private(set) var current: QueueEntry?
@@ -173,10 +173,6 @@ public final class HostDashboard {
         handle(error as? APIError ?? .network("\(error)"))
     }
 
-    /// Assigns only a different value: Observation would otherwise report a change for every equal write.
-    private func set<Value: Equatable>(_ keyPath: ReferenceWritableKeyPath<HostDashboard, Value>, _ value: Value) {
-        if self[keyPath: keyPath] != value { self[keyPath: keyPath] = value }
-    }
 
     static func clock(_ milliseconds: Int) -> String {
         let seconds = max(0, milliseconds / 1000)

@@ -7,6 +7,7 @@ import { renderTracks } from '../track-list.js';
 import { load, save, forget, takeHashParameters } from '../storage.js';
 import { pinForm } from '../pin-input.js';
 import { ask } from '../dialog.js';
+import { tvPairing } from '../tv-pairing.js';
 
 const STORAGE_KEY = 'musicvoting.host';
 const login = document.getElementById('login');
@@ -70,18 +71,12 @@ async function run(partyId, hostPin) {
   qr.src = `${base}/qr`;
 
   // Issue 14: the TV shows a code; the host types it here or scanned the TV's QR code (`#pairTv=CODE`).
-  document.getElementById('host-tv-address').textContent = `${new URL(party.joinUrl).origin}/tv`;
-  const tvPaired = document.getElementById('tv-paired');
-  const pairTv = async (code) => {
-    tvPaired.textContent = '';
-    await api('POST', `${base}/tv/pair`, { token: hostPin, body: { code } });
-    tvPaired.textContent = t('tv.paired');
-    toast(t('tv.paired'));
-  };
-  pinForm('tv', pairTv, t('tv.codeUnknown'));
+  const pairTv = tvPairing(party, hostPin, {
+    address: document.getElementById('host-tv-address'), status: document.getElementById('tv-paired'), onPaired: () => toast(t('tv.paired')),
+  });
   if (pendingTvCode) {
     document.getElementById('tv-card').scrollIntoView({ block: 'center' });
-    pairTv(pendingTvCode).catch((error) => showError('tv', error.status === 404 ? t('tv.codeUnknown') : error.message));
+    pairTv(pendingTvCode);
   }
 
   const renderControls = () => {
@@ -172,7 +167,7 @@ async function run(partyId, hostPin) {
     });
     addEventListener('pagehide', () => {
       for (const uri of waiting.keys()) {
-        fetch(`${base}/track/remove`, { method: 'DELETE', keepalive: true, headers: { Authorization: `Bearer ${hostPin}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ uri }) }).catch(() => {});
+        api('DELETE', `${base}/track/remove`, { token: hostPin, body: { uri }, keepalive: true }).catch(() => {});
       }
       waiting.clear();
     });

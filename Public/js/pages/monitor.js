@@ -298,7 +298,7 @@ async function run(partyId, token) {
     clearInterval(reporter);
     events.stop();
     player?.pause();
-    fetch(`${base}/device`, { method: 'DELETE', keepalive: true, headers: { Authorization: `Bearer ${token}` } }).catch(() => {});
+    api('DELETE', `${base}/device`, { token, keepalive: true }).catch(() => {});
   });
   addEventListener('pageshow', (event) => { if (event.persisted) location.reload(); });
 

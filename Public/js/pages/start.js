@@ -3,6 +3,7 @@ import { t } from '../i18n.js';
 import { showError } from '../dom.js';
 import { pinForm } from '../pin-input.js';
 import { save } from '../storage.js';
+import { tvPairing } from '../tv-pairing.js';
 
 for (const label of document.querySelectorAll('[data-provider-label]')) {
   label.textContent = t(`start.provider.${label.dataset.providerLabel}`) || label.dataset.providerLabel;
@@ -46,16 +47,11 @@ function showCreated(party) {
   link.href = party.joinUrl;
   link.textContent = party.joinUrl;
   document.getElementById('created-qr').src = `${partyPath(party.id)}/qr`;
-  // The TV's short address on the address guests reach (the server's public base), not this tab's.
-  document.getElementById('created-tv-address').textContent = `${new URL(party.joinUrl).origin}/tv`;
+  tvPairing(party, party.hostPin, {
+    address: document.getElementById('created-tv-address'), status: document.getElementById('created-tv-paired'),
+  });
   // The fragment never reaches the server or its logs; the monitor pairs with it once and forgets it.
   document.getElementById('created-monitor').href = `/monitor#party=${party.id}&hostPin=${party.hostPin}`;
-  const paired = document.getElementById('created-tv-paired');
-  pinForm('tv', async (code) => {
-    paired.textContent = '';
-    await api('POST', `${partyPath(party.id)}/tv/pair`, { token: party.hostPin, body: { code } });
-    paired.textContent = t('tv.paired');
-  }, t('tv.codeUnknown'));
 
   const hostPin = document.getElementById('created-host-pin');
   const reveal = document.getElementById('show-host-pin');
