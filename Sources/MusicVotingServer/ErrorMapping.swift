@@ -41,6 +41,12 @@ enum ErrorMapping {
         case .tooManyAttempts(let seconds):
             return HTTPError(status: 429, message: "Zu viele Versuche — bitte kurz warten.", code: "too_many_attempts",
                              headers: [("Retry-After", String(seconds))])
+        case .pinGuessingUnderWay(let seconds):
+            return HTTPError(status: 429, message: "Gerade probieren viele Geräte falsche Host-PINs für diese Party. Auf einem Gerät, das schon angemeldet war, geht es weiter; hier bitte in \(seconds) s noch einmal.",
+                             code: "pin_guessing", headers: [("Retry-After", String(seconds))])
+        case .pinChecksExhausted:
+            return HTTPError(status: 429, message: "Für diese Party wurden zu viele falsche Host-PINs probiert. Anmelden geht nur noch auf einem Gerät, das schon angemeldet war.",
+                             code: "pin_checks_exhausted", headers: [("Retry-After", "3600")])
         case .noTracks: return HTTPError(status: 400, message: "No tracks provided", code: "no_tracks")
         case .missingUri: return HTTPError(status: 400, message: "Missing uri", code: "missing_uri")
         case .missingUriOrDevice: return HTTPError(status: 400, message: "Missing uri or deviceId", code: "missing_uri_or_device")
@@ -55,6 +61,10 @@ enum ErrorMapping {
         case .tooManyPairings(let seconds):
             return HTTPError(status: 429, message: "Zu viele Anfragen — bitte kurz warten.", code: "too_many_pairings",
                              headers: [("Retry-After", String(seconds))])
+        case .monitorConnected:
+            return HTTPError(status: 409, message: "Es ist schon ein Fernseher verbunden.", code: "monitor_connected")
+        case .monitorReplaced:
+            return HTTPError(status: 403, message: "Ein anderer Fernseher spielt jetzt diese Party.", code: "monitor_replaced")
         case .tooManyParties(let seconds):
             return HTTPError(status: 429, message: "Gerade werden zu viele Partys erstellt — bitte kurz warten.", code: "too_many_parties",
                              headers: [("Retry-After", String(seconds))])

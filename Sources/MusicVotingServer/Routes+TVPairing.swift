@@ -14,9 +14,13 @@ extension Routes {
         router.add("POST", "/api/tv/pairing", summary: "A TV opens a pairing: a code to show, a secret to poll with (ours)") { request throws(HTTPError) in
             try respond("tv pairing") {
                 let pairing = try service.openTVPairing(clientAddress: request.clientAddress)
+                let pairURL = Self.pairURL(service: service, code: pairing.code)
+                // The QR code travels with the pairing (issue 23): a route that drew it for any code told a
+                // sweeper which codes wait.
+                let png = try QRCode(pairURL).png(minimumPixels: 360)
                 return .json(["code": .string(pairing.code), "secret": .string(pairing.secret),
-                              "expiresIn": .integer(Int(TVPairings.lifetime)),
-                              "pairUrl": .string(Self.pairURL(service: service, code: pairing.code))], status: 201)
+                              "expiresIn": .integer(Int(TVPairings.lifetime)), "pairUrl": .string(pairURL),
+                              "qr": .string("data:image/png;base64," + Data(png).base64EncodedString())], status: 201)
             }
         }
         router.add("GET", "/api/tv/pairing", summary: "The waiting TV asks whether it was paired (Bearer: its secret)") { request throws(HTTPError) in
@@ -31,21 +35,14 @@ extension Routes {
                 }
             }
         }
-        router.add("GET", "/api/tv/pairing/{code}/qr", summary: "QR PNG of the host page that claims a waiting code") { request throws(HTTPError) in
-            try respond("tv pairing qr") {
-                let code = request.parameter("code")
-                guard TVPairings.isWellFormed(code), service.waitingTVPairing(code: code) != nil else { throw PartyError.pairingNotFound }
-                let png = try QRCode(Self.pairURL(service: service, code: code)).png(minimumPixels: 360)
-                return StaticContent(bytes: png, contentType: "image/png").response(to: request, cacheControl: "no-store")
-            }
-        }
-        router.add("POST", "/api/party/{id}/tv/pair", summary: "The host pairs the TV showing this code (ours)", security: "hostPin") { request throws(HTTPError) in
+        router.add("POST", "/api/party/{id}/tv/pair", summary: "The host pairs the TV showing this code; `replace` swaps a connected TV (ours)", security: "hostPin") { request throws(HTTPError) in
             try respond("tv pair") {
                 let json = try request.json()
                 let party = try service.requireHost(request, partyId: request.parameter("id"))
                 let code = (try request.stringField("code", in: json) ?? "").filter { !$0.isWhitespace }
                 guard TVPairings.isWellFormed(code) else { throw PartyError.invalidInput("Invalid code: six digits") }
-                try service.claimTVPairing(code: code, party: party, clientAddress: request.clientAddress)
+                let replace = json["replace"]?.boolValue ?? false
+                try service.claimTVPairing(code: code, party: party, clientAddress: request.clientAddress, replace: replace)
                 return .json(["paired": true])
             }
         }

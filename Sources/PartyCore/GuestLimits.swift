@@ -1,7 +1,7 @@
 import Foundation
 
 /// R11 and issue 10's vote stuffing: how often one guest may add and like, in each party. A `deviceId` is
-/// the client's own choice, so every limit holds per device *and* per client address: rotating device ids
+/// the client's own choice, so every limit holds per device *and* per client address (an IPv6 /64 is one address): rotating device ids
 /// (14,295 likes a minute in the attack pass) gains nothing beyond the address's share.
 /// A value type: the owner serializes access; time is injected.
 public struct GuestLimits: Sendable {
@@ -22,19 +22,19 @@ public struct GuestLimits: Sendable {
     /// Throws `.rateLimited` when `count` more adds do not all fit. Only adds that went in are counted
     /// (`recordAdds`), so a refused duplicate costs the guest nothing.
     public func checkAdds(_ count: Int, device: String, address: String, party: String, at now: Date) throws(PartyError) {
-        try Self.check(count, [(addsByDevice, party + "|" + device), (addsByAddress, party + "|" + address)], at: now)
+        try Self.check(count, [(addsByDevice, party + "|" + device), (addsByAddress, party + "|" + AddressPrefix.device(of: address))], at: now)
     }
 
     public mutating func recordAdds(_ count: Int, device: String, address: String, party: String, at now: Date) {
         addsByDevice.record(key: party + "|" + device, at: now, count: count)
-        addsByAddress.record(key: party + "|" + address, at: now, count: count)
+        addsByAddress.record(key: party + "|" + AddressPrefix.device(of: address), at: now, count: count)
     }
 
     /// Counts one like toggle, or throws `.rateLimited` without counting it.
     public mutating func admitLike(device: String, address: String, party: String, at now: Date) throws(PartyError) {
-        try Self.check(1, [(likesByDevice, party + "|" + device), (likesByAddress, party + "|" + address)], at: now)
+        try Self.check(1, [(likesByDevice, party + "|" + device), (likesByAddress, party + "|" + AddressPrefix.device(of: address))], at: now)
         likesByDevice.record(key: party + "|" + device, at: now)
-        likesByAddress.record(key: party + "|" + address, at: now)
+        likesByAddress.record(key: party + "|" + AddressPrefix.device(of: address), at: now)
     }
 
     private static func check(_ count: Int, _ limits: [(SlidingWindowLimiter, String)], at now: Date) throws(PartyError) {

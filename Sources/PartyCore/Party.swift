@@ -13,9 +13,11 @@ public struct Party: Equatable, Sendable {
     public var endedAt: Date?
     public var defaultPlaylistId: String?
     public var playback: Playback
+    /// Wrong host PINs evaluated for this party so far (issue 23: at most `SecretGuard.lifetimeLimit`).
+    public var wrongPinChecks: Int
 
     public init(id: String, guestPin: String, hostPin: String, provider: String, createdAt: Date,
-                endedAt: Date? = nil, defaultPlaylistId: String? = nil, playback: Playback = Playback()) {
+                endedAt: Date? = nil, defaultPlaylistId: String? = nil, playback: Playback = Playback(), wrongPinChecks: Int = 0) {
         self.id = id
         self.guestPin = guestPin
         self.hostPin = hostPin
@@ -24,6 +26,7 @@ public struct Party: Equatable, Sendable {
         self.endedAt = endedAt
         self.defaultPlaylistId = defaultPlaylistId
         self.playback = playback
+        self.wrongPinChecks = wrongPinChecks
     }
 
     public var isActive: Bool { endedAt == nil }

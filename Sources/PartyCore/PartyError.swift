@@ -12,6 +12,10 @@ public enum PartyError: Error, Equatable, Sendable {
     case hostAuthorizationMissing
     case hostPinWrong
     case tooManyAttempts(retryAfterSeconds: Int)
+    /// Issue 23: many clients guess this party's host PIN; one that never proved it waits.
+    case pinGuessingUnderWay(retryAfterSeconds: Int)
+    /// Issue 23: the party's lifetime budget of wrong host PINs is spent; only clients that proved it get in.
+    case pinChecksExhausted
     case noTracks
     case missingUri
     case missingUriOrDevice
@@ -26,4 +30,8 @@ public enum PartyError: Error, Equatable, Sendable {
     case pairingNotFound
     /// Issue 14: too many TV pairings opened from one address, or waiting at once.
     case tooManyPairings(retryAfterSeconds: Int)
+    /// Issue 23/24: the party's TV is connected; a pairing replaces it only when the host says so.
+    case monitorConnected
+    /// Issue 24: this TV's token was replaced by another TV's pairing.
+    case monitorReplaced
 }

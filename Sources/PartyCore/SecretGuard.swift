@@ -2,61 +2,91 @@ import Foundation
 
 /// R24, R24a: the one budget for every check of a host PIN or monitor token, wherever it happens.
 ///
-/// - Per client address and party (the scope): more than `addressLimit` wrong secrets a minute lock that
-///   address out of that scope; while locked even the right secret answers 429, so a guesser cannot tell.
-/// - Per scope, from all addresses together: past `scopeLimit` wrong secrets a minute the scope is under
-///   attack, and an address that just failed must wait a delay that grows with the failures before its next
-///   check. A client that never failed is never slowed, so the host's right PIN is not refused because of
-///   somebody else's guesses (issue 10, item 7).
+/// - Per client and scope (a party): more than `addressLimit` wrong secrets a minute from one address (an IPv6
+///   /64 counts as one address: a phone rotates through it), or
+///   `prefixLimit` from its network (IPv6 /64, IPv4 /24), lock it out of that scope; while locked even the right
+///   secret answers 429, so a guesser cannot tell.
+/// - Per scope, from all addresses together: past `scopeLimit` wrong secrets a minute the scope is under attack
+///   and clients that never proved the secret wait until the minute frees up, however many addresses they
+///   have (issue 23: a new address per guess once made 41,588 guesses a minute).
+/// - Over a party's life at most `lifetimeLimit` wrong host PINs are evaluated (the caller keeps the count,
+///   it outlives a restart): a sweep's chance stays under 1 % of the 99,999 other PINs.
+/// - A client that proved the secret (its IPv6 /64 or exact IPv4 address) is never held back by somebody
+///   else's guessing; only its own failures count against it.
 /// A value type: the owner serializes access; time is injected.
 public struct SecretGuard: Sendable {
     public static let addressLimit = 10
+    public static let prefixLimit = 30
     public static let scopeLimit = 30
-    public static let maxDelay: TimeInterval = 60
+    public static let lifetimeLimit = 999
+    /// Clients remembered per scope as having proved the secret (host phones, laptops, the TV).
+    public static let provenPerScope = 32
     /// The scope of checks that name no party (`host-join/{pin}` searches every party).
     public static let anyParty = "*"
 
+    /// Why a check is not made, and for how long.
+    public enum Refusal: Equatable, Sendable {
+        /// This client (address or network) failed too often itself.
+        case ownFailures(retryAfterSeconds: Int)
+        /// Many clients guess at this scope; a client that never proved the secret waits.
+        case underAttack(retryAfterSeconds: Int)
+        /// The party's lifetime budget of wrong PINs is spent; only clients that proved it get in.
+        case exhausted
+    }
+
     private var addressFailures = SlidingWindowLimiter(limit: addressLimit)
+    private var prefixFailures = SlidingWindowLimiter(limit: prefixLimit)
     private var scopeFailures = SlidingWindowLimiter(limit: scopeLimit)
-    private var lastFailure: [String: Date] = [:]
+    private var proven: [String: [String]] = [:]
 
     public init() {}
 
-    /// Seconds `address` must wait before a secret of `scope` is checked for it, or nil when it may go ahead.
-    public func retryAfter(address: String, scope: String, at now: Date) -> Int? {
-        let key = Self.key(address, scope)
-        if let seconds = addressFailures.retryAfter(key: key, at: now) { return seconds }
-        let delay = self.delay(scope: scope, at: now)
-        guard delay > 0, let failed = lastFailure[key] else { return nil }
-        let wait = failed.addingTimeInterval(delay).timeIntervalSince(now)
-        return wait > 0 ? max(1, Int(saturating: wait.rounded(.up))) : nil
+    /// Why the secret of `scope` is not checked for `address` now, or nil when it may go ahead.
+    /// `lifetimeFailures` is the party's count of wrong PINs so far (0 for scopes without one).
+    public func refusal(address: String, scope: String, lifetimeFailures: Int = 0, at now: Date) -> Refusal? {
+        if let seconds = addressFailures.retryAfter(key: Self.key(AddressPrefix.device(of: address), scope), at: now) {
+            return .ownFailures(retryAfterSeconds: seconds)
+        }
+        if isProven(address: address, scope: scope) { return nil }
+        if let seconds = prefixFailures.retryAfter(key: Self.key(AddressPrefix.network(of: address), scope), at: now) {
+            return .ownFailures(retryAfterSeconds: seconds)
+        }
+        if lifetimeFailures >= Self.lifetimeLimit { return .exhausted }
+        if let seconds = scopeFailures.retryAfter(key: scope, at: now) { return .underAttack(retryAfterSeconds: seconds) }
+        return nil
     }
 
     /// Counts a wrong secret. Returns true when this failure put the scope over its budget, so the
     /// host is told once per attack rather than on every guess.
     @discardableResult
     public mutating func recordFailure(address: String, scope: String, at now: Date) -> Bool {
-        let key = Self.key(address, scope)
         let wasUnderAttack = isUnderAttack(scope: scope, at: now)
-        addressFailures.record(key: key, at: now)
+        addressFailures.record(key: Self.key(AddressPrefix.device(of: address), scope), at: now)
+        prefixFailures.record(key: Self.key(AddressPrefix.network(of: address), scope), at: now)
         scopeFailures.record(key: scope, at: now)
-        if lastFailure.count >= 10_000 { lastFailure = lastFailure.filter { now.timeIntervalSince($0.value) < Self.maxDelay } }
-        lastFailure[key] = now
         return !wasUnderAttack && isUnderAttack(scope: scope, at: now)
     }
+
+    /// The client proved the secret of `scope`: somebody else's guessing never holds it back again.
+    public mutating func recordSuccess(address: String, scope: String) {
+        let device = AddressPrefix.device(of: address)
+        var devices = proven[scope, default: []]
+        guard !devices.contains(device) else { return }
+        devices.append(device)
+        proven[scope] = Array(devices.suffix(Self.provenPerScope))
+    }
+
+    public func isProven(address: String, scope: String) -> Bool {
+        proven[scope]?.contains(AddressPrefix.device(of: address)) ?? false
+    }
+
+    /// Forgets a scope that is gone (an ended party).
+    public mutating func forget(scope: String) { proven[scope] = nil }
 
     /// Wrong secrets for `scope` in the last minute, from every address.
     public func failures(scope: String, at now: Date) -> Int { scopeFailures.count(key: scope, at: now) }
 
     public func isUnderAttack(scope: String, at now: Date) -> Bool { failures(scope: scope, at: now) >= Self.scopeLimit }
 
-    /// 0 while the scope is within its budget; then 2 s, doubling with every further `scopeLimit` failures, up to a minute.
-    public func delay(scope: String, at now: Date) -> TimeInterval {
-        let failures = self.failures(scope: scope, at: now)
-        guard failures >= Self.scopeLimit else { return 0 }
-        let doublings = min(10, (failures - Self.scopeLimit) / Self.scopeLimit)
-        return min(Self.maxDelay, 2 * pow(2, Double(doublings)))
-    }
-
-    private static func key(_ address: String, _ scope: String) -> String { address + "|" + scope }
+    private static func key(_ client: String, _ scope: String) -> String { client + "|" + scope }
 }

@@ -12,6 +12,8 @@ public struct TVPairings: Sendable {
         public let code: String
         public let secret: String
         public let expiresAt: Date
+        /// The network (IPv6 /64, IPv4 /24) the TV asked from: one network holds at most `perNetwork` pairings.
+        public let network: String
         /// Set by the host's claim: the party and the monitor token minted for this TV.
         public fileprivate(set) var claim: Claim?
     }
@@ -32,18 +34,31 @@ public struct TVPairings: Sendable {
         case unknown
     }
 
-    /// At most this many pairings wait at once (each costs a few bytes; a flood is refused, not stored).
+    /// At most this many pairings wait at once (each costs a few bytes), and at most `perNetwork` from one network.
+    /// When all are taken, a TV from a network that holds fewer than the most-holding network takes the oldest
+    /// pairing of that one (issue 23: 100 addresses once filled every slot and real TVs got 429).
     public let capacity: Int
+    public let perNetwork: Int
     private var bySecret: [String: Pairing] = [:]
 
-    public init(capacity: Int = 1_000) {
+    public init(capacity: Int = 1_000, perNetwork: Int = 20) {
         self.capacity = capacity
+        self.perNetwork = perNetwork
     }
 
-    /// A new pairing with a code no waiting pairing has, or nil when `capacity` pairings wait already (or no free code was drawn).
-    public mutating func open<R: RandomNumberGenerator>(secret: String, at now: Date, using random: inout R) -> Pairing? {
+    /// A new pairing with a code no waiting pairing has, or nil when `network` holds `perNetwork` pairings already,
+    /// or all `capacity` are held by networks holding no more than it does (or no free code was drawn).
+    public mutating func open<R: RandomNumberGenerator>(secret: String, network: String, at now: Date, using random: inout R) -> Pairing? {
         prune(at: now)
-        guard bySecret.count < capacity else { return nil }
+        let held = Dictionary(grouping: bySecret.values, by: \.network)
+        let own = held[network]?.count ?? 0
+        guard own < perNetwork else { return nil }
+        if bySecret.count >= capacity {
+            let most = held.values.map(\.count).max() ?? 0
+            guard most > own + 1,
+                  let oldest = held.values.filter({ $0.count == most }).joined().min(by: { $0.expiresAt < $1.expiresAt }) else { return nil }
+            bySecret[oldest.secret] = nil
+        }
         let taken = Set(bySecret.values.map(\.code))
         // At most `capacity` of a million codes are taken, so a few draws find a free one; bounded all the same.
         var code: String?
@@ -53,7 +68,7 @@ public struct TVPairings: Sendable {
             if !taken.contains(candidate) { code = candidate }
         }
         guard let code else { return nil }
-        let pairing = Pairing(code: code, secret: secret, expiresAt: now.addingTimeInterval(Self.lifetime))
+        let pairing = Pairing(code: code, secret: secret, expiresAt: now.addingTimeInterval(Self.lifetime), network: network)
         bySecret[secret] = pairing
         return pairing
     }

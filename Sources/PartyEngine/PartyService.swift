@@ -267,13 +267,12 @@ public final class PartyService: Sendable {
         try withState { try $0.openTVPairing(clientAddress: clientAddress) }
     }
 
-    public func claimTVPairing(code: String, party: Party, clientAddress: String) throws {
-        try withState { try $0.claimTVPairing(code: code, party: party, clientAddress: clientAddress) }
+    public func claimTVPairing(code: String, party: Party, clientAddress: String, replace: Bool) throws {
+        try withState { try $0.claimTVPairing(code: code, party: party, clientAddress: clientAddress, replace: replace) }
     }
 
     public func tvPairingStatus(secret: String) -> TVPairings.Status { withState { $0.tvPairingStatus(secret: secret) } }
 
-    public func waitingTVPairing(code: String) -> TVPairings.Pairing? { withState { $0.tvPairings.waiting(code: code, at: $0.now) } }
 
     public func registerMonitor(deviceId: String, caller: Caller, party: Party, clientAddress: String,
                                 asWebPlayer: Bool = false) throws -> String {
@@ -314,12 +313,12 @@ public final class PartyService: Sendable {
     /// refusal or an ended party) is answered after this pause, not refused: past 5 such opens in 10 s from one
     /// address, 2 s. Streams that open normally (a TV reloading) never count.
     public func streamOpenDelay(clientAddress: String) -> TimeInterval {
-        withState { $0.streamOpens.retryAfter(key: clientAddress, at: $0.now) == nil ? 0 : 2 }
+        withState { $0.streamOpens.retryAfter(key: AddressPrefix.device(of: clientAddress), at: $0.now) == nil ? 0 : 2 }
     }
 
     /// A stream open that was refused or found the party ended: it counts toward `streamOpenDelay`.
     public func noteFutileStreamOpen(clientAddress: String) {
-        withState { $0.streamOpens.record(key: clientAddress, at: $0.now) }
+        withState { $0.streamOpens.record(key: AddressPrefix.device(of: clientAddress), at: $0.now) }
     }
 
     /// SPEC: the iOS app waits for its login on a stream without `partyId`; it carries only the

@@ -21,14 +21,23 @@ public struct Credential: Sendable {
 
 extension PartyState {
     /// R24a: the one place a host PIN or monitor token is compared. A wrong value counts toward the budget;
-    /// while the address is over it, even the right value throws 429 and reveals nothing.
+    /// while the client is refused, even the right value throws 429 and reveals nothing.
     /// Returns nil for a wrong value (the caller decides between 403 and answering as a guest).
+    /// A token the party's monitor held before it was replaced is wrong but no guess (issue 24: a replaced TV
+    /// that keeps calling must not lock its address, the host's too, out).
     mutating func checkSecret(_ token: String, party: Party, clientAddress: String, allowMonitor: Bool) throws -> Caller? {
-        if let retry = secretGuard.retryAfter(address: clientAddress, scope: party.id, at: now) {
-            throw PartyError.tooManyAttempts(retryAfterSeconds: retry)
+        try refuseIfGuarded(address: clientAddress, scope: party.id, lifetimeFailures: party.wrongPinChecks)
+        let caller: Caller? = if token == party.hostPin { .host }
+            else if allowMonitor, let monitorToken = try store.monitorToken(partyId: party.id), token == monitorToken { .monitor }
+            else { nil }
+        if caller != nil {
+            secretGuard.recordSuccess(address: clientAddress, scope: party.id)
+            return caller
         }
-        if token == party.hostPin { return .host }
-        if allowMonitor, let monitorToken = try store.monitorToken(partyId: party.id), token == monitorToken { return .monitor }
+        if retiredMonitorTokens[party.id]?.contains(token) == true { return nil }
+        // Only a well-formed PIN can be the host PIN; anything else is still a wrong secret (R24a) but not one
+        // of the 99,999 the party's lifetime budget protects.
+        if PinGenerator.isWellFormed(token) { try store.countWrongPinCheck(partyId: party.id) }
         if secretGuard.recordFailure(address: clientAddress, scope: party.id, at: now) {
             // Tells the host page that somebody is guessing its PIN and that checks are slowed down.
             publish(ServerEvent(type: .pinGuessing, partyId: party.id,
@@ -37,35 +46,54 @@ extension PartyState {
         return nil
     }
 
+    /// Throws the refusal `SecretGuard` gives for this client and scope, if any.
+    func refuseIfGuarded(address: String, scope: String, lifetimeFailures: Int = 0) throws {
+        switch secretGuard.refusal(address: address, scope: scope, lifetimeFailures: lifetimeFailures, at: now) {
+        case nil: return
+        case .ownFailures(let seconds): throw PartyError.tooManyAttempts(retryAfterSeconds: seconds)
+        case .underAttack(let seconds): throw PartyError.pinGuessingUnderWay(retryAfterSeconds: seconds)
+        case .exhausted: throw PartyError.pinChecksExhausted
+        }
+    }
+
     /// R24/R29: the active party (404) whose secret the credential must carry (401, then the throttle, then 403).
     mutating func authorize(_ credential: Credential, partyId: String, allowMonitor: Bool) throws -> (Party, Caller) {
         let party = try activeParty(id: partyId)
         guard let token = credential.token, !token.isEmpty else { throw PartyError.hostAuthorizationMissing }
         guard let caller = try checkSecret(token, party: party, clientAddress: credential.clientAddress, allowMonitor: allowMonitor) else {
+            // The TV that was replaced learns it (and stops) instead of reading "wrong PIN".
+            if retiredMonitorTokens[party.id]?.contains(token) == true { throw PartyError.monitorReplaced }
             throw PartyError.hostPinWrong
         }
         return (party, caller)
     }
 
-    /// R27: guest PIN look-up, throttled per client address.
+    /// R27: guest PIN look-up, throttled per client address and per network (IPv6 /64, IPv4 /24).
     mutating func joinParty(guestPin: String, clientAddress: String) throws -> Party {
-        if let retry = guestPinFailures.retryAfter(key: clientAddress, at: now) { throw PartyError.tooManyAttempts(retryAfterSeconds: retry) }
+        let (device, network) = (AddressPrefix.device(of: clientAddress), AddressPrefix.network(of: clientAddress))
+        if let retry = guestPinFailures.retryAfter(key: device, at: now) ?? guestPinFailuresPerNetwork.retryAfter(key: network, at: now) {
+            throw PartyError.tooManyAttempts(retryAfterSeconds: retry)
+        }
         if PinGenerator.isWellFormed(guestPin), let party = try store.activeParty(guestPin: guestPin), !party.isDueToAutoEnd(at: now) {
             return party
         }
-        guestPinFailures.record(key: clientAddress, at: now)
+        guestPinFailures.record(key: device, at: now)
+        guestPinFailuresPerNetwork.record(key: network, at: now)
         throw PartyError.partyNotFound
     }
 
-    /// `host-join/{hostPin}`: a host PIN check across every party, so it shares R24's budget in its own scope.
+    /// `host-join/{hostPin}`: a host PIN check across every party. It shares R24's budget in its own scope, and a
+    /// wrong PIN could have been any active party's, so it counts toward every party's lifetime budget (issue 23).
     mutating func hostJoin(hostPin: String, clientAddress: String) throws -> Party {
         let scope = SecretGuard.anyParty
-        if let retry = secretGuard.retryAfter(address: clientAddress, scope: scope, at: now) {
-            throw PartyError.tooManyAttempts(retryAfterSeconds: retry)
-        }
+        try refuseIfGuarded(address: clientAddress, scope: scope)
         if PinGenerator.isWellFormed(hostPin), let party = try store.activeParty(hostPin: hostPin), !party.isDueToAutoEnd(at: now) {
+            try refuseIfGuarded(address: clientAddress, scope: party.id, lifetimeFailures: party.wrongPinChecks)
+            secretGuard.recordSuccess(address: clientAddress, scope: scope)
+            secretGuard.recordSuccess(address: clientAddress, scope: party.id)
             return party
         }
+        if PinGenerator.isWellFormed(hostPin) { try store.countWrongPinCheckForEveryActiveParty() }
         secretGuard.recordFailure(address: clientAddress, scope: scope, at: now)
         throw PartyError.partyNotFound
     }
@@ -74,27 +102,35 @@ extension PartyState {
     /// are capped well below the PIN space, so a creation flood neither slows the running parties nor
     /// exhausts the PINs (issue 10).
     mutating func createParty(provider name: String, clientAddress: String) throws -> Party {
-        if let retry = creationsPerAddress.retryAfter(key: clientAddress, at: now) ?? creationsOverall.retryAfter(key: "", at: now) {
+        let (device, network) = (AddressPrefix.device(of: clientAddress), AddressPrefix.network(of: clientAddress))
+        if let retry = creationsPerAddress.retryAfter(key: device, at: now) ?? creationsPerNetwork.retryAfter(key: network, at: now) {
+            throw PartyError.tooManyParties(retryAfterSeconds: retry)
+        }
+        if let retry = creationsOverall.retryAfter(key: "", at: now), creationsPerNetwork.count(key: network, at: now) > 0 {
             throw PartyError.tooManyParties(retryAfterSeconds: retry)
         }
         if try store.activePartyCount() >= maxActiveParties { throw PartyError.tooManyParties(retryAfterSeconds: 60) }
-        creationsPerAddress.record(key: clientAddress, at: now)
+        creationsPerAddress.record(key: device, at: now)
+        creationsPerNetwork.record(key: network, at: now)
         creationsOverall.record(key: "", at: now)
         let store = self.store
         let pins = try PinGenerator.pair(using: &random, isTaken: { (try? store.isPinTaken($0)) ?? true })
         let party = Party(id: Identifiers.token(using: &random), guestPin: pins.guest, hostPin: pins.host, provider: name, createdAt: now)
         try store.insert(party)
+        // The creator knows the host PIN: its own guessers never hold it back.
+        secretGuard.recordSuccess(address: clientAddress, scope: party.id)
         return party
     }
 
     /// Issue 10: one guest once spent 15,150 YouTube quota units in 13 s. A search or look-up that has to
     /// call the service counts per address and per party; cached answers never do.
     mutating func admitRemoteSearch(party: Party, clientAddress: String) throws {
-        if let retry = remoteSearchesPerAddress.retryAfter(key: clientAddress, at: now)
+        let device = AddressPrefix.device(of: clientAddress)
+        if let retry = remoteSearchesPerAddress.retryAfter(key: device, at: now)
             ?? remoteSearchesPerParty.retryAfter(key: party.id, at: now) {
             throw ProviderError.searchRateLimited(retryAfterSeconds: retry)
         }
-        remoteSearchesPerAddress.record(key: clientAddress, at: now)
+        remoteSearchesPerAddress.record(key: device, at: now)
         remoteSearchesPerParty.record(key: party.id, at: now)
     }
 }

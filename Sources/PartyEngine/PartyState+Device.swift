@@ -15,7 +15,7 @@ extension PartyState {
             token = existing
         } else {
             token = self.token()
-            try store.setMonitor(token: token, partyId: party.id)
+            try replaceMonitorToken(with: token, partyId: party.id)
         }
         deviceAddresses[party.id] = asWebPlayer && caller == .host ? clientAddress : nil
         presence.heartbeat(partyId: party.id, at: now)
@@ -23,6 +23,14 @@ extension PartyState {
         announceDeviceChanges()
         republishCurrentTrack(partyId: party.id)
         return token
+    }
+
+    /// A new monitor token for the party; the old one is remembered as retired (see `checkSecret`).
+    mutating func replaceMonitorToken(with token: String, partyId: String) throws {
+        if let old = try store.monitorToken(partyId: partyId) {
+            retiredMonitorTokens[partyId] = Array((retiredMonitorTokens[partyId] ?? []).suffix(7)) + [old]
+        }
+        try store.setMonitor(token: token, partyId: partyId)
     }
 
     /// R22: tells every client (the monitor first of all) what plays and where, after a re-register.

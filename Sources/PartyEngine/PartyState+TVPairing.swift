@@ -2,33 +2,43 @@ import Foundation
 import PartyCore
 
 extension PartyState {
-    /// A TV asks to be paired: a code to show and the secret it polls with.
+    /// A TV asks to be paired: a code to show and the secret it polls with. 10 a minute per address, 20 per
+    /// network; waiting pairings are capped per network (see `TVPairings`).
     mutating func openTVPairing(clientAddress: String) throws -> TVPairings.Pairing {
-        if let retry = pairingsPerAddress.retryAfter(key: clientAddress, at: now) {
+        let (device, network) = (AddressPrefix.device(of: clientAddress), AddressPrefix.network(of: clientAddress))
+        if let retry = pairingsPerAddress.retryAfter(key: device, at: now) ?? pairingsPerNetwork.retryAfter(key: network, at: now) {
             throw PartyError.tooManyPairings(retryAfterSeconds: retry)
         }
         let secret = token()
-        guard let pairing = tvPairings.open(secret: secret, at: now, using: &random) else {
+        guard let pairing = tvPairings.open(secret: secret, network: network, at: now, using: &random) else {
             throw PartyError.tooManyPairings(retryAfterSeconds: 60)
         }
-        pairingsPerAddress.record(key: clientAddress, at: now)
+        pairingsPerAddress.record(key: device, at: now)
+        pairingsPerNetwork.record(key: network, at: now)
         return pairing
     }
 
     /// The host claims the code a TV shows. The TV gets a new monitor token (as pairing with the host PIN does).
-    /// A wrong code counts toward the R24 budget of the address: anyone can host a party, so codes must not be
-    /// swept to take over somebody else's TV.
-    mutating func claimTVPairing(code: String, party: Party, clientAddress: String) throws {
+    /// Every claim counts, right or wrong (10 a minute per address, 30 per network); a wrong code also counts in
+    /// the R24 budget of the scope `tv-pairing`, so codes cannot be swept to take over somebody else's TV
+    /// (issue 23: one address once paired 5 of 5 waiting TVs into its own party). A party whose TV is connected
+    /// keeps it unless the host says `replace` (issue 24: a second TV never silently takes over).
+    mutating func claimTVPairing(code: String, party: Party, clientAddress: String, replace: Bool) throws {
         let scope = "tv-pairing"
-        if let retry = secretGuard.retryAfter(address: clientAddress, scope: scope, at: now) {
+        let (device, network) = (AddressPrefix.device(of: clientAddress), AddressPrefix.network(of: clientAddress))
+        try refuseIfGuarded(address: clientAddress, scope: scope)
+        if let retry = claimsPerAddress.retryAfter(key: device, at: now) ?? claimsPerNetwork.retryAfter(key: network, at: now) {
             throw PartyError.tooManyAttempts(retryAfterSeconds: retry)
         }
+        claimsPerAddress.record(key: device, at: now)
+        claimsPerNetwork.record(key: network, at: now)
         guard tvPairings.waiting(code: code, at: now) != nil else {
             secretGuard.recordFailure(address: clientAddress, scope: scope, at: now)
             throw PartyError.pairingNotFound
         }
+        if !replace && deviceActive(partyId: party.id) { throw PartyError.monitorConnected }
         let monitorToken = token()
-        try store.setMonitor(token: monitorToken, partyId: party.id)
+        try replaceMonitorToken(with: monitorToken, partyId: party.id)
         _ = tvPairings.claim(code: code, partyId: party.id, monitorToken: monitorToken, at: now)
     }
 

@@ -26,10 +26,16 @@ struct PartyState {
     var guestLimits = GuestLimits()
     /// R24/R24a: every host PIN and monitor token check, per address and party and per party.
     var secretGuard = SecretGuard()
-    /// R27: 30 unknown guest PINs per client address per minute.
+    /// Monitor tokens each party's monitor held before it was replaced (the last few; wrong, but no guess).
+    var retiredMonitorTokens: [String: [String]] = [:]
+    /// R27: 30 unknown guest PINs per client address per minute, 90 per network (IPv6 /64, IPv4 /24).
     var guestPinFailures = SlidingWindowLimiter(limit: 30)
-    /// Party creation: 10 a minute from one address, 60 a minute in all; at most `maxActiveParties` at once.
+    var guestPinFailuresPerNetwork = SlidingWindowLimiter(limit: 90)
+    /// Party creation: 10 a minute from one address, 20 from one network; past 60 a minute in all, only networks
+    /// that created none in that minute go ahead (a flood from a few cannot lock a host elsewhere out); at most
+    /// `maxActiveParties` at once.
     var creationsPerAddress = SlidingWindowLimiter(limit: 10)
+    var creationsPerNetwork = SlidingWindowLimiter(limit: 20)
     var creationsOverall = SlidingWindowLimiter(limit: 60)
     var maxActiveParties = PartyLimits().activeParties
     /// Searches and look-ups that reach a remote provider (quota): 15 a minute per address, 40 per party.
@@ -40,6 +46,10 @@ struct PartyState {
     /// Issue 14: TVs waiting to be paired by a host's phone; 10 opened a minute per address.
     var tvPairings = TVPairings()
     var pairingsPerAddress = SlidingWindowLimiter(limit: 10)
+    var pairingsPerNetwork = SlidingWindowLimiter(limit: 20)
+    /// Issue 23: every claim of a TV code counts, right or wrong.
+    var claimsPerAddress = SlidingWindowLimiter(limit: 10)
+    var claimsPerNetwork = SlidingWindowLimiter(limit: 30)
     private(set) var effects = Effects()
 
     /// What a change caused, done after the lock: events to send, streams to close, Spotify players to drive.
@@ -146,6 +156,8 @@ struct PartyState {
         listening[party.id] = nil
         stallReasons[party.id] = nil
         sdkDevices[party.id] = nil
+        retiredMonitorTokens[party.id] = nil
+        secretGuard.forget(scope: party.id)
         publish(ServerEvent(type: .partyEnded, partyId: party.id))
         closeStreams(partyId: party.id)
     }

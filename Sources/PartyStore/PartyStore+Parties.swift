@@ -6,6 +6,8 @@ extension PartyStore {
         id, guest_pin, host_pin, provider, created_at, ended_at, default_playlist_id, current_entry_id,
         playback_started_at, paused_position_ms, is_playing, paused_by_host, last_advance_at
         """
+    /// What a read returns: the inserted columns and the counters the store keeps itself.
+    private static let readColumns = partyColumns + ", wrong_pin_checks"
 
     public func insert(_ party: Party) throws {
         try run("""
@@ -16,16 +18,16 @@ extension PartyStore {
     }
 
     public func party(id: String) throws -> Party? {
-        try run("SELECT \(Self.partyColumns) FROM parties WHERE id = ?", [.text(id)]).first.map(Self.party)
+        try run("SELECT \(Self.readColumns) FROM parties WHERE id = ?", [.text(id)]).first.map(Self.party)
     }
 
     public func activeParty(guestPin: String) throws -> Party? {
-        try run("SELECT \(Self.partyColumns) FROM parties WHERE guest_pin = ? AND ended_at IS NULL",
+        try run("SELECT \(Self.readColumns) FROM parties WHERE guest_pin = ? AND ended_at IS NULL",
                 [.text(guestPin)]).first.map(Self.party)
     }
 
     public func activeParty(hostPin: String) throws -> Party? {
-        try run("SELECT \(Self.partyColumns) FROM parties WHERE host_pin = ? AND ended_at IS NULL",
+        try run("SELECT \(Self.readColumns) FROM parties WHERE host_pin = ? AND ended_at IS NULL",
                 [.text(hostPin)]).first.map(Self.party)
     }
 
@@ -62,7 +64,7 @@ extension PartyStore {
     }
 
     public func activeParties() throws -> [Party] {
-        try run("SELECT \(Self.partyColumns) FROM parties WHERE ended_at IS NULL").map(Self.party)
+        try run("SELECT \(Self.readColumns) FROM parties WHERE ended_at IS NULL").map(Self.party)
     }
 
     public func save(playback: Playback, partyId: String) throws {
@@ -88,6 +90,16 @@ extension PartyStore {
         }
     }
 
+    /// Issue 23: one more wrong host PIN evaluated for the party (its lifetime budget, `SecretGuard.lifetimeLimit`).
+    public func countWrongPinCheck(partyId: String) throws {
+        try run("UPDATE parties SET wrong_pin_checks = wrong_pin_checks + 1 WHERE id = ?", [.text(partyId)])
+    }
+
+    /// Issue 23: a wrong `host-join/{pin}` could have hit any active party, so it counts for every one.
+    public func countWrongPinCheckForEveryActiveParty() throws {
+        try run("UPDATE parties SET wrong_pin_checks = wrong_pin_checks + 1 WHERE ended_at IS NULL")
+    }
+
     /// R6: deletes every party (and, by cascade, its rows) that ended before `cutoff`.
     @discardableResult
     public func purge(endedBefore cutoff: Date) throws -> Int {
@@ -108,6 +120,7 @@ extension PartyStore {
             playback: Playback(
                 currentEntryId: row.integer("current_entry_id"), startedAt: row.date("playback_started_at"),
                 pausedPositionMs: Int(row.integer("paused_position_ms") ?? 0), isPlaying: row.bool("is_playing"),
-                pausedByHost: row.bool("paused_by_host"), lastAdvanceAt: row.date("last_advance_at")))
+                pausedByHost: row.bool("paused_by_host"), lastAdvanceAt: row.date("last_advance_at")),
+            wrongPinChecks: Int(row.integer("wrong_pin_checks") ?? 0))
     }
 }

@@ -68,5 +68,9 @@ enum Schema {
         """
         ALTER TABLE parties DROP COLUMN monitor_device_id;
         """,
+        // Issue 23: wrong host PINs evaluated over the party's life (a sweep stops at `SecretGuard.lifetimeLimit`).
+        """
+        ALTER TABLE parties ADD COLUMN wrong_pin_checks INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 }

@@ -9,12 +9,15 @@ struct TestParty {
     let pin: String
     let hostPin: String
     let joinUrl: String
+    /// Where the host created the party from: it proved the host PIN there (issue 23).
+    let creatorAddress: String
 
     init(_ server: ServerProcess, provider: String = "demo") throws {
         client = server.client
-        // Each test party is created by a host of its own (a loopback address of its own): creation is
-        // throttled per address, and a test that makes many parties plays many hosts.
-        let response = try client.from(Self.nextHostAddress()).send("POST", "/api/party", json: ["provider": provider])
+        // Each test party is created by a host of its own (a loopback address and network of its own): creation
+        // is throttled per address and network, and a test that makes many parties plays many hosts.
+        creatorAddress = Self.nextHostAddress()
+        let response = try client.from(creatorAddress).send("POST", "/api/party", json: ["provider": provider])
         guard response.status == 201 else { throw TestFailure(description: "create party: \(response.status) \(response.text)") }
         id = response.json["id"] as? String ?? ""
         pin = response.json["pin"] as? String ?? ""
@@ -31,7 +34,8 @@ struct TestParty {
             value += 1
             return value
         }
-        return "127.0.\(200 + number / 250 % 50).\(number % 250 + 1)"
+        // A network (/24) of its own too: creation also counts per network.
+        return "127.\(200 + number / 250 % 50).\(number % 250).1"
     }
 
     @discardableResult

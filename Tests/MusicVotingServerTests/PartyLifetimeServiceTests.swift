@@ -86,20 +86,25 @@ struct PinExhaustionTests {
 
 @Suite("Party creation is throttled (issue 10)")
 struct PartyCreationThrottleTests {
-    @Test func tenPartiesAMinuteFromOneAddressSixtyInAllAndAtMostTheActiveCap() throws {
+    @Test func tenPartiesAMinuteFromOneAddressSixtyInAllButNeverLockingOutANewNetworkAndAtMostTheActiveCap() throws {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
         let service = try makeApplication(clock: clock).service
-        for _ in 0..<10 { _ = try service.createParty(provider: "demo", clientAddress: "phone") }
-        #expect(throws: PartyError.tooManyParties(retryAfterSeconds: 60)) { try service.createParty(provider: "demo", clientAddress: "phone") }
-        for index in 0..<50 { _ = try service.createParty(provider: "demo", clientAddress: "phone\(index)") }
-        #expect(throws: PartyError.tooManyParties(retryAfterSeconds: 60), "61st in a minute from anywhere") {
-            try service.createParty(provider: "demo", clientAddress: "someone-new")
+        for _ in 0..<10 { _ = try service.createParty(provider: "demo", clientAddress: "10.0.0.1") }
+        #expect(throws: PartyError.tooManyParties(retryAfterSeconds: 60)) { try service.createParty(provider: "demo", clientAddress: "10.0.0.1") }
+        for index in 0..<10 { _ = try service.createParty(provider: "demo", clientAddress: "10.0.0.\(index + 2)") }
+        #expect(throws: PartyError.tooManyParties(retryAfterSeconds: 60), "20 a minute from one network (issue 23)") {
+            try service.createParty(provider: "demo", clientAddress: "10.0.0.99")
         }
+        for index in 0..<40 { _ = try service.createParty(provider: "demo", clientAddress: "10.\(index + 1).0.1") }
+        #expect(throws: PartyError.tooManyParties(retryAfterSeconds: 60), "61st in a minute from a network that created one already") {
+            try service.createParty(provider: "demo", clientAddress: "10.1.0.2")
+        }
+        _ = try service.createParty(provider: "demo", clientAddress: "172.16.5.5")
         clock.advance(by: 61)
-        _ = try service.createParty(provider: "demo", clientAddress: "phone")
-        service.maxActiveParties = 61
+        _ = try service.createParty(provider: "demo", clientAddress: "10.0.0.1")
+        service.maxActiveParties = 62
         #expect(throws: PartyError.tooManyParties(retryAfterSeconds: 60), "no more than the cap at once") {
-            try service.createParty(provider: "demo", clientAddress: "other")
+            try service.createParty(provider: "demo", clientAddress: "192.168.0.1")
         }
     }
 

@@ -62,7 +62,7 @@ async function showPairing() {
       if (!pairing) {
         pairing = await api('POST', '/api/tv/pairing');
         say(code, `${pairing.code.slice(0, 3)} ${pairing.code.slice(3)}`);
-        qr.src = `/api/tv/pairing/${pairing.code}/qr`;
+        qr.src = pairing.qr;
         qr.hidden = false;
       }
       const status = await api('GET', '/api/tv/pairing', { token: pairing.secret });
@@ -164,6 +164,7 @@ async function run(partyId, token) {
         break;
       } catch (error) {
         if (error.status === 404) return partyEnded();
+        if (stopIfReplaced(error)) return;
         const worthRetrying = !error.status || error.status >= 500 || error.status === 409 || error.status === 429;
         if (!worthRetrying) break;
       }
@@ -260,6 +261,13 @@ async function run(partyId, token) {
     document.getElementById('ended').hidden = false;
   }
 
+  /** Issue 23/24: the host paired another TV; this one stops, says so, and never competes. */
+  function replaced() {
+    partyEnded();
+    document.querySelector('#ended h1').textContent = t('monitor.replaced');
+  }
+  const stopIfReplaced = (error) => { if (error.code === 'monitor_replaced') replaced(); return error.code === 'monitor_replaced'; };
+
   const events = connectEvents(partyId, {
     monitorToken: token,
     onEvent: (event) => {
@@ -288,7 +296,7 @@ async function run(partyId, token) {
       ? { position: player.positionMs(), duration: player.durationMs(), paused: player.isPaused() || blocked, blocked }
       : { position: now.positionMs(), duration: current.track.duration_ms || 0, paused: true };
     if (playerError) body.error = playerError;
-    api('POST', `${base}/track/progress`, { token, body }).catch((error) => { if (error.status === 404) partyEnded(); });
+    api('POST', `${base}/track/progress`, { token, body }).catch((error) => { if (error.status === 404) partyEnded(); else stopIfReplaced(error); });
   }
   const reporter = setInterval(report, 1000);
 
