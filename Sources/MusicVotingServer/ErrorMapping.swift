@@ -47,6 +47,8 @@ enum ErrorMapping {
         case .pinChecksExhausted:
             return HTTPError(status: 429, message: "Für diese Party wurden zu viele falsche Host-PINs probiert. Anmelden geht nur noch auf einem Gerät, das schon angemeldet war.",
                              code: "pin_checks_exhausted", headers: [("Retry-After", "3600")])
+        case .tooManyUris(let limit):
+            return HTTPError(status: 400, message: "Höchstens \(limit) Songs auf einmal.", code: "too_many_uris")
         case .noTracks: return HTTPError(status: 400, message: "No tracks provided", code: "no_tracks")
         case .missingUri: return HTTPError(status: 400, message: "Missing uri", code: "missing_uri")
         case .missingUriOrDevice: return HTTPError(status: 400, message: "Missing uri or deviceId", code: "missing_uri_or_device")

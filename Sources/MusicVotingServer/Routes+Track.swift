@@ -20,12 +20,16 @@ extension Routes {
                         return .object(members)
                     })]])
                 }
-                if provider.isRemote {
-                    // A cache hit is answered at once, on this thread, and costs no quota; a miss counts (issue 10).
-                    if let cached = provider.cachedSearch(query) { return answer(cached) }
+                // A cache hit is answered at once, on this thread, and costs no quota; a miss counts (issue 10).
+                if provider.isRemote, let cached = provider.cachedSearch(query) { return answer(cached) }
+                return respond("search", calling: provider, gate: service.remoteCalls, guest: request.clientAddress, admit: {
                     try service.admitRemoteSearch(party: party, clientAddress: request.clientAddress)
+                }) {
+                    let tracks = try provider.search(query)
+                    // An add of what a guest just saw costs no look-up (issue 23).
+                    if provider.isRemote { service.trackLookups.remember(found: tracks, provider: provider.name, at: service.now) }
+                    return answer(tracks)
                 }
-                return respond("search", calling: provider, gate: service.remoteCalls) { answer(try provider.search(query)) }
             }
         }
         router.add("GET", "/api/party/{id}/track/queue", summary: "The queue in R9 order (R18 hasVoted with deviceId)") { request throws(HTTPError) in
@@ -66,9 +70,13 @@ extension Routes {
                 let party = try service.activeParty(id: request.parameter("id"))
                 let provider = try service.provider(for: party)
                 let uri = provider.uri(forTrackId: request.parameter("trackId"))
-                if provider.isRemote { try service.admitRemoteSearch(party: party, clientAddress: request.clientAddress) }
-                return respond("track", calling: provider, gate: service.remoteCalls) {
-                    guard let track = try provider.track(uri: uri) else { throw PartyError.trackNotFound }
+                let known = provider.isRemote ? service.trackLookups.answer(provider: provider.name, uri: uri, at: service.now) : nil
+                return respond("track", calling: provider, gate: service.remoteCalls, guest: request.clientAddress, admit: {
+                    if known == nil { try service.admitRemoteSearch(party: party, clientAddress: request.clientAddress) }
+                }) {
+                    let found = try known ?? provider.track(uri: uri)
+                    if provider.isRemote, known == nil { service.trackLookups.remember(found, provider: provider.name, uri: uri, at: service.now) }
+                    guard let track = found else { throw PartyError.trackNotFound }
                     return .json(TrackJSON.track(track, base: service.publicBase))
                 }
             }
@@ -91,7 +99,7 @@ extension Routes {
                 }
                 let device = try request.deviceId(from: { if case .object = json { return json } else { return nil } }())
                     ?? "address:" + request.clientAddress
-                return respond("add", calling: try service.provider(for: party), gate: service.remoteCalls) {
+                return respond("add", calling: try service.provider(for: party), gate: service.remoteCalls, guest: request.clientAddress) {
                     try service.add(uris: uris, deviceId: device, clientAddress: request.clientAddress, party: party)
                     return .json(["status": "added"])
                 }

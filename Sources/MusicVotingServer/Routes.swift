@@ -45,16 +45,20 @@ func respond(_ context: String, _ body: () throws -> Response) throws(HTTPError)
 
 /// Like `respond`, but off libmicrohttpd's threads when `provider` is remote (its calls can take seconds),
 /// through `gate`, which answers 503 at once when the provider already has all the calls it may.
-func respond(_ context: String, calling provider: any MusicProvider, gate: RemoteCallGate,
-             _ body: @escaping @Sendable () throws -> Response) -> Response {
+func respond(_ context: String, calling provider: any MusicProvider, gate: RemoteCallGate, guest: String? = nil,
+             admit: () throws -> Void = {}, _ body: @escaping @Sendable () throws -> Response) -> Response {
     let run: @Sendable () -> Response = {
         do { return try body() } catch { return Response(error: ErrorMapping.httpError(error, context: context)) }
     }
     guard provider.isRemote else { return run() }
-    let name = provider.name
-    guard gate.enter(name) else { return Response(error: ErrorMapping.httpError(ProviderError.busy)) }
+    // The slot first, then the budget: a call refused as busy costs the guest nothing (issue 23).
+    guard let slot = gate.enter(provider.name, client: guest) else { return Response(error: ErrorMapping.httpError(ProviderError.busy)) }
+    do { try admit() } catch {
+        gate.leave(slot)
+        return Response(error: ErrorMapping.httpError(error, context: context))
+    }
     return .deferred {
-        defer { gate.leave(name) }
+        defer { gate.leave(slot) }
         return run()
     }
 }

@@ -17,6 +17,8 @@ public enum PartyError: Error, Equatable, Sendable {
     /// Issue 23: the party's lifetime budget of wrong host PINs is spent; only clients that proved it get in.
     case pinChecksExhausted
     case noTracks
+    /// Issue 23: one add names more uris than a device may add in a minute.
+    case tooManyUris(limit: Int)
     case missingUri
     case missingUriOrDevice
     case trackNotFound

@@ -14,6 +14,10 @@ public final class PartyService: Sendable {
     public let providers: ProviderRegistry
     public let hub: EventHub
     public let remoteCalls = RemoteCallGate()
+    public let trackLookups = TrackLookups()
+    /// Issue 23: one add names at most this many uris (one request with 500 once made 500 upstream calls); R11
+    /// lets a device add no more in a minute anyway.
+    public static let maxUrisPerAdd = GuestLimits.addsPerDevice
     /// Set once the listening port is known (port 0 picks one).
     private let joinBase = Mutex("")
     private static let remoteControl = DispatchQueue(label: "musicvoting.remote-playback")
@@ -118,8 +122,8 @@ public final class PartyService: Sendable {
 
     public func providerTokens(of party: Party) throws -> ProviderTokens? { try withState { try $0.store.tokens(partyId: party.id) } }
 
-    public func admitRemoteSearch(party: Party, clientAddress: String) throws {
-        try withState { try $0.admitRemoteSearch(party: party, clientAddress: clientAddress) }
+    public func admitRemoteSearch(party: Party, clientAddress: String, count: Int = 1) throws {
+        try withState { try $0.admitRemoteSearch(party: party, clientAddress: clientAddress, count: count) }
     }
 
     /// Folds the write-ahead log into the database file (shutdown).
@@ -149,15 +153,31 @@ public final class PartyService: Sendable {
         return bytes
     }
 
-    /// R10–R13, R16: adds search results by uri, all or none.
+    /// R10–R13, R16: adds search results by uri, all or none. A remote provider is asked only for uris it did not
+    /// answer recently, and those look-ups are admitted like searches before the first call (issue 23).
     public func add(uris: [String], deviceId: String, clientAddress: String = "local", party: Party) throws {
         guard !uris.isEmpty else { throw PartyError.noTracks }
+        guard uris.count <= Self.maxUrisPerAdd else { throw PartyError.tooManyUris(limit: Self.maxUrisPerAdd) }
+        for uri in uris where uri.isEmpty || uri.utf8.count > 256 || uri.contains("/") { throw PartyError.invalidUri }
         let provider = try provider(for: party)
         // R13: only uris the provider resolves; looked up before taking the lock (providers may be remote).
+        var known: [String: Track?] = [:]
+        if provider.isRemote {
+            for uri in uris { if let answer = trackLookups.answer(provider: provider.name, uri: uri, at: now) { known[uri] = answer } }
+            let unknown = Set(uris).subtracting(known.keys).count
+            if unknown > 0 { try admitRemoteSearch(party: party, clientAddress: clientAddress, count: unknown) }
+        }
         var tracks: [Track] = []
         for uri in uris {
-            guard !uri.isEmpty, uri.utf8.count <= 256, !uri.contains("/") else { throw PartyError.invalidUri }
-            guard let track = try provider.track(uri: uri) else { throw PartyError.trackNotFound }
+            let track: Track?
+            if let answer = known[uri] {
+                track = answer
+            } else {
+                track = try provider.track(uri: uri)
+                if provider.isRemote { trackLookups.remember(track, provider: provider.name, uri: uri, at: now) }
+                known[uri] = track
+            }
+            guard let track else { throw PartyError.trackNotFound }
             tracks.append(track)
         }
         let startsPlayback = try withState { try $0.add(tracks, deviceId: deviceId, clientAddress: clientAddress, party: party) }

@@ -122,15 +122,17 @@ extension PartyState {
         return party
     }
 
-    /// Issue 10: one guest once spent 15,150 YouTube quota units in 13 s. A search or look-up that has to
-    /// call the service counts per address and per party; cached answers never do.
-    mutating func admitRemoteSearch(party: Party, clientAddress: String) throws {
+    /// Issue 10: one guest once spent 15,150 YouTube quota units in 13 s. Searches and look-ups that have to call
+    /// the service count per address, per party and server-wide, all `count` of them before the first call;
+    /// cached answers never do.
+    mutating func admitRemoteSearch(party: Party, clientAddress: String, count: Int = 1) throws {
         let device = AddressPrefix.device(of: clientAddress)
-        if let retry = remoteSearchesPerAddress.retryAfter(key: device, at: now)
-            ?? remoteSearchesPerParty.retryAfter(key: party.id, at: now) {
-            throw ProviderError.searchRateLimited(retryAfterSeconds: retry)
+        let budgets = [(remoteSearchesPerAddress, device), (remoteSearchesPerParty, party.id), (remoteSearchesOverall, "")]
+        for (limiter, key) in budgets where limiter.remaining(key: key, at: now) < count {
+            throw ProviderError.searchRateLimited(retryAfterSeconds: limiter.retryAfter(key: key, at: now) ?? Int(limiter.window))
         }
-        remoteSearchesPerAddress.record(key: device, at: now)
-        remoteSearchesPerParty.record(key: party.id, at: now)
+        remoteSearchesPerAddress.record(key: device, at: now, count: count)
+        remoteSearchesPerParty.record(key: party.id, at: now, count: count)
+        remoteSearchesOverall.record(key: "", at: now, count: count)
     }
 }

@@ -38,9 +38,11 @@ struct PartyState {
     var creationsPerNetwork = SlidingWindowLimiter(limit: 20)
     var creationsOverall = SlidingWindowLimiter(limit: 60)
     var maxActiveParties = PartyLimits().activeParties
-    /// Searches and look-ups that reach a remote provider (quota): 15 a minute per address, 40 per party.
+    /// Searches and look-ups that reach a remote provider (quota): 15 a minute per address (IPv6 /64), 40 per party.
     var remoteSearchesPerAddress = SlidingWindowLimiter(limit: 15)
     var remoteSearchesPerParty = SlidingWindowLimiter(limit: 40)
+    /// Issue 23: and 300 a minute for the whole server (a YouTube project's daily quota is small).
+    var remoteSearchesOverall = SlidingWindowLimiter(limit: 300)
     /// Refused or ended-party stream opens per client address: past 5 in 10 s, a reopen waits (issue 13).
     var streamOpens = SlidingWindowLimiter(limit: 5, window: 10)
     /// Issue 14: TVs waiting to be paired by a host's phone; 10 opened a minute per address.

@@ -1,24 +1,54 @@
+import PartyCore
 import Synchronization
 
-/// Remote provider calls run on worker threads while their connections are suspended. At most `limit` per
-/// provider run at once; one more fails fast with 503 instead of queueing: with a slow upstream, 300 queued
-/// searches once took 85 threads and made a cached search wait 72 s (issue 10).
+/// Remote provider calls run on worker threads while their connections are suspended. At most `limit` guest calls
+/// per provider run at once, and at most `perClient` of them for one client (an IPv4 address or IPv6 /64: issue 23,
+/// one address with a slow upstream once held all 8 and other guests got 0 of 49 searches); the host's and the
+/// monitor's calls (authenticated, so never a flood) have `limit + reserved` slots of their own. One more fails fast with 503 instead of queueing:
+/// with a slow upstream, 300 queued searches once took 85 threads and made a cached search wait 72 s (issue 10).
 public final class RemoteCallGate: Sendable {
     public let limit: Int
-    private let inFlight = Mutex<[String: Int]>([:])
+    public let perClient: Int
+    public let reserved: Int
+    private let inFlight = Mutex<(guests: [String: Int], clients: [String: Int], party: [String: Int])>(([:], [:], [:]))
 
-    public init(limit: Int = 8) { self.limit = limit }
+    public init(limit: Int = 8, perClient: Int = 2, reserved: Int = 2) {
+        self.limit = limit
+        self.perClient = perClient
+        self.reserved = reserved
+    }
 
-    /// Takes a slot for `provider`, or returns false when all are busy.
-    public func enter(_ provider: String) -> Bool {
+    /// Who holds a slot: a guest's client address, or the party's host or monitor (`nil`).
+    public struct Slot: Sendable {
+        let provider: String
+        let client: String?
+    }
+
+    /// Takes a slot for `provider`, or returns nil when the caller's share is busy.
+    public func enter(_ provider: String, client address: String?) -> Slot? {
         inFlight.withLock { counts in
-            guard counts[provider, default: 0] < limit else { return false }
-            counts[provider, default: 0] += 1
-            return true
+            guard let address else {
+                guard counts.party[provider, default: 0] < limit + reserved else { return nil }
+                counts.party[provider, default: 0] += 1
+                return Slot(provider: provider, client: nil)
+            }
+            let client = provider + "|" + AddressPrefix.device(of: address)
+            guard counts.guests[provider, default: 0] < limit, counts.clients[client, default: 0] < perClient else { return nil }
+            counts.guests[provider, default: 0] += 1
+            counts.clients[client, default: 0] += 1
+            return Slot(provider: provider, client: client)
         }
     }
 
-    public func leave(_ provider: String) {
-        inFlight.withLock { counts in counts[provider, default: 1] -= 1 }
+    public func leave(_ slot: Slot) {
+        inFlight.withLock { counts in
+            guard let client = slot.client else {
+                counts.party[slot.provider, default: 1] -= 1
+                return
+            }
+            counts.guests[slot.provider, default: 1] -= 1
+            counts.clients[client, default: 1] -= 1
+            if counts.clients[client] == 0 { counts.clients[client] = nil }
+        }
     }
 }
