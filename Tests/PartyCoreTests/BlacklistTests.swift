@@ -69,6 +69,19 @@ struct BlacklistTests {
         #expect(Self.blacklist.blocks(track(6, name: "sparn")), "TR39: \"rn\" looks like \"m\"")
     }
 
+    /// The README's Security section promises these; they are pinned so it does not drift from the code.
+    @Test func whatTheReadmeSaysIsCaughtAndWhatNot() {
+        #expect(Self.blacklist.blocks(track(1, name: "s_p+a|m")))
+        #expect(Blacklist(words: ["class"]).blocks(track(2, name: "CIass")), "capital I written for l, as written")
+        #expect(Blacklist(words: ["ill"]).blocks(track(3, name: "ILL")), "caseless")
+        #expect(Blacklist(words: ["fool"]).blocks(track(4, name: "f00l")))
+        for title in ["5pam", "sp4m", "$pam", "s\u{1F356}p\u{1F356}a\u{1F356}m"] {
+            #expect(!Self.blacklist.blocks(track(5, name: title)), "\(title)")
+        }
+        let split = Track(id: "6", uri: "demo:track:6", name: "am", artists: ["Sp"], album: "", imageURL: nil, durationMs: 1)
+        #expect(!Self.blacklist.blocks(split), "a word split across fields")
+    }
+
     @Test func wordsThatFoldToNothingBlockNothing() {
         let blacklist = Blacklist(words: ["", "...", "\u{200B}", " - ", "\u{0301}"])
         #expect(!blacklist.blocks(track(1, name: "Anything")))
