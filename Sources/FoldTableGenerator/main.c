@@ -131,7 +131,6 @@ int main(int argc, char **argv) {
     if (out.bytes == NULL) abort();
     append(&out, "// Generated at build time by FoldTableGenerator from ICU %s (Unicode %s); do not edit.\n\n", icu, unicode);
     append(&out, "extension FoldTable {\n");
-    append(&out, "    static let icuVersion = \"%s\"\n\n", icu);
     append(&out, "    /// One line per code point, in hex: the point, its caseless fold, and after \"|\" its as-written fold\n");
     append(&out, "    /// when that differs.\n");
     append(&out, "    static let packed = #\"\"\"\n");

@@ -13,7 +13,7 @@ import Foundation
 /// There are two folds: `caseless` (case first, every case of a word meets) and `asWritten` (look-alike first,
 /// catching capitals such as Greek "Μ" whose lowercase looks like nothing Latin). A field contains a word when
 /// either fold contains the word's same fold. Skeletons are prototypes, not readable text: "m" folds to "rn",
-/// "0" to "o", "1" and "|" to "l".
+/// "0" to "o", "1" to "l" (a "|" is dropped in step 2 before it could become "l").
 public struct BlacklistFold: Equatable, Sendable {
     public let caseless: [Unicode.Scalar]
     public let asWritten: [Unicode.Scalar]
