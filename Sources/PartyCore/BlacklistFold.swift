@@ -15,9 +15,12 @@ import Foundation
 /// either fold contains the word's same fold. Skeletons are prototypes, not readable text: "m" folds to "rn",
 /// "0" to "o", "1" to "l" (a "|" is dropped in step 2 before it could become "l").
 public struct BlacklistFold: Equatable, Sendable {
+    /// Case folded, then look-alikes: "ILL" and "ill" meet.
     public let caseless: [Unicode.Scalar]
+    /// Look-alikes of the letters as written, then case folded: "ΜΑΝ" (Greek capitals) and "man" meet.
     public let asWritten: [Unicode.Scalar]
 
+    /// Folds `text` (any length; fields are capped at `Track.maxTextLength` before they get here).
     public init(_ text: String) {
         // ASCII is already NFKD: skip Foundation's normalization for the common case.
         let decomposed = text.utf8.allSatisfy { $0 < 0x80 } ? text : text.decomposedStringWithCompatibilityMapping

@@ -93,6 +93,7 @@ struct BlacklistTests {
         #expect(BlacklistFold("STRASSE").text == BlacklistFold("Straße").text)
         #expect(BlacklistFold("f00l").text == "fool", "TR39: 0 looks like O, 1 like l")
         #expect(BlacklistFold("ILL").text == BlacklistFold("ill").text, "caseless: capital I is i, not l")
+        #expect(BlacklistFold("\u{039C}\u{0391}\u{039D}").asWritten == BlacklistFold("man").asWritten, "Greek capitals as written")
     }
 
     @Test func changingTheWordsRefoldsThem() {
