@@ -23,7 +23,14 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CTagLib", pkgConfig: "taglib_c", providers: [.apt(["libtagc0-dev"])]),
 
-        .target(name: "PartyCore"),
+        // Issue 23: the blacklist fold table (case folding + TR39 confusable skeletons) comes from Debian's ICU at
+        // build time: FoldTableGenerator (C, host tool) writes Swift source into PartyCore, which still imports only
+        // Foundation, so the server binary does not link libicu.
+        .systemLibrary(name: "CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
+        .executableTarget(name: "FoldTableGenerator", dependencies: ["CICU"]),
+        .plugin(name: "FoldTablePlugin", capability: .buildTool(), dependencies: ["FoldTableGenerator"],
+                path: "Sources/FoldTablePlugin"),
+        .target(name: "PartyCore", plugins: ["FoldTablePlugin"]),
         // libmicrohttpd's own error answers carry the JSON error shape (R26): see ErrorBodies.c for why a C target.
         .target(name: "CMicroHTTPDErrors", dependencies: ["CMicroHTTPD"], linkerSettings: [.linkedLibrary("dl")]),
         // The JSON value, parser and serializer: used by the HTTP layer, the event stream frames and the tests.

@@ -1,21 +1,32 @@
 import Foundation
 
-/// R12: words the host bans; a title or artist containing one (case-insensitive) is refused.
+/// R12: words the host bans; a title, artist or album containing one is refused. Ours (issue 23): containing
+/// means after `BlacklistFold` on both sides, so case, width, accents, hidden characters, spacing and
+/// look-alike letters from other scripts do not hide a word. Still a substring: "ass" blocks "Glass".
 public struct Blacklist: Equatable, Sendable {
-    public var words: [String]
+    public var words: [String] { didSet { foldedWords = Self.fold(words) } }
+    /// Folded once per blacklist, not per field or per search result; words that fold to nothing are left out.
+    private var foldedWords: [BlacklistFold]
 
-    public init(words: [String]) { self.words = words }
+    public init(words: [String]) {
+        self.words = words
+        foldedWords = Self.fold(words)
+    }
 
     public func blocks(_ track: Track) -> Bool {
-        let fields = ([track.name] + track.artists).map { $0.lowercased() }
-        return words.contains { word in
-            let needle = word.lowercased()
-            return !needle.isEmpty && fields.contains { $0.contains(needle) }
+        guard !foldedWords.isEmpty else { return false }
+        return ([track.name, track.album] + track.artists).contains { field in
+            let folded = BlacklistFold(field)
+            return foldedWords.contains { folded.contains($0) }
         }
     }
 
     /// Words are trimmed; blank words are meaningless and rejected by the caller.
     public static func normalized(_ word: String) -> String {
         word.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private static func fold(_ words: [String]) -> [BlacklistFold] {
+        words.map(BlacklistFold.init).filter { !$0.isEmpty }
     }
 }
