@@ -11,35 +11,45 @@
    (past it: 414/431), and an idle event stream keeps it, so it sets the memory per subscriber. */
 #define MV_CONNECTION_MEMORY (6 * 1024)
 
+/* TLS 1.2 and 1.3 only, and in 1.2 only ephemeral ECDHE key exchange (forward secrecy): no static RSA,
+   no finite-field DHE. TLS 1.3 suites are all forward secret. */
+#define MV_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-RSA:-DHE-RSA:-DHE-DSS"
+
+/* The callbacks besides the access handler that the server installs, each with its own context. */
+struct mv_daemon_callbacks {
+    MHD_RequestCompletedCallback completed;
+    void *completedContext;
+    MHD_AcceptPolicyCallback acceptPolicy;
+    void *acceptPolicyContext;
+    MHD_NotifyConnectionCallback connectionNotified;
+    void *connectionNotifiedContext;
+    void *(*requestLineReceived)(void *context, const char *uri, struct MHD_Connection *connection);
+};
+
 /* MHD_start_daemon is variadic and does not import; this wrapper fixes the option list we use. */
 static inline struct MHD_Daemon *mv_start_daemon(unsigned int flags, int listenSocket,
                                                  MHD_AccessHandlerCallback handler, void *handlerContext,
-                                                 MHD_RequestCompletedCallback completed, void *completedContext,
+                                                 struct mv_daemon_callbacks callbacks,
                                                  unsigned int connectionLimit, unsigned int perAddressLimit,
                                                  unsigned int threadPoolSize, unsigned int connectionTimeout,
                                                  const char *tlsKey, const char *tlsCert) {
     /* The socket is bound by the caller (ListeningSocket), so a bind failure can name its cause. */
-    if (tlsKey != NULL && tlsCert != NULL) {
-        return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handler, handlerContext,
-                                MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listenSocket,
-                                MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
-                                MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
-                                MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit,
-                                MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MV_CONNECTION_MEMORY,
-                                MHD_OPTION_THREAD_POOL_SIZE, threadPoolSize,
-                                MHD_OPTION_CONNECTION_TIMEOUT, connectionTimeout,
-                                MHD_OPTION_HTTPS_MEM_KEY, tlsKey,
-                                MHD_OPTION_HTTPS_MEM_CERT, tlsCert,
-                                MHD_OPTION_END);
-    }
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handlerContext,
+    const int tls = tlsKey != NULL && tlsCert != NULL;
+    return MHD_start_daemon(flags | (tls ? MHD_USE_TLS : 0), 0, callbacks.acceptPolicy, callbacks.acceptPolicyContext,
+                            handler, handlerContext,
                             MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listenSocket,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
+                            MHD_OPTION_NOTIFY_COMPLETED, callbacks.completed, callbacks.completedContext,
+                            MHD_OPTION_NOTIFY_CONNECTION, callbacks.connectionNotified, callbacks.connectionNotifiedContext,
+                            MHD_OPTION_URI_LOG_CALLBACK, callbacks.requestLineReceived, NULL,
                             MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MV_CONNECTION_MEMORY,
                             MHD_OPTION_THREAD_POOL_SIZE, threadPoolSize,
                             MHD_OPTION_CONNECTION_TIMEOUT, connectionTimeout,
+                            /* Options after MHD_OPTION_END are not read: without TLS the list ends here. */
+                            tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, tlsKey,
+                            MHD_OPTION_HTTPS_MEM_CERT, tlsCert,
+                            MHD_OPTION_HTTPS_PRIORITIES, MV_TLS_PRIORITIES,
                             MHD_OPTION_END);
 }
 
@@ -60,6 +70,18 @@ static inline void mv_client_address(struct MHD_Connection *connection, char *ou
     } else if (address->sa_family == AF_INET6) {
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, out, (socklen_t)size);
     }
+}
+
+/* MHD_get_connection_info is variadic; the client's socket address (NULL when unknown). */
+static inline const struct sockaddr *mv_client_socket_address(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}
+
+/* MHD_get_connection_info is variadic; the connection's socket, -1 when unknown. */
+static inline int mv_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : (int)info->connect_fd;
 }
 
 /* MHD_set_connection_option is variadic; an event stream waits longer between writes than a request may idle. */

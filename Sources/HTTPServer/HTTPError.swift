@@ -18,5 +18,8 @@ public struct HTTPError: Error, Equatable, Sendable {
 
     public static let notFound = HTTPError(status: 404, message: "Not found", code: "not_found")
     public static let methodNotAllowed = HTTPError(status: 405, message: "Method not allowed", code: "method_not_allowed")
+    public static let malformedRequest = HTTPError(status: 400, message: "Ungültige Anfrage.", code: "malformed_request")
+    /// The same body libmicrohttpd's own 431 gets (ErrorBodies.c).
+    public static let requestHeadTooLarge = HTTPError(status: 431, message: "Anfrage zu groß.", code: "request_too_big")
     public static let payloadTooLarge = HTTPError(status: 413, message: "Request body too large", code: "payload_too_large")
 }

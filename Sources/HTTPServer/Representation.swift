@@ -12,7 +12,8 @@ enum Representation {
             return Response(status: 200, headers: [("Content-Type", contentType)] + common, body: body(nil))
         }
         guard let range = parseRange(rangeHeader, length: length) else {
-            return Response(status: 416, headers: [("Content-Range", "bytes */\(length)")] + common)
+            return Response(error: HTTPError(status: 416, message: "Bereich nicht verfügbar.", code: "range_not_satisfiable",
+                                             headers: [("Content-Range", "bytes */\(length)")] + common))
         }
         return Response(
             status: 206,

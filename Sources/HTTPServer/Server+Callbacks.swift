@@ -1,5 +1,6 @@
 import Foundation
 import CMicroHTTPD
+import CMicroHTTPDErrors
 
 /// Per-connection request state between libmicrohttpd's access-handler calls.
 final class PendingRequest {
@@ -19,6 +20,18 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     guard let context, let connection, let requestContext, let uploadSize else { return .NO }
     let server = Unmanaged<Server>.fromOpaque(context).takeUnretainedValue()
     guard let raw = requestContext.pointee else {
+        server.connections?.headCompleted(connection)
+        // Refused before any work (RequestHead.c): a request line over the head limit, or a Content-Length
+        // libmicrohttpd could not parse, now dropped; the body's end is unknown, so the connection closes.
+        switch mv_request_head_flaw(connection) {
+        case 0: break
+        case UInt32(MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE):
+            return queue(Response(error: .requestHeadTooLarge).adding(header: "Connection", "close"), on: connection)
+        case UInt32(MHD_HTTP_CONTENT_TOO_LARGE):
+            return queue(Response(error: .payloadTooLarge).adding(header: "Connection", "close"), on: connection)
+        default:
+            return queue(Response(error: .malformedRequest).adding(header: "Connection", "close"), on: connection)
+        }
         if let length = lookup(connection, .HEADER_KIND, "Content-Length").flatMap(Int.init), length > Server.maxBodyBytes {
             // MHD accepts a response only before the body phase or after it; answering now skips reading a huge
             // body, at the price of closing the connection.
@@ -81,10 +94,37 @@ private struct ResumableConnection: @unchecked Sendable {
     func resume() { MHD_resume_connection(connection) }
 }
 
-let requestCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+let requestCompleted: MHD_RequestCompletedCallback = { context, connection, requestContext, _ in
+    if let context, let connection {
+        Unmanaged<Server>.fromOpaque(context).takeUnretainedValue().connections?.requestCompleted(connection)
+    }
     guard let requestContext, let raw = requestContext.pointee else { return }
     Unmanaged<PendingRequest>.fromOpaque(raw).release()
     requestContext.pointee = nil
+}
+
+/// libmicrohttpd asks after its own per-address limit; a refused connection is closed unanswered.
+let acceptPolicy: MHD_AcceptPolicyCallback = { context, address, _ in
+    guard let context, let address else { return .YES }
+    let connections = Unmanaged<Server>.fromOpaque(context).takeUnretainedValue().connections
+    return (connections?.admit(AddressPrefix(address)) ?? true) ? .YES : .NO
+}
+
+/// Each connection's socket context is its request-head budget (RequestHead.c); the guard tracks its prefix
+/// and head deadline.
+let connectionNotified: MHD_NotifyConnectionCallback = { context, connection, socketContext, code in
+    guard let context, let connection, let socketContext else { return }
+    let connections = Unmanaged<Server>.fromOpaque(context).takeUnretainedValue().connections
+    switch code {
+    case .CONNECTION_NOTIFY_STARTED:
+        socketContext.pointee = mv_request_head_create()
+        connections?.opened(connection, socket: mv_connection_socket(connection),
+                            prefix: mv_client_socket_address(connection).flatMap(AddressPrefix.init))
+    default:
+        connections?.closed(connection)
+        mv_request_head_destroy(socketContext.pointee)
+        socketContext.pointee = nil
+    }
 }
 
 private let streamReader: MHD_ContentReaderCallback = { context, _, buffer, max in

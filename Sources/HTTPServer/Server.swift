@@ -1,5 +1,6 @@
 import Foundation
 import CMicroHTTPD
+import CMicroHTTPDErrors
 
 /// An HTTP server on libmicrohttpd. Owns the daemon; handlers run synchronously on its worker threads.
 public final class Server: @unchecked Sendable {
@@ -14,6 +15,9 @@ public final class Server: @unchecked Sendable {
         public var connectionLimit: Int
         /// Connections one client address may hold at once (0: no limit), so one phone cannot take every slot.
         public var perAddressConnectionLimit: Int
+        /// Connections one network (IPv4 /24, IPv6 /64) may hold at once (0: no limit): one attacker with many
+        /// addresses cannot take every slot. All guests on one home LAN share it, hence a fraction of the total.
+        public var perPrefixConnectionLimit: Int
         /// Seconds a connection may sit idle (headers trickling in, keep-alive between requests); event
         /// streams get `streamTimeout` instead, and a request body must arrive within `bodyDeadline`.
         public var idleTimeout: Int
@@ -21,13 +25,14 @@ public final class Server: @unchecked Sendable {
         public var tlsCertificatePEM: String?
 
         public init(host: String = "0.0.0.0", port: UInt16 = 8080, threads: Int = 2, connectionLimit: Int = 16_000,
-                    perAddressConnectionLimit: Int = 64, idleTimeout: Int = 15,
+                    perAddressConnectionLimit: Int = 64, perPrefixConnectionLimit: Int? = nil, idleTimeout: Int = 15,
                     tlsKeyPEM: String? = nil, tlsCertificatePEM: String? = nil) {
             self.host = host
             self.port = port
             self.threads = threads
             self.connectionLimit = connectionLimit
             self.perAddressConnectionLimit = perAddressConnectionLimit
+            self.perPrefixConnectionLimit = perPrefixConnectionLimit ?? Server.defaultPerPrefixConnectionLimit(connectionLimit: connectionLimit)
             self.idleTimeout = idleTimeout
             self.tlsKeyPEM = tlsKeyPEM
             self.tlsCertificatePEM = tlsCertificatePEM
@@ -35,6 +40,10 @@ public final class Server: @unchecked Sendable {
     }
 
     /// Why the server could not start, as one sentence that says what to do (printed before exit code 1).
+    /// Half the connections: an attacker's prefix cannot lock out guests of another one (IPv6 phones, a
+    /// second Wi-Fi), while a home LAN's guests, all in one /24, still share the larger part.
+    public static func defaultPerPrefixConnectionLimit(connectionLimit: Int) -> Int { max(1, connectionLimit / 2) }
+
     public enum StartError: Error, CustomStringConvertible {
         case invalidHost(String)
         case portInUse(UInt16)
@@ -68,9 +77,15 @@ public final class Server: @unchecked Sendable {
     public static let streamTimeout: UInt32 = 60
     /// A request body (at most `maxBodyBytes`) trickling in for longer than this closes the connection.
     public static let bodyDeadline: TimeInterval = 30
+    /// A request head (at most 4 KiB, `MV_REQUEST_HEAD_LIMIT`) must be complete this long after accept, however
+    /// slowly it trickles: libmicrohttpd's idle timeout alone is reset by every byte.
+    public static let headDeadline: TimeInterval = 10
 
     let respond: @Sendable (Request) -> Response
     private var daemon: OpaquePointer?
+    /// Set before the daemon starts, read by its callbacks.
+    private(set) var connections: ConnectionGuard?
+    private var sweep: DispatchSourceTimer?
     public private(set) var port: UInt16 = 0
 
     public init(respond: @escaping @Sendable (Request) -> Response) {
@@ -84,19 +99,32 @@ public final class Server: @unchecked Sendable {
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue)
         let context = Unmanaged.passUnretained(self).toOpaque()
         let socket = try ListeningSocket(host: configuration.host, port: configuration.port)
+        let connections = ConnectionGuard(perPrefixLimit: configuration.perPrefixConnectionLimit, headDeadline: Self.headDeadline,
+                                          idleTimeout: TimeInterval(configuration.idleTimeout))
+        self.connections = connections
+        let callbacks = mv_daemon_callbacks(
+            completed: requestCompleted, completedContext: context, acceptPolicy: acceptPolicy, acceptPolicyContext: context,
+            connectionNotified: connectionNotified, connectionNotifiedContext: context, requestLineReceived: mv_request_line_received)
         daemon = mv_start_daemon(
-            flags | (socket.isIPv6 ? UInt32(MHD_USE_IPv6.rawValue) : 0), socket.handOver(), accessHandler, context, requestCompleted, context,
+            flags | (socket.isIPv6 ? UInt32(MHD_USE_IPv6.rawValue) : 0), socket.handOver(), accessHandler, context, callbacks,
             UInt32(clamping: configuration.connectionLimit), UInt32(clamping: configuration.perAddressConnectionLimit),
             UInt32(clamping: max(1, configuration.threads)), UInt32(clamping: configuration.idleTimeout),
             configuration.tlsKeyPEM, configuration.tlsCertificatePEM)
         guard let daemon else { throw .cannotStart(tls: configuration.tlsKeyPEM != nil) }
         port = mv_daemon_port(daemon)
+        let sweep = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "musicvoting.http.head-deadline"))
+        sweep.schedule(deadline: .now() + 1, repeating: 1)
+        sweep.setEventHandler { [connections] in connections.sweep() }
+        sweep.resume()
+        self.sweep = sweep
     }
 
     /// Stops accepting and closes every connection. Streams must be closed (and resumed) first.
     public func stop() {
         guard let daemon else { return }
         self.daemon = nil
+        sweep?.cancel()
+        sweep = nil
         // Deferred work ends within the providers' timeout (10 s); its connections must be resumed first.
         _ = DeferredResponse.inFlight.wait(timeout: .now() + 12)
         Thread.sleep(forTimeInterval: 0.05)

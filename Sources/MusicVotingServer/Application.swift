@@ -90,10 +90,13 @@ public final class Application: @unchecked Sendable {
     /// Starts listening; returns the bound port.
     @discardableResult
     public func start() throws -> UInt16 {
-        // Behind a trusted proxy every connection comes from the proxy: the per-address limit would refuse guests.
-        let perAddress = configuration.trustedProxies.isEmpty ? configuration.limits.connectionsPerAddress : 0
+        // Behind a trusted proxy every connection comes from the proxy: the per-address and per-prefix limits
+        // would refuse guests.
+        let direct = configuration.trustedProxies.isEmpty
         var http = Server.Configuration(host: configuration.host, port: configuration.port, threads: configuration.threads,
-                                        connectionLimit: connectionLimit, perAddressConnectionLimit: perAddress)
+                                        connectionLimit: connectionLimit,
+                                        perAddressConnectionLimit: direct ? configuration.limits.connectionsPerAddress : 0,
+                                        perPrefixConnectionLimit: direct ? configuration.connectionsPerPrefix : 0)
         if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
             http.tlsCertificatePEM = try StartupError.readTLSFile(certificate, option: "--tls-cert")
             http.tlsKeyPEM = try StartupError.readTLSFile(key, option: "--tls-key")

@@ -30,6 +30,8 @@ public struct Configuration: Sendable, Equatable {
     /// Host names besides the public URL's that browsers may use to reach this server (DNS rebinding check).
     public var allowedHosts: [String] = []
     public var limits = PartyLimits()
+    /// Connections one network prefix (IPv4 /24, IPv6 /64) may hold; nil: `Server.defaultPerPrefixConnectionLimit`.
+    public var connectionsPerPrefix: Int?
 
     public init() {}
 

@@ -96,6 +96,14 @@ extension ConfigurationOption {
                             defaultText: "none") { $0.allowedHosts = list($1) },
         .limit("max-connections-per-address", "connections one client address may hold; 0 = no limit", 0...1_000_000,
                \.connectionsPerAddress),
+        ConfigurationOption(name: "max-connections-per-prefix", value: "N",
+                            help: "connections one network (IPv4 /24, IPv6 /64) may hold; 0 = no limit",
+                            defaultText: "half the connection limit") { configuration, text throws(Configuration.ParseError) in
+            guard let number = Int(boundedDigits: text, in: 0...1_000_000) else {
+                throw .invalidValue(option: "--max-connections-per-prefix", value: text)
+            }
+            configuration.connectionsPerPrefix = number
+        },
         .limit("max-streams-per-address", "event streams one client address may hold; 0 = no limit", 0...1_000_000, \.streamsPerAddress),
         .limit("max-streams-per-party", "event streams one party may hold", 1...1_000_000, \.streamsPerParty),
         .limit("max-parties", "active parties at once", 1...40_000, \.activeParties),

@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The network a client address belongs to, as one guest's device sees it: an IPv4 /24 or an IPv6 /64
+/// (a phone on IPv6 chooses freely among the 2^64 addresses of its /64). IPv4-mapped IPv6 addresses
+/// (`::ffff:a.b.c.d`, how IPv4 clients reach a dual-stack `--host ::`) are their IPv4 /24.
+public enum AddressPrefix: Hashable, Sendable, CustomStringConvertible {
+    case ipv4(UInt32)
+    case ipv6(UInt64)
+
+    /// From the address libmicrohttpd hands over; nil for other families.
+    init?(_ address: UnsafePointer<sockaddr>) {
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            let bytes = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { withUnsafeBytes(of: $0.pointee.sin_addr) { Array($0) } }
+            self.init(ipv4: bytes)
+        case AF_INET6:
+            let bytes = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { withUnsafeBytes(of: $0.pointee.sin6_addr) { Array($0) } }
+            self.init(ipv6: bytes)
+        default:
+            return nil
+        }
+    }
+
+    /// From an address in text form (tests, logs); nil when it is not an IP address.
+    public init?(_ text: String) {
+        var ipv4 = in_addr()
+        var ipv6 = in6_addr()
+        if inet_pton(AF_INET, text, &ipv4) == 1 {
+            self.init(ipv4: withUnsafeBytes(of: ipv4) { Array($0) })
+        } else if inet_pton(AF_INET6, text, &ipv6) == 1 {
+            self.init(ipv6: withUnsafeBytes(of: ipv6) { Array($0) })
+        } else {
+            return nil
+        }
+    }
+
+    private init(ipv4 bytes: [UInt8]) {
+        self = .ipv4(bytes[0..<3].reduce(0) { $0 << 8 | UInt32($1) } << 8)
+    }
+
+    private init(ipv6 bytes: [UInt8]) {
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+            self.init(ipv4: Array(bytes[12..<16]))
+        } else {
+            self = .ipv6(bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) })
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .ipv4(let network):
+            return "\(network >> 24).\(network >> 16 & 0xFF).\(network >> 8 & 0xFF).0/24"
+        case .ipv6(let network):
+            let groups = (0..<4).map { String(network >> (48 - 16 * UInt64($0)) & 0xFFFF, radix: 16) }
+            return groups.joined(separator: ":") + "::/64"
+        }
+    }
+}
