@@ -30,17 +30,19 @@ let package = Package(
         .executableTarget(name: "FoldTableGenerator", dependencies: ["CICU"]),
         .plugin(name: "FoldTablePlugin", capability: .buildTool(), dependencies: ["FoldTableGenerator"],
                 path: "Sources/FoldTablePlugin"),
-        .target(name: "PartyCore", plugins: ["FoldTablePlugin"]),
+        // Issue 23: a client's network (IPv4 /24, IPv6 /64) and device, for the connection caps and every limit.
+        .target(name: "ClientNetwork"),
+        .target(name: "PartyCore", dependencies: ["ClientNetwork"], plugins: ["FoldTablePlugin"]),
         // libmicrohttpd's own error answers carry the JSON error shape (R26): see ErrorBodies.c for why a C target.
         .target(name: "CMicroHTTPDErrors", dependencies: ["CMicroHTTPD"], linkerSettings: [.linkedLibrary("dl")]),
         // The JSON value, parser and serializer: used by the HTTP layer, the event stream frames and the tests.
         .target(name: "JSONKit"),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors", "CZlib", "JSONKit"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors", "CZlib", "JSONKit", "ClientNetwork"]),
         .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite"]),
         .target(name: "Providers", dependencies: ["PartyCore", "CTagLib", "CGnuTLS"]),
         .target(name: "Rendering", dependencies: ["CQREncode", "CPNG"]),
         // The party service: rules applied to the store, one owner of the state, the event hub. No HTTP.
-        .target(name: "PartyEngine", dependencies: ["PartyCore", "PartyStore", "Providers", "JSONKit"]),
+        .target(name: "PartyEngine", dependencies: ["PartyCore", "PartyStore", "Providers", "JSONKit", "ClientNetwork"]),
         // Public/ and Templates/ inside the binary (issue 15): a build plugin runs ResourceEmbedder, which uses the
         // server's own StaticContent for tags and gzip; `--resources DIR` overrides them for development.
         .executableTarget(name: "ResourceEmbedder", dependencies: ["HTTPServer"]),
@@ -60,11 +62,11 @@ let package = Package(
         .executableTarget(name: "musicvoting-cli", dependencies: ["MusicVotingKit"]),
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "PartyCoreTests", dependencies: ["PartyCore", "TestSupport"]),
+        .testTarget(name: "PartyCoreTests", dependencies: ["PartyCore", "ClientNetwork", "TestSupport"]),
         .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"], resources: [.copy("Resources")]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "CTagLib"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONKit", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "ClientNetwork", "JSONKit", "TestSupport"]),
         .testTarget(name: "MusicVotingServerTests", dependencies: ["MusicVotingServer", "PartyEngine", "HTTPServer"]),
         .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore", "HTTPServer", "JSONKit", "TestSupport"],
                     resources: [.copy("Fixtures")]),

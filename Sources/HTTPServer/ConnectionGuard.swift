@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import ClientNetwork
 #endif
 
 /// What libmicrohttpd does not bound by itself: connections per network prefix, and the total time a request

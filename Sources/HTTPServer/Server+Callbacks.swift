@@ -1,6 +1,7 @@
 import Foundation
 import CMicroHTTPD
 import CMicroHTTPDErrors
+import ClientNetwork
 
 /// Per-connection request state between libmicrohttpd's access-handler calls.
 final class PendingRequest {

@@ -1,4 +1,5 @@
 import Foundation
+import ClientNetwork
 
 /// R11 and issue 10's vote stuffing: how often one guest may add and like, in each party. A `deviceId` is
 /// the client's own choice, so every limit holds per device *and* per client address (an IPv6 /64 is one address): rotating device ids

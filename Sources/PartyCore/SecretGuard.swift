@@ -1,4 +1,5 @@
 import Foundation
+import ClientNetwork
 
 /// R24, R24a: the one budget for every check of a host PIN or monitor token, wherever it happens.
 ///

@@ -3,6 +3,7 @@ import PartyCore
 import PartyStore
 import Providers
 import Synchronization
+import ClientNetwork
 
 /// The party rules applied to the database: one `Mutex<PartyState>` owns all mutable state; every operation
 /// runs under it once (no recursion), and the events it caused are published after the lock is released,

@@ -1,6 +1,7 @@
 import Foundation
 import PartyCore
 import Providers
+import ClientNetwork
 
 /// Who a request proves to be for a party (R21, R24, R28).
 public enum Caller: Equatable, Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import PartyCore
+import ClientNetwork
 
 extension PartyState {
     /// A TV asks to be paired: a code to show and the secret it polls with. 10 a minute per address, 20 per

@@ -1,5 +1,6 @@
 import PartyCore
 import Synchronization
+import ClientNetwork
 
 /// Remote provider calls run on worker threads while their connections are suspended. At most `limit` guest calls
 /// per provider run at once, and at most `perClient` of them for one client (an IPv4 address or IPv6 /64: issue 23,

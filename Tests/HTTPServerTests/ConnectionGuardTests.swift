@@ -1,5 +1,6 @@
 import Testing
 @testable import HTTPServer
+import ClientNetwork
 
 @Suite("Connection guard: prefixes and head deadlines")
 struct ConnectionGuardTests {

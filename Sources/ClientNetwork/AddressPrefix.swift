@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// The network a client address belongs to, as one guest's device sees it: an IPv4 /24 or an IPv6 /64
+/// Issue 23: one address is not one person. The network a client address belongs to, as one guest's device sees it: an IPv4 /24 or an IPv6 /64
 /// (a phone on IPv6 chooses freely among the 2^64 addresses of its /64). IPv4-mapped IPv6 addresses
 /// (`::ffff:a.b.c.d`, how IPv4 clients reach a dual-stack `--host ::`) are their IPv4 /24.
 public enum AddressPrefix: Hashable, Sendable, CustomStringConvertible {
@@ -10,7 +10,7 @@ public enum AddressPrefix: Hashable, Sendable, CustomStringConvertible {
     case ipv6(UInt64)
 
     /// From the address libmicrohttpd hands over; nil for other families.
-    init?(_ address: UnsafePointer<sockaddr>) {
+    public init?(_ address: UnsafePointer<sockaddr>) {
         switch Int32(address.pointee.sa_family) {
         case AF_INET:
             let bytes = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { withUnsafeBytes(of: $0.pointee.sin_addr) { Array($0) } }
@@ -56,5 +56,26 @@ public enum AddressPrefix: Hashable, Sendable, CustomStringConvertible {
             let groups = (0..<4).map { String(network >> (48 - 16 * UInt64($0)) & 0xFFFF, radix: 16) }
             return groups.joined(separator: ":") + "::/64"
         }
+    }
+}
+
+extension AddressPrefix {
+    /// The network of an address in text form (IPv4 /24, IPv6 /64); anything that is no IP address is its own.
+    public static func network(of address: String) -> String {
+        AddressPrefix(address)?.description ?? address
+    }
+
+    /// Who a client is for limits and proofs: one exact IPv4 address (a /24 is a whole party's Wi-Fi, so it never
+    /// speaks for its neighbours), or an IPv6 /64 (one phone, whatever address of it it rotates to).
+    public static func device(of address: String) -> String {
+        var ipv4 = in_addr()
+        if inet_pton(AF_INET, address, &ipv4) == 1 { return address }
+        var ipv6 = in6_addr()
+        guard inet_pton(AF_INET6, address, &ipv6) == 1 else { return address }
+        let bytes = withUnsafeBytes(of: ipv6) { Array($0) }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+            return bytes[12..<16].map(String.init).joined(separator: ".")
+        }
+        return AddressPrefix(address)?.description ?? address
     }
 }
