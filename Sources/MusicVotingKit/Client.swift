@@ -5,15 +5,19 @@ import FoundationNetworking
 
 /// Every API call of SPEC as a typed `async` function. Host calls send `Authorization: Bearer <hostPin>` when a
 /// host PIN is set, and no header when none is; refusals surface as `APIError.server` with the server's message.
+/// Every answer is bounded by `limits` (size and a total deadline), and the PIN never follows a redirect to another
+/// origin (`BoundedLoader`).
 public struct MusicVotingClient: Sendable {
     public let baseURL: URL
     public var hostPin: String?
-    let session: URLSession
+    public var limits: ResponseLimits
+    let loader: BoundedLoader
 
-    public init(baseURL: URL, hostPin: String? = nil, session: URLSession = .shared) {
+    public init(baseURL: URL, hostPin: String? = nil, limits: ResponseLimits = .api, loader: BoundedLoader = .shared) {
         self.baseURL = baseURL
         self.hostPin = hostPin
-        self.session = session
+        self.limits = limits
+        self.loader = loader
     }
 
     // MARK: Party
@@ -130,7 +134,11 @@ public struct MusicVotingClient: Sendable {
         var request = URLRequest(url: url)
         request.httpMethod = method
         request.timeoutInterval = 15
-        if host, let hostPin { request.setValue("Bearer \(hostPin)", forHTTPHeaderField: "Authorization") }
+        if host, let hostPin {
+            // A PIN or monitor token may come from a server's answer: nothing that could break the header goes out.
+            guard HeaderValue.isSafe(hostPin) else { throw .invalidResponse("a host PIN no header can carry") }
+            request.setValue("Bearer \(hostPin)", forHTTPHeaderField: "Authorization")
+        }
         if let body {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             do { request.httpBody = try JSONEncoder().encode(body) } catch { throw .invalidResponse("cannot encode the request") }
@@ -144,9 +152,7 @@ public struct MusicVotingClient: Sendable {
     }
 
     func perform(_ request: URLRequest) async throws(APIError) -> Data {
-        let data: Data, response: URLResponse
-        do { (data, response) = try await session.load(request) } catch { throw .network(error.localizedDescription) }
-        guard let http = response as? HTTPURLResponse else { throw .invalidResponse("not HTTP") }
+        let (data, http) = try await loader.load(request, limits: limits)
         guard (200..<300).contains(http.statusCode) else {
             let shape = try? JSONDecoder().decode(ErrorShape.self, from: data)
             throw .server(status: http.statusCode, message: shape?.error ?? HTTPURLResponse.localizedString(forStatusCode: http.statusCode),
@@ -189,24 +195,4 @@ struct LossyArray<Element: Decodable>: Decodable {
     }
     /// Takes any value (null, a number, an object of another shape) without looking at it, so the container moves on.
     private struct Skip: Decodable { init(from decoder: any Decoder) throws {} }
-}
-
-extension URLSession {
-    /// A request's answer through the completion-handler API. Not `data(for:)`: on Linux, cancelling the awaiting
-    /// task while the answer arrives deadlocks FoundationNetworking (seen in the kit's tests: a thread cancelling
-    /// in `URLSessionTask.cancel` and one resuming the continuation wait on each other). A cancelled caller here
-    /// simply gets the answer when it comes.
-    func load(_ request: URLRequest) async throws -> (Data, URLResponse) {
-        try await withCheckedThrowingContinuation { continuation in
-            dataTask(with: request) { data, response, error in
-                if let error {
-                    continuation.resume(throwing: error)
-                } else if let response {
-                    continuation.resume(returning: (data ?? Data(), response))
-                } else {
-                    continuation.resume(throwing: URLError(.badServerResponse))
-                }
-            }.resume()
-        }
-    }
 }

@@ -8,20 +8,20 @@ import FoundationNetworking
 public actor CoverCache {
     public static let shared = CoverCache()
     private var loads: [URL: Task<Data?, Never>] = [:]
-    private let session: URLSession
+    private let loader: BoundedLoader
     /// Downloads started (tests check that two requests for one URL cost one).
     public private(set) var downloads = 0
 
-    public init(session: URLSession = .shared) { self.session = session }
+    public init(loader: BoundedLoader = .shared) { self.loader = loader }
 
     public func image(for url: URL?) async -> Data? {
         guard let url else { return nil }
         if let load = loads[url] { return await load.value }
         downloads += 1
-        let session = self.session
+        let loader = self.loader
         let load = Task<Data?, Never> {
-            guard let (data, response) = try? await session.load(URLRequest(url: url)),
-                  (response as? HTTPURLResponse).map({ (200..<300).contains($0.statusCode) }) == true, !data.isEmpty else { return nil }
+            guard let (data, response) = try? await loader.load(URLRequest(url: url), limits: .covers),
+                  (200..<300).contains(response.statusCode), !data.isEmpty else { return nil }
             return data
         }
         loads[url] = load

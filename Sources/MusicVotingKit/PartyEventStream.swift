@@ -7,7 +7,9 @@ import FoundationNetworking
 /// delegate (Linux's URLSession has no `bytes(for:)`), without a request timeout; on Linux over plain HTTP with a
 /// socket reader instead (`SocketEventSource`: URLSession there spins a core while a stream is open). When it drops
 /// it reconnects after `reconnectDelay` with `Last-Event-ID`, so nothing the server still holds is missed, and
-/// every opened connection announces `PartyEvent.connected` so models reload what may have been missed.
+/// every opened connection announces `PartyEvent.connected` so models reload what may have been missed. A
+/// connection whose line or event passes the parser's limits (`SSEParser.Overflow`) is closed and reconnected the
+/// same way: memory stays bounded whatever the server sends.
 public final class PartyEventStream: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // @unchecked: every mutable field is touched only on `queue` (the delegate queue's underlying queue; the socket
     // reader's callbacks enter it with `queue.sync`).
@@ -77,17 +79,19 @@ public final class PartyEventStream: NSObject, URLSessionDataDelegate, @unchecke
         continuation.yield(PartyEvent(type: PartyEvent.connected, payload: [:]))
     }
 
-    private func received(_ bytes: [UInt8]) {
-        guard !stopped else { return }
+    /// False when the connection is to be closed: stopped, or the parser gave up on what the server sent.
+    private func received(_ bytes: some Sequence<UInt8>) -> Bool {
+        guard !stopped else { return false }
         for event in parser.feed(bytes) { continuation.yield(event) }
+        return parser.overflow == nil
     }
 
-    /// The stream's request: no timeout, and `Last-Event-ID` once an event id was seen.
+    /// The stream's request: no timeout, and `Last-Event-ID` once an event id was seen (one a header can carry).
     static func request(url: URL, lastEventId: String?) -> URLRequest {
         var request = URLRequest(url: url)
         request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
         request.timeoutInterval = 7 * 24 * 3600
-        if let lastEventId { request.setValue(lastEventId, forHTTPHeaderField: "Last-Event-ID") }
+        if let lastEventId, HeaderValue.isSafe(lastEventId) { request.setValue(lastEventId, forHTTPHeaderField: "Last-Event-ID") }
         return request
     }
 
@@ -102,23 +106,17 @@ public final class PartyEventStream: NSObject, URLSessionDataDelegate, @unchecke
     }
 
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        // Bytes still on their way from a connection given up on belong to no parser.
+        guard dataTask === task, parser.overflow == nil else { return }
         if pendingConnectedNotice {
             pendingConnectedNotice = false
             continuation.yield(PartyEvent(type: PartyEvent.connected, payload: [:]))
         }
-        for event in parser.feed(data) { continuation.yield(event) }
+        if !received(data) { dataTask.cancel() }
     }
 
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard !stopped else { return }
+        guard !stopped, task === self.task else { return }
         queue.asyncAfter(deadline: .now() + reconnectDelay) { self.connect() }
-    }
-}
-
-extension SSEParser {
-    /// A fresh parser for a new connection that still remembers the last id it saw.
-    init(resumingAfter lastEventId: String?) {
-        self.init()
-        if let lastEventId { _ = feed(Array("id: \(lastEventId)\n\n".utf8)) }
     }
 }

@@ -12,11 +12,12 @@ final class SocketEventSource: @unchecked Sendable {
     private let url: URL
     private let reconnectDelay: TimeInterval
     private let onOpen: (_ lastEventId: String?) -> Void
-    private let onBytes: ([UInt8]) -> Void
+    /// Returns false to close the connection (it is then reopened after `reconnectDelay`).
+    private let onBytes: ([UInt8]) -> Bool
     private let lastEventId: () -> String?
 
     init(url: URL, reconnectDelay: TimeInterval, lastEventId: @escaping () -> String?,
-         onOpen: @escaping (String?) -> Void, onBytes: @escaping ([UInt8]) -> Void) {
+         onOpen: @escaping (String?) -> Void, onBytes: @escaping ([UInt8]) -> Bool) {
         self.url = url
         self.reconnectDelay = reconnectDelay
         self.lastEventId = lastEventId
@@ -77,7 +78,7 @@ final class SocketEventSource: @unchecked Sendable {
         if let query = url.query { path += "?" + query }
         var head = "GET \(path) HTTP/1.1\r\nHost: \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\r\n"
         head += "Accept: text/event-stream\r\nCache-Control: no-cache\r\n"
-        if let last { head += "Last-Event-ID: \(last)\r\n" }
+        if let last, HeaderValue.isSafe(last) { head += "Last-Event-ID: \(last)\r\n" }
         head += "\r\n"
         let request = Array(head.utf8)
         guard request.withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else { return }
@@ -107,7 +108,7 @@ final class SocketEventSource: @unchecked Sendable {
             }
             let body = chunked ? decoder.feed(bytes) : bytes
             guard let body else { return }
-            if !body.isEmpty { onBytes(body) }
+            if !body.isEmpty, !onBytes(body) { return }
         }
     }
 }

@@ -85,9 +85,9 @@ func run(_ arguments: [String]) async throws -> Int32 {
         if flags.contains("--json") {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(entries), as: UTF8.self))
+            print(Terminal.escapingControls(inJSON: String(decoding: try encoder.encode(entries), as: UTF8.self)))
         } else {
-            for entry in entries { print("♥ \(entry.likeCount)  \(entry.name) – \(entry.track.artistNames)") }
+            for entry in entries { Terminal.say("♥ \(entry.likeCount)  \(entry.name) – \(entry.track.artistNames)") }
         }
         return 0
     case "add":
@@ -95,12 +95,12 @@ func run(_ arguments: [String]) async throws -> Int32 {
         let partyId = try await guestParty()
         guard let track = try await client.search(partyId, query: query).first else { throw Failure(description: "nothing found for “\(query)”") }
         try await client.add(partyId, uri: track.uri, deviceId: sessions.deviceId)
-        print("\(strings[.added]) \(track.name) – \(track.artistNames)")
+        Terminal.say("\(strings[.added]) \(track.name) – \(track.artistNames)")
         return 0
     case "skip":
         let partyId = try await hostParty()  // first: it sets the client's host PIN
         let result = try await client.next(partyId)
-        print(result.track.map { "\(strings[.nowPlaying]): \($0.name)" } ?? (result.message ?? strings[.queueEmpty]))
+        Terminal.say(result.track.map { "\(strings[.nowPlaying]): \($0.name)" } ?? (result.message ?? strings[.queueEmpty]))
         return 0
     case "end":
         let partyId = try await hostParty()
@@ -139,9 +139,9 @@ func live(partyId: String, base: URL, render: @escaping @MainActor () -> Void, e
 do {
     exit(try await run(Array(CommandLine.arguments.dropFirst())))
 } catch let error as APIError {
-    FileHandle.standardError.write(Data("musicvoting-cli: \(error.serverMessage ?? KitStrings(preferredLanguages: ["de"])[.backendUnreachable])\n".utf8))
+    Terminal.say("musicvoting-cli: \(error.serverMessage ?? KitStrings(preferredLanguages: ["de"])[.backendUnreachable])", to: .standardError)
     exit(1)
 } catch {
-    FileHandle.standardError.write(Data("musicvoting-cli: \(error)\n".utf8))
+    Terminal.say("musicvoting-cli: \(error)", to: .standardError)
     exit(1)
 }
