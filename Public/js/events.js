@@ -6,7 +6,7 @@ import { streamStatus } from './connection.js';
  * is not hit by every phone at once: a TV back on the network resumes within seconds) and calls `onResync` after
  * every reconnect so the page reloads the state it may have missed. A party that is gone calls `onEnded`.
  */
-export function connectEvents(partyId, { monitorToken, onEvent, onResync, onEnded, onStatus }) {
+export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResync, onEnded, onStatus }) {
   let source;
   let delay = 1000;
   let timer;
@@ -16,6 +16,8 @@ export function connectEvents(partyId, { monitorToken, onEvent, onResync, onEnde
   const open = () => {
     const query = new URLSearchParams({ partyId, source: 'web' });
     if (monitorToken) query.set('monitorToken', monitorToken);
+    // The host's stream proves the PIN, so a flood of guest streams never takes its place (issue 23).
+    if (hostPin) query.set('hostPin', hostPin);
     source = new EventSource(`/api/spotify/events?${query}`);
     source.onopen = () => {
       delay = 1000;

@@ -65,12 +65,13 @@ extension Routes {
                         EventStream(initial: $0)
                     })
                 }
-                // R24a: a wrong token counts like a wrong PIN; the stream is then a guest's.
-                let asMonitor = try request.query["monitorToken"].map {
-                    try service.checkSecret($0, party: party, clientAddress: request.clientAddress, allowMonitor: true) == .monitor
-                } ?? false
+                // R24a: a wrong token counts like a wrong PIN; the stream is then a guest's. The host page sends its PIN
+                // (`hostPin`; the access log never writes a query) so its stream may use the party's reserved slots.
+                let caller = try (request.query["monitorToken"] ?? request.query["hostPin"]).flatMap {
+                    try service.checkSecret($0, party: party, clientAddress: request.clientAddress, allowMonitor: true)
+                }
                 return Self.eventStreamResponse(try service.openEventStream(party: party, clientAddress: request.clientAddress,
-                                                                            asMonitor: asMonitor, lastEventId: lastEventId,
+                                                                            caller: caller, lastEventId: lastEventId,
                                                                             audience: Audience(source: source, installationId: installationId)) {
                     EventStream(initial: $0)
                 })

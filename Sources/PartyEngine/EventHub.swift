@@ -1,3 +1,4 @@
+import ClientNetwork
 import Foundation
 import PartyCore
 
@@ -14,23 +15,45 @@ public final class EventHub: @unchecked Sendable {
     private static let retryHint = Array("retry: 3000\n\n".utf8)
     private static let ping = Array(": ping\n\n".utf8)
 
-    /// How many streams one address, one party and the whole server may hold (0: no per-address limit).
+    /// How many streams one address (an IPv6 /64 counts as one), one network, one party and the whole server may
+    /// hold (0: no per-address limit). Issue 23: a party keeps `reservedPerParty` of its slots for streams that
+    /// proved the host PIN or the monitor token (125 addresses once filled a party's 1,000 and the TV's stream was
+    /// refused); streams that wait for an iOS login (no party) share `installations` of their own; one network
+    /// (IPv4 /24, IPv6 /64) holds at most `perNetwork`.
     public struct Limits: Sendable {
         public var perAddress: Int
         public var perParty: Int
         public var total: Int
+        public var reservedPerParty: Int
+        public var installations: Int
+        public var perNetwork: Int
 
-        public init(perAddress: Int, perParty: Int, total: Int) {
+        public init(perAddress: Int, perParty: Int, total: Int, reservedPerParty: Int = 16, installations: Int = 256,
+                    perNetwork: Int? = nil) {
             self.perAddress = perAddress
             self.perParty = perParty
             self.total = total
+            self.reservedPerParty = min(reservedPerParty, perParty / 2)
+            self.installations = installations
+            self.perNetwork = perNetwork ?? max(1, total / 2)
         }
+    }
+
+    /// What a stream proved when it opened.
+    public enum Standing: Sendable {
+        case guest
+        /// The party's host or its registered monitor: may use the party's reserved slots, not held to the
+        /// per-address and per-network caps (a TV often shares the host's address).
+        case privileged
+        /// A stream waiting for an iOS login, with no party.
+        case installation
     }
 
     private struct Subscriber {
         let stream: any EventSink
         let address: String
         let isMonitor: Bool
+        let standing: Standing
         let audience: Audience
         /// A stream of an ended party closes by itself then (SPEC: after at most 10 minutes).
         var closesAt: Date? = nil
@@ -44,6 +67,8 @@ public final class EventHub: @unchecked Sendable {
     private let limits: Limits
     private var streams: [String: [ObjectIdentifier: Subscriber]] = [:]
     private var streamsPerAddress: [String: Int] = [:]
+    private var streamsPerNetwork: [String: Int] = [:]
+    private var installationStreams = 0
     /// R21: open streams of each party's registered monitor; `deviceActive` follows them.
     private var monitorStreams: [String: Int] = [:]
     /// Streams per party and client address: a web player registered from an address counts its streams (issue 13).
@@ -83,9 +108,10 @@ public final class EventHub: @unchecked Sendable {
     /// The hub alone owns the stream's end: it forgets it and, for a monitor, reports the change.
     /// `makeSink` gets the bytes the stream starts with (retry hint and replayed events).
     func subscribe<Sink: EventSink>(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool = false,
-                                    audience: Audience = Audience(source: "web"), makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
+                                    standing: Standing = .guest, audience: Audience = Audience(source: "web"),
+                                    makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
         let stream = try register(partyId: partyId, address: address, lastEventId: lastEventId, isMonitor: isMonitor,
-                                  audience: audience, makeSink: makeSink)
+                                  standing: isMonitor ? .privileged : standing, audience: audience, makeSink: makeSink)
         streamsChanged(partyId, address, isMonitor)
         return stream
     }
@@ -94,18 +120,16 @@ public final class EventHub: @unchecked Sendable {
     /// open with keepalives for 10 minutes, so a client that reconnects at once is not answered with a 404
     /// it would retry in a tight loop.
     func subscribeToEndedParty<Sink: EventSink>(partyId: String, address: String, makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
-        try register(partyId: partyId, address: address, lastEventId: nil, isMonitor: false, audience: Audience(source: "web"),
-                     ended: true, makeSink: makeSink)
+        try register(partyId: partyId, address: address, lastEventId: nil, isMonitor: false, standing: .guest,
+                     audience: Audience(source: "web"), ended: true, makeSink: makeSink)
     }
 
-    private func register<Sink: EventSink>(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool, audience: Audience,
-                                           ended: Bool = false, makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
+    private func register<Sink: EventSink>(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool, standing: Standing,
+                                           audience: Audience, ended: Bool = false, makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
         lock.lock()
         defer { lock.unlock() }
-        guard total < limits.total, (streams[partyId]?.count ?? 0) < limits.perParty,
-              limits.perAddress == 0 || streamsPerAddress[address, default: 0] < limits.perAddress else {
-            throw .tooManyStreams
-        }
+        let (device, network) = (AddressPrefix.device(of: address), AddressPrefix.network(of: address))
+        guard admits(standing, partyId: partyId, device: device, network: network) else { throw .tooManyStreams }
         var initial = Self.retryHint
         if let lastEventId {
             for event in recent[partyId] ?? [] where event.id > lastEventId && event.audience?.admits(audience) ?? true {
@@ -120,8 +144,10 @@ public final class EventHub: @unchecked Sendable {
         }
         let stream = makeSink(initial)
         streams[partyId, default: [:]][ObjectIdentifier(stream)] = Subscriber(stream: stream, address: address, isMonitor: isMonitor,
-                                                                              audience: audience, closesAt: closesAt)
-        streamsPerAddress[address, default: 0] += 1
+                                                                              standing: standing, audience: audience, closesAt: closesAt)
+        streamsPerAddress[device, default: 0] += 1
+        streamsPerNetwork[network, default: 0] += 1
+        if standing == .installation { installationStreams += 1 }
         partyAddressStreams[partyId + "|" + address, default: 0] += 1
         if isMonitor { monitorStreams[partyId, default: 0] += 1 }
         total += 1
@@ -131,6 +157,22 @@ public final class EventHub: @unchecked Sendable {
             self.remove(stream, partyId: partyId)
         }
         return stream
+    }
+
+    /// Whether one more stream of this standing fits; called under `lock`.
+    private func admits(_ standing: Standing, partyId: String, device: String, network: String) -> Bool {
+        guard total < limits.total else { return false }
+        let inParty = streams[partyId]?.count ?? 0
+        switch standing {
+        case .privileged:
+            return inParty < limits.perParty
+        case .installation:
+            guard installationStreams < limits.installations else { return false }
+        case .guest:
+            guard inParty < limits.perParty - limits.reservedPerParty else { return false }
+        }
+        return (limits.perAddress == 0 || streamsPerAddress[device, default: 0] < limits.perAddress)
+            && streamsPerNetwork[network, default: 0] < limits.perNetwork
     }
 
     func publish(_ event: ServerEvent) {
@@ -218,8 +260,12 @@ public final class EventHub: @unchecked Sendable {
             monitorStreams[partyId, default: 1] -= 1
             if monitorStreams[partyId] == 0 { monitorStreams[partyId] = nil }
         }
-        streamsPerAddress[subscriber.address, default: 1] -= 1
-        if streamsPerAddress[subscriber.address] == 0 { streamsPerAddress[subscriber.address] = nil }
+        let (device, network) = (AddressPrefix.device(of: subscriber.address), AddressPrefix.network(of: subscriber.address))
+        streamsPerAddress[device, default: 1] -= 1
+        if streamsPerAddress[device] == 0 { streamsPerAddress[device] = nil }
+        streamsPerNetwork[network, default: 1] -= 1
+        if streamsPerNetwork[network] == 0 { streamsPerNetwork[network] = nil }
+        if subscriber.standing == .installation { installationStreams -= 1 }
         let key = partyId + "|" + subscriber.address
         partyAddressStreams[key, default: 1] -= 1
         if partyAddressStreams[key] == 0 { partyAddressStreams[key] = nil }

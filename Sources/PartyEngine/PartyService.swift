@@ -323,11 +323,12 @@ public final class PartyService: Sendable {
     }
 
     /// Opens an SSE stream; a monitor's stream keeps `deviceActive` true while it is open (the hub counts it).
-    public func openEventStream<Sink: EventSink>(party: Party, clientAddress: String, asMonitor: Bool, lastEventId: Int?,
+    /// `caller` is what the stream proved (the host's streams may use the party's reserved slots too).
+    public func openEventStream<Sink: EventSink>(party: Party, clientAddress: String, caller: Caller?, lastEventId: Int?,
                                                  audience: Audience = Audience(source: "web"),
                                                  makeSink: ([UInt8]) -> Sink) throws -> Sink {
-        try hub.subscribe(partyId: party.id, address: clientAddress, lastEventId: lastEventId, isMonitor: asMonitor,
-                          audience: audience, makeSink: makeSink)
+        try hub.subscribe(partyId: party.id, address: clientAddress, lastEventId: lastEventId, isMonitor: caller == .monitor,
+                          standing: caller == nil ? .guest : .privileged, audience: audience, makeSink: makeSink)
     }
 
     /// A client that reopens its event stream in a tight loop (the original iOS listeners retry at once after a
@@ -347,7 +348,7 @@ public final class PartyService: Sendable {
     public func openInstallationStream<Sink: EventSink>(installationId: String, clientAddress: String, lastEventId: Int?,
                                                         makeSink: ([UInt8]) -> Sink) throws -> Sink {
         try hub.subscribe(partyId: Self.installationChannel(installationId), address: clientAddress, lastEventId: lastEventId,
-                          audience: Audience(source: "ios", installationId: installationId), makeSink: makeSink)
+                          standing: .installation, audience: Audience(source: "ios", installationId: installationId), makeSink: makeSink)
     }
 
     /// The hub's key for an installation's stream (party ids are hex, so they never collide with it).

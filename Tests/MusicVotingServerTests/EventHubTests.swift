@@ -1,4 +1,5 @@
 import Foundation
+import PartyCore
 import Synchronization
 import Testing
 @testable import HTTPServer
@@ -77,5 +78,48 @@ extension EventHub {
     /// The app's sink: the HTTP layer's bounded streaming response.
     func subscribe(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool = false) throws -> EventStream {
         try subscribe(partyId: partyId, address: address, lastEventId: lastEventId, isMonitor: isMonitor) { EventStream(initial: $0) }
+    }
+}
+
+/// Issue 23: reserved capacity. A flood of guest streams never takes the TV's or the host's place, streams
+/// waiting for an iOS login have their own small cap, and one network holds at most its share.
+@Suite("Event hub: reserved and shared capacity")
+struct EventHubCapacityTests {
+    let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+
+    func open(_ hub: EventHub, party: String = "p", address: String, standing: EventHub.Standing = .guest) throws -> EventStream {
+        try hub.subscribe(partyId: party, address: address, lastEventId: nil, standing: standing) { EventStream(initial: $0) }
+    }
+
+    @Test func guestsFillOnlyTheUnreservedSlotsOfAParty() throws {
+        let hub = EventHub(clock: clock, limits: EventHub.Limits(perAddress: 0, perParty: 40, total: 1_000, reservedPerParty: 16))
+        var streams: [EventStream] = []
+        for index in 0..<24 { streams.append(try open(hub, address: "10.\(index).0.1")) }
+        #expect(throws: PartyError.tooManyStreams) { try open(hub, address: "10.99.0.1") }
+        for index in 0..<16 { streams.append(try open(hub, address: "192.168.1.\(index)", standing: .privileged)) }
+        #expect(throws: PartyError.tooManyStreams, "the party's cap holds for everyone") {
+            try open(hub, address: "192.168.1.99", standing: .privileged)
+        }
+        #expect(hub.streamCount(partyId: "p") == 40)
+    }
+
+    @Test func installationStreamsHaveASmallCapOfTheirOwn() throws {
+        let hub = EventHub(clock: clock, limits: EventHub.Limits(perAddress: 0, perParty: 40, total: 1_000, installations: 5))
+        var streams: [EventStream] = []
+        for index in 0..<5 { streams.append(try open(hub, party: "installation:\(index)", address: "10.\(index).0.1", standing: .installation)) }
+        #expect(throws: PartyError.tooManyStreams) { try open(hub, party: "installation:x", address: "10.50.0.1", standing: .installation) }
+        streams.append(try open(hub, address: "10.60.0.1"))
+        streams[0].finish()
+        #expect(throws: Never.self) { streams.append(try open(hub, party: "installation:y", address: "10.51.0.1", standing: .installation)) }
+    }
+
+    @Test func oneNetworkHoldsItsShareAndAnIPv6PhoneIsOneAddress() throws {
+        let hub = EventHub(clock: clock, limits: EventHub.Limits(perAddress: 4, perParty: 1_000, total: 1_000, perNetwork: 10))
+        var streams: [EventStream] = []
+        for index in 0..<10 { streams.append(try open(hub, address: "172.16.3.\(index)")) }
+        #expect(throws: PartyError.tooManyStreams) { try open(hub, address: "172.16.3.200") }
+        streams.append(try open(hub, address: "172.16.4.1"))
+        for index in 0..<4 { streams.append(try open(hub, address: "2001:db8:1:1::\(index + 1)")) }
+        #expect(throws: PartyError.tooManyStreams, "a rotated address of the same /64") { try open(hub, address: "2001:db8:1:1::99") }
     }
 }

@@ -296,6 +296,7 @@ async function run(partyId, hostPin) {
     reloadTimer = setTimeout(() => { loadCurrent().catch(() => {}); loadQueue().catch(() => {}); }, 60);
   };
   const events = connectEvents(partyId, {
+    hostPin,
     onEvent: (event) => {
       if (event.type === 'playback-error') {
         lastPlayerError = event.payload.message || '';
