@@ -67,6 +67,7 @@ extension Routes {
                     party = try service.authorize(Credential(token: pin, clientAddress: request.clientAddress), partyId: party.id).0
                 }
                 guard let spotify = try service.provider(for: party) as? SpotifyProvider else { throw ProviderError.notConfigured }
+                try service.admitProviderLogin(party: party, clientAddress: request.clientAddress)
                 let source = request.query["source"] == "ios" ? "ios" : "web"
                 let installation = request.query["installationId"].flatMap { Identifiers.isWellFormedDeviceId($0) ? $0 : nil }
                 let (state, challenge) = spotify.loginState.begin(partyId: party.id, source: source, installationId: installation)

@@ -127,6 +127,10 @@ public final class PartyService: Sendable {
         try withState { try $0.admitRemoteSearch(party: party, clientAddress: clientAddress, count: count) }
     }
 
+    public func admitProviderLogin(party: Party, clientAddress: String) throws {
+        try withState { try $0.admitProviderLogin(party: party, clientAddress: clientAddress) }
+    }
+
     /// Folds the write-ahead log into the database file (shutdown).
     public func checkpoint() throws { try withState { try $0.store.checkpoint() } }
 

@@ -136,4 +136,14 @@ extension PartyState {
         remoteSearchesPerParty.record(key: party.id, at: now, count: count)
         remoteSearchesOverall.record(key: "", at: now, count: count)
     }
+
+    /// Issue 23: `GET …/spotify/login` is open before the first login (SPEC), so it is budgeted per address and party.
+    mutating func admitProviderLogin(party: Party, clientAddress: String) throws {
+        let device = AddressPrefix.device(of: clientAddress)
+        if let retry = loginsPerAddress.retryAfter(key: device, at: now) ?? loginsPerParty.retryAfter(key: party.id, at: now) {
+            throw PartyError.rateLimited(retryAfterSeconds: retry)
+        }
+        loginsPerAddress.record(key: device, at: now)
+        loginsPerParty.record(key: party.id, at: now)
+    }
 }

@@ -43,6 +43,9 @@ struct PartyState {
     var remoteSearchesPerParty = SlidingWindowLimiter(limit: 40)
     /// Issue 23: and 300 a minute for the whole server (a YouTube project's daily quota is small).
     var remoteSearchesOverall = SlidingWindowLimiter(limit: 300)
+    /// Issue 23: Spotify logins begun (each keeps an OAuth state): 10 a minute per address, 20 per party.
+    var loginsPerAddress = SlidingWindowLimiter(limit: 10)
+    var loginsPerParty = SlidingWindowLimiter(limit: 20)
     /// Refused or ended-party stream opens per client address: past 5 in 10 s, a reopen waits (issue 13).
     var streamOpens = SlidingWindowLimiter(limit: 5, window: 10)
     /// Issue 14: TVs waiting to be paired by a host's phone; 10 opened a minute per address.

@@ -298,3 +298,25 @@ struct SpotifyTests {
         #expect(try fixture.party.current()["state"] as? String == "stalled")
     }
 }
+
+/// Issue 23: `GET …/spotify/login` before the first login is open (SPEC), so it is budgeted: 53,748 OAuth states
+/// were once made in 50 s.
+@Suite("Attack: the open Spotify login is budgeted", .serialized)
+struct SpotifyLoginFloodAttackTests {
+    @Test func loginsAreBudgetedPerAddressAndPerParty() throws {
+        let spotify = try FakeSpotify()
+        defer { spotify.stop() }
+        let server = try spotifyServer(spotify)
+        defer { server.stop() }
+        let party = try TestParty(server, provider: "spotify")
+        let attacker = server.client.from("127.0.66.1")
+        let statuses = try (0..<12).map { _ in try attacker.get("\(party.base)/spotify/login?source=web").status }
+        #expect(Array(statuses.prefix(10)) == Array(repeating: 303, count: 10) && statuses.suffix(2) == [429, 429], "\(statuses)")
+        var fromOthers: [Int] = []
+        for index in 0..<12 { fromOthers.append(try server.client.from("127.0.67.\(index + 1)").get("\(party.base)/spotify/login?source=web").status) }
+        #expect(fromOthers.filter { $0 == 303 }.count == 10, "20 a minute for the party in all: \(fromOthers)")
+        let other = try TestParty(server, provider: "spotify")
+        #expect(try other.client.from("127.0.68.1").get("\(other.base)/spotify/login?source=web").status == 303,
+                "another party has its own budget")
+    }
+}

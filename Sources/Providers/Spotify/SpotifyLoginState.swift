@@ -2,7 +2,9 @@ import Foundation
 
 /// The OAuth `state`: signed (HMAC-SHA-256 with a per-process key) so it cannot be forged, and single-use
 /// (its nonce is forgotten once redeemed, or after 10 minutes). It carries the party and the source
-/// (web or ios), and keys the PKCE verifier kept here. `@unchecked Sendable`: `lock` guards `pending`.
+/// (web or ios), and keys the PKCE verifier kept here. Bounded (issue 23: 53,748 states in 50 s, filtered in
+/// O(n) on every call): a party keeps its `perParty` newest, the server its `capacity` newest, and expired ones
+/// leave from the front of a queue in insertion (= expiry) order. `@unchecked Sendable`: `lock` guards the state.
 public final class SpotifyLoginState: @unchecked Sendable {
     public struct Login: Equatable, Sendable {
         public let partyId: String
@@ -14,11 +16,23 @@ public final class SpotifyLoginState: @unchecked Sendable {
     public enum Failure: Error, Equatable { case invalid }
 
     static let lifetime: TimeInterval = 600
+    public static let perParty = 8
+    public static let capacity = 10_000
     private let key = Digest.randomBytes(32)
     private let lock = NSLock()
     private var pending: [String: (login: Login, expires: Date)] = [:]
+    /// Nonces in the order they were made; a nonce already redeemed or dropped is skipped when it comes up.
+    private var order: [String] = []
+    private var orderStart = 0
+    private var perPartyNonces: [String: [String]] = [:]
 
     public init() {}
+
+    public var pendingCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return pending.count
+    }
 
     /// A new state and its PKCE code challenge (S256).
     public func begin(partyId: String, source: String, installationId: String?, now: Date = Date()) -> (state: String, challenge: String) {
@@ -27,12 +41,43 @@ public final class SpotifyLoginState: @unchecked Sendable {
         let payload = [nonce, partyId, source, installationId ?? ""].joined(separator: "~")
         let signature = Digest.base64URL(Digest.hmacSHA256(key: key, Array(payload.utf8)))
         lock.lock()
-        pending = pending.filter { $0.value.expires > now }
+        dropExpired(at: now)
+        if let ofParty = perPartyNonces[partyId], ofParty.count >= Self.perParty { forget(ofParty[0]) }
+        while pending.count >= Self.capacity, orderStart < order.count {
+            forget(order[orderStart])
+            orderStart += 1
+        }
         pending[nonce] = (Login(partyId: partyId, source: source, installationId: installationId, verifier: verifier),
                           now.addingTimeInterval(Self.lifetime))
+        perPartyNonces[partyId, default: []].append(nonce)
+        order.append(nonce)
         lock.unlock()
         return (Digest.base64URL(Array(payload.utf8)) + "." + signature,
                 Digest.base64URL(Digest.sha256(Array(verifier.utf8))))
+    }
+
+    /// Drops expired states from the front of the queue; compacts the queue now and then. Called under `lock`.
+    private func dropExpired(at now: Date) {
+        while orderStart < order.count {
+            let nonce = order[orderStart]
+            if let entry = pending[nonce], entry.expires > now { break }
+            forget(nonce)
+            orderStart += 1
+        }
+        if orderStart > 1_024 && orderStart * 2 > order.count {
+            order.removeFirst(orderStart)
+            orderStart = 0
+        }
+    }
+
+    /// Forgets a pending state (redeemed, expired or pushed out); the queue skips it later. Called under `lock`.
+    @discardableResult
+    private func forget(_ nonce: String) -> (login: Login, expires: Date)? {
+        guard let entry = pending.removeValue(forKey: nonce) else { return nil }
+        let party = entry.login.partyId
+        perPartyNonces[party]?.removeAll { $0 == nonce }
+        if perPartyNonces[party]?.isEmpty == true { perPartyNonces[party] = nil }
+        return entry
     }
 
     /// The login a state stands for, once: forged, expired or replayed states fail.
@@ -45,7 +90,7 @@ public final class SpotifyLoginState: @unchecked Sendable {
         guard fields.count == 4 else { throw .invalid }
         lock.lock()
         defer { lock.unlock() }
-        guard let entry = pending.removeValue(forKey: String(fields[0])), entry.expires > now,
+        guard let entry = forget(String(fields[0])), entry.expires > now,
               entry.login.partyId == fields[1], entry.login.source == fields[2] else { throw .invalid }
         return entry.login
     }
