@@ -15,9 +15,15 @@ public enum Log {
     public static func error(_ message: String) { write("error", message, now: true) }
 
     /// One line per request: method, route pattern (never the raw path, which can hold a PIN), status, ms.
+    /// A method as the client sent it is any token (issue 23: 3 KB with odd spaces reached the log): a log line
+    /// names a method only if it is at most 16 capital letters, else "(other)".
+    static func loggable(method: String) -> String {
+        method.utf8.count <= 16 && !method.isEmpty && method.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) ? method : "(other)"
+    }
+
     public static func access(method: String, route: String, status: Int, milliseconds: Double) {
         let tenths = Int(saturating: (milliseconds * 10).rounded())
-        write("access", "\(method) \(route) \(status) \(tenths / 10).\(tenths % 10)ms")
+        write("access", "\(loggable(method: method)) \(route) \(status) \(tenths / 10).\(tenths % 10)ms")
     }
 
     /// Writes what is buffered (the upkeep timer and shutdown call it too).

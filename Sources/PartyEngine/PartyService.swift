@@ -53,6 +53,7 @@ public final class PartyService: Sendable {
     private func perform(_ effects: PartyState.Effects) {
         for event in effects.events { hub.publish(event) }
         for partyId in effects.closedParties { hub.closeParty(partyId) }
+        for partyId in effects.closedMonitorStreams { hub.closeMonitorStreams(partyId: partyId) }
         for partyId in Set(effects.playersToDrive) { driveRemotePlayer(partyId: partyId) }
     }
 

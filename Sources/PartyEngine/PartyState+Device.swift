@@ -29,6 +29,8 @@ extension PartyState {
     mutating func replaceMonitorToken(with token: String, partyId: String) throws {
         if let old = try store.monitorToken(partyId: partyId) {
             retiredMonitorTokens[partyId] = Array((retiredMonitorTokens[partyId] ?? []).suffix(7)) + [old]
+            // The old TV's streams end; it reconnects with its old token, re-registers and is told it was replaced.
+            closeMonitorStreams(partyId: partyId)
         }
         try store.setMonitor(token: token, partyId: partyId)
     }

@@ -61,6 +61,8 @@ struct PartyState {
     struct Effects {
         var events: [ServerEvent] = []
         var closedParties: [String] = []
+        /// Parties whose monitor streams end (their TV was replaced: it reconnects as a guest and learns it).
+        var closedMonitorStreams: [String] = []
         var playersToDrive: [String] = []
     }
 
@@ -82,6 +84,8 @@ struct PartyState {
     mutating func drivePlayer(partyId: String) { effects.playersToDrive.append(partyId) }
 
     mutating func closeStreams(partyId: String) { effects.closedParties.append(partyId) }
+
+    mutating func closeMonitorStreams(partyId: String) { effects.closedMonitorStreams.append(partyId) }
 
     mutating func takeEffects() -> Effects {
         defer { effects = Effects() }

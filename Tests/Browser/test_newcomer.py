@@ -91,9 +91,25 @@ def test_a_tv_pairs_in_one_step_with_its_code_or_its_qr_code(server, browsers):
     screenshot(phone, "host-login-for-tv-phone-360")
     assert axe_violations(phone) == []
     type_code(phone, "login", session["hostPin"])
+    # Issue 23: a code from a link is claimed only after the host compared it with the TV's.
+    confirm = wait(phone, lambda: phone.find_element(By.CSS_SELECTOR, "dialog[open]"), message="asked before pairing")
+    assert f"{code2[:3]} {code2[3:]}" in confirm.text
+    screenshot(phone, "host-pair-link-confirm-phone-360")
+    assert axe_violations(phone) == []
+    assert server.api("GET", f"/api/party/{party['id']}/track/current")["deviceActive"] is True, "nothing claimed yet"
+    confirm.find_element(By.CSS_SELECTOR, "[data-answer=yes]").click()
+    # The first TV is connected: the host is asked whether the new one replaces it (issue 24: never silently).
+    replace = wait(phone, lambda: phone.find_element(By.CSS_SELECTOR, "dialog[open]"), message="asked before replacing")
+    assert "ersetzen" in replace.text
+    screenshot(phone, "host-pair-replace-confirm-phone-360")
+    replace.find_element(By.CSS_SELECTOR, "[data-answer=yes]").click()
     wait(phone, lambda: phone.find_element(By.ID, "tv-paired").text == "Fernseher verbunden.")
     wait(tv2, lambda: tv2.find_element(By.ID, "stage").is_displayed(), message="the second TV shows the party")
     assert "#" not in phone.current_url, "the code left the address bar"
+    # The replaced TV stops and says why.
+    wait(tv, lambda: tv.find_element(By.ID, "ended").is_displayed(), timeout=15, message="the first TV was told")
+    assert "anderer Fernseher" in tv.find_element(By.ID, "ended").text
+    screenshot(tv, "tv-replaced")
 
     # The PIN stays the fallback: a third TV opens the fallback and types the host PIN with the remote.
     tv3 = browsers(TV720)

@@ -280,7 +280,7 @@ async function run(partyId, token) {
       if (['track-changed', 'playback-changed', 'playback-stalled', 'queue-updated', 'vote-updated'].includes(event.type)) syncSoon();
     },
     onResync: async () => {
-      try { await register(partyId, token); } catch { /* next report retries */ }
+      try { await register(partyId, token); } catch (error) { if (stopIfReplaced(error)) return; /* else the next report retries */ }
       syncSoon();
     },
     onEnded: partyEnded,

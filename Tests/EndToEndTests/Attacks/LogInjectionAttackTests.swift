@@ -19,4 +19,15 @@ struct LogInjectionAttackTests {
         #expect(lines.filter { $0.contains("(no route) 404") }.count >= 2)
         #expect(!lines.contains { $0.contains("forged") && !$0.hasPrefix("access ") }, "the payload stays inside its entry")
     }
+
+    @Test func anOddMethodIsNotWrittenToTheLog() throws {
+        let server = try ServerProcess()
+        let method = "XPURGE" + String(repeating: "Q", count: 3_000)
+        #expect(try server.client.send(method, "/api/party/join/12345").status >= 400)
+        #expect(try server.client.send("lowercase", "/healthz").status >= 400)
+        server.stop()
+        let log = server.errorOutput()
+        #expect(!log.contains("XPURGE") && !log.contains("lowercase"), "the method as sent never reaches the log")
+        #expect(log.contains("(other) "))
+    }
 }
