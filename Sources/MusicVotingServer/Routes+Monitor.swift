@@ -7,14 +7,17 @@ import PartyEngine
 extension Routes {
     func addMonitorRoutes(to router: inout Router) {
         let service = self.service
-        router.add("PUT", "/api/party/{id}/device", summary: "Register the monitor (R21, R22)", security: "monitorOrHost") { request throws(HTTPError) in
+        router.add("PUT", "/api/party/{id}/device", summary: "Register the monitor (R21, R22); `replace` swaps a connected TV (ours)", security: "monitorOrHost") { request throws(HTTPError) in
             try respond("device") {
                 let json = try request.json()
                 let (party, caller) = try service.requireHostOrMonitor(request, partyId: request.parameter("id"))
                 guard let deviceId = try request.deviceId(from: json) else { throw PartyError.invalidInput("Missing deviceId") }
                 let kind = try request.stringField("kind", in: json) ?? "monitor"
                 guard kind == "monitor" else { throw PartyError.invalidInput("Invalid kind: must be 'monitor'") }
-                let token = try service.registerMonitor(deviceId: deviceId, caller: caller, party: party, clientAddress: request.clientAddress)
+                // Issue 24: a second TV never silently takes over a connected one; its page asks and says `replace`.
+                let replace = json["replace"]?.boolValue ?? false
+                let token = try service.registerMonitor(deviceId: deviceId, caller: caller, party: party, clientAddress: request.clientAddress,
+                                                        replace: replace)
                 return .json(["deviceActive": .bool(service.deviceActive(party)), "monitorToken": .string(token)])
             }
         }

@@ -301,9 +301,10 @@ public final class PartyService: Sendable {
 
 
     public func registerMonitor(deviceId: String, caller: Caller, party: Party, clientAddress: String,
-                                asWebPlayer: Bool = false) throws -> String {
+                                asWebPlayer: Bool = false, replace: Bool = true) throws -> String {
         try withState {
-            try $0.registerMonitor(deviceId: deviceId, caller: caller, party: party, clientAddress: clientAddress, asWebPlayer: asWebPlayer)
+            try $0.registerMonitor(deviceId: deviceId, caller: caller, party: party, clientAddress: clientAddress, asWebPlayer: asWebPlayer,
+                                   replace: replace)
         }
     }
 

@@ -8,12 +8,14 @@ extension PartyState {
     /// Issue 13: a player registered with the host PIN as an SDK device (`asWebPlayer`: the original web player,
     /// which opens its stream without a monitor token) stays the party's device while a stream from its address
     /// is open; any other registration replaces it, and a monitor counts by its monitor streams only.
+    /// Issue 24: a new TV registered with the host PIN while another is connected is refused unless `replace`.
     mutating func registerMonitor(deviceId: String, caller: Caller, party: Party, clientAddress: String,
-                                  asWebPlayer: Bool = false) throws -> String {
+                                  asWebPlayer: Bool = false, replace: Bool = true) throws -> String {
         let token: String
         if caller == .monitor, let existing = try store.monitorToken(partyId: party.id) {
             token = existing
         } else {
+            if !replace && hasConnectedTV(partyId: party.id) { throw PartyError.monitorConnected }
             token = self.token()
             try replaceMonitorToken(with: token, partyId: party.id)
         }
@@ -24,6 +26,9 @@ extension PartyState {
         republishCurrentTrack(partyId: party.id)
         return token
     }
+
+    /// A TV is connected: its monitor stream is open and it reports (a registration alone is no TV on the wall).
+    func hasConnectedTV(partyId: String) -> Bool { monitorStreams(partyId) > 0 && deviceActive(partyId: partyId) }
 
     /// A new monitor token for the party; the old one is remembered as retired (see `checkSecret`).
     mutating func replaceMonitorToken(with token: String, partyId: String) throws {
@@ -46,6 +51,8 @@ extension PartyState {
     mutating func reportProgress(_ report: ProgressReport, party: Party) {
         presence.heartbeat(partyId: party.id, at: now)
         announceDeviceChanges()
+        // An idle TV reports too (its heartbeat, issue 24); with no song there is no progress to tell anyone.
+        guard party.playback.currentEntryId != nil else { return }
         publish(ServerEvent(type: .progress, partyId: party.id, payload: [
             ("position", String(report.positionMs)), ("duration", String(report.durationMs)), ("paused", String(report.paused)),
         ]))
@@ -71,7 +78,8 @@ extension PartyState {
     mutating func announceDeviceChanges(also partyIds: [String] = []) {
         let counter = playerStreams
         let addresses = deviceAddresses
-        for change in presence.changes(at: now, monitorStreams: { counter($0, addresses[$0]) }, also: partyIds) {
+        for change in presence.changes(at: now, monitorStreams: { counter($0, addresses[$0]) }, reports: { addresses[$0] == nil },
+                                       also: partyIds) {
             publish(ServerEvent(type: .deviceChanged, partyId: change.partyId, payload: [("deviceActive", String(change.active))]))
         }
     }

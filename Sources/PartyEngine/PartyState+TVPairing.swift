@@ -37,7 +37,7 @@ extension PartyState {
             secretGuard.recordFailure(address: clientAddress, scope: scope, at: now)
             throw PartyError.pairingNotFound
         }
-        if !replace && deviceActive(partyId: party.id) { throw PartyError.monitorConnected }
+        if !replace && hasConnectedTV(partyId: party.id) { throw PartyError.monitorConnected }
         let monitorToken = token()
         try replaceMonitorToken(with: monitorToken, partyId: party.id)
         _ = tvPairings.claim(code: code, partyId: party.id, monitorToken: monitorToken, at: now)

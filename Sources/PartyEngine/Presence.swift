@@ -7,16 +7,25 @@ import PartyCore
 /// back/forward cache is gone at once (R20a: `no-monitor`), while an older player that only reports progress
 /// keeps counting by its heartbeats.
 /// A value type; `PartyState` owns it.
+///
+/// Issue 24: a TV that dies without closing its connection (power cut, network switch) keeps its stream "open"
+/// for minutes. A monitor that proved its token therefore counts only while it also reports: every second (idle
+/// too), and at least once in `monitorDeadline`, so the host reads "no TV" within 10 s whatever the way it died.
 struct Presence {
     static let heartbeatWindow: TimeInterval = 15
+    static let monitorDeadline: TimeInterval = 8
 
     private var lastHeartbeat: [String: Date] = [:]
     private var lastStreamClosed: [String: Date] = [:]
     /// What clients were last told, so `device-changed` is sent only on a change.
     private var announced: [String: Bool] = [:]
 
-    func isActive(partyId: String, at now: Date, monitorStreams: Int) -> Bool {
-        if monitorStreams > 0 { return true }
+    /// `reports`: the party's player is a TV with a monitor token, which reports every second.
+    func isActive(partyId: String, at now: Date, monitorStreams: Int, reports: Bool) -> Bool {
+        if monitorStreams > 0 {
+            guard reports else { return true }
+            return lastHeartbeat[partyId].map { now.timeIntervalSince($0) < Self.monitorDeadline } ?? false
+        }
         guard let beat = lastHeartbeat[partyId] else { return false }
         if let closed = lastStreamClosed[partyId], closed >= beat { return false }
         return now.timeIntervalSince(beat) < Self.heartbeatWindow
@@ -35,12 +44,13 @@ struct Presence {
 
     /// The parties whose state differs from what was announced, with the new state; marks them announced.
     /// `also` names parties with open monitor streams that may never have sent a heartbeat.
-    mutating func changes(at now: Date, monitorStreams: (String) -> Int, also: [String] = []) -> [(partyId: String, active: Bool)] {
+    mutating func changes(at now: Date, monitorStreams: (String) -> Int, reports: (String) -> Bool,
+                          also: [String] = []) -> [(partyId: String, active: Bool)] {
         let parties = Set(also).union(lastHeartbeat.keys).union(announced.keys)
         var result: [(String, Bool)] = []
         for partyId in parties.sorted() {
             let streams = monitorStreams(partyId)
-            let active = isActive(partyId: partyId, at: now, monitorStreams: streams)
+            let active = isActive(partyId: partyId, at: now, monitorStreams: streams, reports: reports(partyId))
             if announced[partyId, default: false] != active { result.append((partyId, active)) }
             announced[partyId] = active
             if !active, streams == 0, let beat = lastHeartbeat[partyId],

@@ -116,7 +116,13 @@ def test_a_tv_pairs_in_one_step_with_its_code_or_its_qr_code(server, browsers):
     tv3.get(server.base + "/tv")
     tv3.find_element(By.CSS_SELECTOR, "#pair-fallback summary").click()
     type_code(tv3, "pair", session["hostPin"])
+    # Issue 24: the second TV is connected, so the third asks on its own screen before it takes over.
+    replace = wait(tv3, lambda: tv3.find_element(By.CSS_SELECTOR, "dialog[open]"), message="the TV asks before replacing")
+    screenshot(tv3, "tv-replace-confirm-720")
+    assert axe_violations(tv3) == []
+    replace.find_element(By.CSS_SELECTOR, "[data-answer=yes]").click()
     wait(tv3, lambda: tv3.find_element(By.ID, "stage").is_displayed(), message="paired with the PIN")
+    wait(tv2, lambda: tv2.find_element(By.ID, "ended").is_displayed(), timeout=15, message="the second TV was told")
 
 
 def playing_party(server, first="demo:track:1"):

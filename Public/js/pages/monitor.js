@@ -7,6 +7,7 @@ import { renderTracks } from '../track-list.js';
 import { createPlayer } from '../players/index.js';
 import { load, save, forget, takeHashParameters } from '../storage.js';
 import { pinForm } from '../pin-input.js';
+import { ask } from '../dialog.js';
 
 const STORAGE_KEY = 'musicvoting.monitor';
 const pairSection = document.getElementById('pair');
@@ -24,10 +25,19 @@ function monitorDeviceId() {
   return id;
 }
 
+/** Registers this TV. With the host PIN while another TV is connected, the TV asks first (issue 24: never silently). */
 async function register(partyId, credential) {
-  const result = await api('PUT', `${partyPath(partyId)}/device`, {
-    token: credential, body: { deviceId: monitorDeviceId(), kind: 'monitor' },
+  const put = (replace) => api('PUT', `${partyPath(partyId)}/device`, {
+    token: credential, body: { deviceId: monitorDeviceId(), kind: 'monitor', replace },
   });
+  let result;
+  try {
+    result = await put(false);
+  } catch (error) {
+    if (error.code !== 'monitor_connected') throw error;
+    if (!await ask({ message: t('tv.replaceConfirm'), confirm: t('tv.replace'), cancel: t('dialog.cancel'), danger: true })) throw error;
+    result = await put(true);
+  }
   save(STORAGE_KEY, { partyId, token: result.monitorToken });
   return result.monitorToken;
 }
@@ -291,8 +301,8 @@ async function run(partyId, token) {
 
   // R23: about once a second, the position the TV really plays; R20a: and whether it can play at all.
   function report() {
-    if (!current?.track) return;
-    const body = player
+    // Idle too: the report is the TV's heartbeat, without it the server says "no TV" within 10 s (issue 24).
+    const body = !current?.track ? { position: 0, duration: 0, paused: true } : player
       ? { position: player.positionMs(), duration: player.durationMs(), paused: player.isPaused() || blocked, blocked }
       : { position: now.positionMs(), duration: current.track.duration_ms || 0, paused: true };
     if (playerError) body.error = playerError;
