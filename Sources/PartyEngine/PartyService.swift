@@ -219,6 +219,9 @@ public final class PartyService: Sendable {
     /// R20: plays the first entry; refills when nothing waits behind it (R15).
     public func start(_ party: Party) throws -> PlayOutcome {
         try withState { try $0.requireDevice(party) }
+        // Issue 24: ▶ on an empty party starts the refill (R15's source) instead of doing nothing; when there is
+        // none, the answer stays `empty` and a `playback-error` has said why.
+        if try withState({ try $0.queue(of: party).entries.isEmpty }) { try refillIfDry(party) }
         return try startAndRefill(party)
     }
 

@@ -27,8 +27,6 @@ struct PlaybackTests {
         defer { server.stop() }
         let party = try TestParty(server)
         _ = try party.registerMonitor()
-        let empty = try party.host("POST", "/track/start")
-        #expect(empty.json["status"] as? String == "empty" && empty.json["message"] as? String == "Warteschlange ist leer")
         try party.add(1)
         #expect(try party.current()["isPlaying"] as? Bool == true, "R16: adding to an idle party starts it")
         try party.add(2)
@@ -191,5 +189,16 @@ struct RefillMemoryTests {
             #expect(try party.client.send("POST", "\(party.base)/track/next", json: ["entryId": bad], auth: token).status == 400)
         }
     }
-}
 
+    /// Issue 24: ▶ on an empty party starts the refill (R15) instead of doing nothing.
+    @Test func startOnAnEmptyPartyStartsTheRefill() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        _ = try party.registerMonitor()
+        let started = try party.host("POST", "/track/start")
+        #expect(started.json["status"] as? String == "playing")
+        #expect((started.json["track"] as? [String: Any])?["autofilled"] as? Bool == true, "a song from the refill")
+        #expect(try party.queue().count > 1, "and more wait behind it")
+    }
+}

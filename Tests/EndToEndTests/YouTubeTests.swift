@@ -88,6 +88,11 @@ struct YouTubeTests {
         let failure = try stream.waitFor("playback-error")
         #expect(failure.payload["message"] as? String == "Kein Nachschub für die Warteschlange: "
                 + "Das YouTube-Kontingent für heute ist aufgebraucht. Bitte später noch einmal versuchen.")
+        // Issue 24: ▶ on the empty party tries the refill; when there is none it says so (SPEC's `empty`), and why.
+        let empty = try party.host("POST", "/track/start")
+        #expect(empty.json["status"] as? String == "empty" && empty.json["message"] as? String == "Warteschlange ist leer")
+        #expect(try stream.waitFor("playback-error", where: { $0.id != failure.id }).payload["message"] as? String
+                == failure.payload["message"] as? String, "the reason is told again")
         youtube.fail(with: Response(status: 500))
         let broken = try party.client.get("\(party.base)/track/search?q=other")
         #expect(broken.status == 502 && broken.error?.contains("YouTube") == true)

@@ -247,6 +247,8 @@ async function run(partyId, hostPin) {
     if (!await command('POST', '/track/next')) return;
     if (!current.track) toast(t('host.skippedToEmpty'));
     else if (current.track.id === before) toast(t('host.skipNotTaken'));
+    // Issue 24: the TV cannot hear right now; the skip waits for it (it plays what the server says when back).
+    else if (current.state === 'stalled') toast(t('host.skipPending', { name: current.track.name }));
     else toast(t('host.skippedTo', { name: current.track.name }));
   });
 
