@@ -169,13 +169,16 @@ def test_a_guest_promotes_an_auto_song_and_sees_the_queue_at_once_on_a_small_pho
     assert guest.switch_to.active_element.get_attribute("id") == "tab-search"
     wait(guest, lambda: len(guest.find_elements(By.CSS_SELECTOR, "#results .track")) == 10)
     target = auto[3]["name"]
-    wait(guest, lambda: result_row(guest, target) is not None)
-    row = result_row(guest, target)
-    assert row.find_element(By.CSS_SELECTOR, ".track-badge").text == "automatisch"
-    add = row.find_element(By.CSS_SELECTOR, ".add-button")
-    assert add.get_attribute("aria-label").startswith("Wünschen")
+    # Rows re-render whenever the queue changes (the refill, other guests): every look at a row happens inside a wait,
+    # which looks again when the row it held was replaced (issue 24: this test failed now and then on a stale row).
+    def offer():
+        row = result_row(guest, target)
+        return row and (row.find_element(By.CSS_SELECTOR, ".track-badge").text,
+                        row.find_element(By.CSS_SELECTOR, ".add-button").get_attribute("aria-label"))
+    badge_text, label = wait(guest, offer, message="the auto song is offered")
+    assert badge_text == "automatisch" and label.startswith("Wünschen")
     screenshot(guest, "guest-search-auto-songs-phone-360")
-    add.click()
+    wait(guest, lambda: result_row(guest, target).find_element(By.CSS_SELECTOR, ".add-button").click() or True, message="+ pressed")
     wait(guest, lambda: result_row(guest, target).find_element(By.CSS_SELECTOR, "button").text == "✓", message="promoted")
     first = waiting(server, party)[0]
     assert first["name"] == target and not first["autofilled"], "the request made it a guest song, first in line"
