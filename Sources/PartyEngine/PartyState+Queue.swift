@@ -36,13 +36,18 @@ extension PartyState {
     /// R17: toggles this device's like on the entry the uri targets (R10).
     mutating func vote(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
         try guestLimits.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
-        // Only the song's own entries: every like is a write, so a whole-queue read per like would be wasted.
+        // Only the song's own entries to find the target; the whole queue is read once after the write (below).
         let current = try cachedParty(id: party.id)?.playback.currentEntryId
         let candidates = Queue(entries: try store.entries(partyId: party.id, uri: uri), currentEntryId: current)
         guard let entry = candidates.target(uri: uri) else { throw PartyError.notInQueue }
         let liked = try store.toggleVote(entryId: entry.id, deviceId: deviceId)
         let count = entry.likeCount + (liked ? 1 : -1)
-        publish(ServerEvent(type: .voteUpdated, partyId: party.id, payload: [("uri", uri), ("likeCount", String(count))]))
+        // Issue 24: the event carries what changed, the count and the new order of the waiting entries (R9 decided
+        // here, once), so pages apply it instead of every page fetching the queue after every like. The read is
+        // the one GET queue would make next; it stays cached for them.
+        let order = try queue(of: party).waiting.map { String($0.id) }.joined(separator: ",")
+        publish(ServerEvent(type: .voteUpdated, partyId: party.id,
+                            payload: [("uri", uri), ("likeCount", String(count)), ("entryId", String(entry.id)), ("order", order)]))
         return (liked, count)
     }
 

@@ -131,5 +131,26 @@ struct EventStreamTests {
         #expect(after - before < 512, "RSS \(before) KiB → \(after) KiB over 250 more monitor reloads (1,000 in all)")
         #expect(try party.current()["deviceActive"] as? Bool == false, "closed monitor streams no longer count")
     }
-}
 
+    /// Issue 24: a like's event carries the new count and the new order of the waiting songs (R9 decided by the
+    /// server), so pages need not fetch the queue after every like.
+    @Test func aLikeSaysItsCountAndTheNewOrder() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        for number in 1...4 { try party.add(number) }
+        let stream = try party.events()
+        defer { stream.close() }
+        try party.vote(4, device: "a")
+        let first = try stream.waitFor("vote-updated")
+        try party.vote(3, device: "b")
+        try party.vote(3, device: "c")
+        let third = try stream.waitFor("vote-updated", timeout: 15) { $0.payload["likeCount"] as? String == "2" }
+        let waiting = try party.queue().filter { $0["isCurrentlyPlaying"] as? Bool != true }
+        let order = waiting.compactMap { $0["id"] as? String }.joined(separator: ",")
+        #expect(third.payload["order"] as? String == order, "the order the queue answers now")
+        #expect(third.payload["entryId"] as? String == waiting.first?["id"] as? String,
+                "two likes put song 3 first")
+        #expect(first.payload["order"] as? String != third.payload["order"] as? String)
+    }
+}
