@@ -8,19 +8,28 @@ struct DeadTVTests {
         try party.client.send("POST", "\(party.base)/track/progress", json: ["position": 0, "duration": 0, "paused": true], auth: token).status
     }
 
+    /// A TV registered with the host PIN, its monitor stream open, one report made, seen as connected.
+    static func connectTV(_ party: TestParty, device: String = "tv-1") throws -> (token: String, stream: SSEClient) {
+        let token = try party.registerMonitor(device: device)
+        let stream = try party.events(monitorToken: token)
+        guard try report(party, token: token) == 204,
+              eventually(timeout: 15, { (try? party.current()["deviceActive"] as? Bool) == true }) else {
+            stream.close()
+            throw TestFailure(description: "the TV did not connect")
+        }
+        return (token, stream)
+    }
+
     @Test func aTVWhoseStreamStaysOpenButStopsReportingIsNoTVWithinTenSeconds() throws {
         let server = try ServerProcess()
         defer { server.stop() }
         let party = try TestParty(server)
-        let token = try party.registerMonitor()
         // The TV's stream stays open: a power cut or a network switch closes nothing.
-        let tv = try party.events(monitorToken: token)
+        let (token, tv) = try Self.connectTV(party)
         defer { tv.close() }
         let host = try party.events(source: "127.0.0.9")
         defer { host.close() }
-        #expect(try Self.report(party, token: token) == 204)
         try party.add(1)
-        #expect(eventually(timeout: 15) { (try? party.current()["deviceActive"] as? Bool) == true })
         // From here on the TV says nothing.
         let gone = try host.waitFor("device-changed", timeout: 30) { $0.payload["deviceActive"] as? String == "false" }
         #expect(gone.payload["deviceActive"] as? String == "false", "the host is told")
@@ -38,8 +47,7 @@ struct DeadTVTests {
         let server = try ServerProcess()
         defer { server.stop() }
         let party = try TestParty(server)
-        let token = try party.registerMonitor()
-        let tv = try party.events(monitorToken: token)
+        let (token, tv) = try Self.connectTV(party)
         defer { tv.close() }
         let host = try party.events(source: "127.0.0.9")
         defer { host.close() }
@@ -59,11 +67,8 @@ struct DeadTVTests {
         let server = try ServerProcess()
         defer { server.stop() }
         let party = try TestParty(server)
-        let first = try party.registerMonitor(device: "living-room")
-        let stream = try party.events(monitorToken: first)
+        let (first, stream) = try Self.connectTV(party, device: "living-room")
         defer { stream.close() }
-        #expect(try Self.report(party, token: first) == 204)
-        #expect(eventually(timeout: 15) { (try? party.current()["deviceActive"] as? Bool) == true })
         let asked = try party.host("PUT", "/device", json: ["deviceId": "kitchen", "kind": "monitor", "replace": false])
         #expect(asked.status == 409 && asked.json["code"] as? String == "monitor_connected")
         #expect(try Self.report(party, token: first) == 204, "the first TV keeps its role")

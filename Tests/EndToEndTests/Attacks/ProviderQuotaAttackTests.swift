@@ -6,15 +6,18 @@ import Testing
 /// Issue 10, item 5: searches spent the party's YouTube quota, and a slow upstream starved every client.
 @Suite("Attack: provider quota and threads", .serialized)
 struct ProviderQuotaAttackTests {
-    /// The YouTube fake; queries starting with "slow" take a second, like an overloaded upstream.
-    static func fakeYouTube() throws -> FakeService {
+    /// The YouTube fake of both quota suites: queries starting with "slow" take `slowSeconds`, like an overloaded
+    /// upstream; video ids starting with "zz" do not exist.
+    static func fakeYouTube(slowSeconds: TimeInterval = 1) throws -> FakeService {
         try FakeService { router, _ in
             router.add("GET", "/youtube/v3/search") { request in
-                if request.query["q"]?.hasPrefix("slow") == true { Thread.sleep(forTimeInterval: 1) }
+                if request.query["q"]?.hasPrefix("slow") == true { Thread.sleep(forTimeInterval: slowSeconds) }
                 return FakeService.json("youtube/search")
             }
             router.add("GET", "/youtube/v3/videos") { request in
-                request.query["chart"] == "mostPopular" ? FakeService.json("youtube/charts") : FakeService.json("youtube/videos")
+                if request.query["chart"] == "mostPopular" { return FakeService.json("youtube/charts") }
+                if request.query["id"]?.hasPrefix("zz") == true { return .json(["items": .array([])]) }
+                return FakeService.json("youtube/videos")
             }
         }
     }

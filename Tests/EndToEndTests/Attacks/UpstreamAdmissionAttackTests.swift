@@ -6,27 +6,12 @@ import Testing
 /// Issue 23, item 4: every upstream call is admitted, adds included, and the remote slots are shared fairly.
 @Suite("Attack: the provider's quota through adds and the remote slots", .serialized)
 struct UpstreamAdmissionAttackTests {
-    /// The YouTube fake: ids starting with "zz" do not exist; searches starting with "slow" take two seconds.
-    static func fakeYouTube() throws -> FakeService {
-        try FakeService { router, _ in
-            router.add("GET", "/youtube/v3/search") { request in
-                if request.query["q"]?.hasPrefix("slow") == true { Thread.sleep(forTimeInterval: 2) }
-                return FakeService.json("youtube/search")
-            }
-            router.add("GET", "/youtube/v3/videos") { request in
-                if request.query["chart"] == "mostPopular" { return FakeService.json("youtube/charts") }
-                if request.query["id"]?.hasPrefix("zz") == true { return .json(["items": .array([])]) }
-                return FakeService.json("youtube/videos")
-            }
-        }
-    }
-
     static func lookups(_ fake: FakeService) -> Int {
         fake.requests.filter { $0.path.hasSuffix("/videos") && $0.query["chart"] == nil }.count
     }
 
     static func start() throws -> (FakeService, ServerProcess, TestParty) {
-        let youtube = try fakeYouTube()
+        let youtube = try ProviderQuotaAttackTests.fakeYouTube(slowSeconds: 2)
         let server = try ServerProcess(arguments: ["--youtube-key", "k", "--youtube-api-base", youtube.base + "/youtube/v3"])
         return (youtube, server, try TestParty(server, provider: "youtube"))
     }
