@@ -20,7 +20,7 @@ extension PartyState {
     }
 
     /// The host claims the code a TV shows. The TV gets a new monitor token (as pairing with the host PIN does).
-    /// Every claim counts, right or wrong (10 a minute per address, 30 per network); a wrong code also counts in
+    /// Every claim counts, right or wrong (10 a minute per address, 30 per network, 300 for the server); a wrong code also counts in
     /// the R24 budget of the scope `tv-pairing`, so codes cannot be swept to take over somebody else's TV
     /// (issue 23: one address once paired 5 of 5 waiting TVs into its own party). A party whose TV is connected
     /// keeps it unless the host says `replace` (issue 24: a second TV never silently takes over).
@@ -28,11 +28,13 @@ extension PartyState {
         let scope = "tv-pairing"
         let (device, network) = (AddressPrefix.device(of: clientAddress), AddressPrefix.network(of: clientAddress))
         try refuseIfGuarded(address: clientAddress, scope: scope)
-        if let retry = claimsPerAddress.retryAfter(key: device, at: now) ?? claimsPerNetwork.retryAfter(key: network, at: now) {
+        if let retry = claimsPerAddress.retryAfter(key: device, at: now) ?? claimsPerNetwork.retryAfter(key: network, at: now)
+            ?? claimsOverall.retryAfter(key: "", at: now) {
             throw PartyError.tooManyAttempts(retryAfterSeconds: retry)
         }
         claimsPerAddress.record(key: device, at: now)
         claimsPerNetwork.record(key: network, at: now)
+        claimsOverall.record(key: "", at: now)
         guard tvPairings.waiting(code: code, at: now) != nil else {
             secretGuard.recordFailure(address: clientAddress, scope: scope, at: now)
             throw PartyError.pairingNotFound

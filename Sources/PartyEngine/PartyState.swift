@@ -55,6 +55,7 @@ struct PartyState {
     /// Issue 23: every claim of a TV code counts, right or wrong.
     var claimsPerAddress = SlidingWindowLimiter(limit: 10)
     var claimsPerNetwork = SlidingWindowLimiter(limit: 30)
+    var claimsOverall = SlidingWindowLimiter(limit: 300)
     private(set) var effects = Effects()
 
     /// What a change caused, done after the lock: events to send, streams to close, Spotify players to drive.
