@@ -6,6 +6,12 @@ import { requestOutcome } from './connection.js';
  * connection that died silently (a network switch) is given up and leaves the browser's connection pool.
  */
 export const REQUEST_TIMEOUT_MS = 8000;
+/**
+ * Calls whose answer waits on the party's music service: the server gives each of its calls there up to 11 s and
+ * then answers with its own message, which should reach the page rather than our timeout.
+ */
+const PROVIDER_TIMEOUT_MS = 15000;
+const WAITS_ON_PROVIDER = /\/track\/(search|addToPlaylist|start|next|play|pause|resume|prepare-next)\b|\/playlists\b|\/default-playlist\b|\/spotify\//;
 
 /** A refused API call; `message` is the server's own text, shown verbatim. */
 export class ApiError extends Error {
@@ -22,7 +28,7 @@ export class ApiError extends Error {
  * or `timeout` (no answer within `timeout` ms): both worth retrying. `keepalive` lets the request outlive the page
  * (what a page sends on `pagehide`).
  */
-export async function api(method, path, { body, token, text, keepalive = false, timeout = REQUEST_TIMEOUT_MS } = {}) {
+export async function api(method, path, { body, token, text, keepalive = false, timeout = defaultTimeout(path) } = {}) {
   const headers = {};
   if (token) headers.Authorization = `Bearer ${token}`;
   let payload;
@@ -57,6 +63,10 @@ export async function api(method, path, { body, token, text, keepalive = false, 
     throw new ApiError(response.status, message, data && data.code, Number(response.headers.get('Retry-After')) || undefined);
   }
   return data;
+}
+
+function defaultTimeout(path) {
+  return WAITS_ON_PROVIDER.test(path) ? PROVIDER_TIMEOUT_MS : REQUEST_TIMEOUT_MS;
 }
 
 export const partyPath = (partyId) => `/api/party/${encodeURIComponent(partyId)}`;

@@ -116,7 +116,7 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
   let flushedAt = 0;
   /** Sends `PROBES` requests before the stream reopens, so it and the resync get live connections (see `PROBES`). */
   function flushDeadConnections() {
-    if (Date.now() - flushedAt < PROBE_TIMEOUT_MS) return;
+    if (Date.now() - flushedAt < SILENCE_LIMIT_MS) return;
     flushedAt = Date.now();
     for (let probe = 0; probe < PROBES; probe += 1) {
       const controller = new AbortController();
