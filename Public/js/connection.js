@@ -47,6 +47,15 @@ export function requestOutcome(reachedServer, reason = 'unreachable') {
   if (reason === 'timeout' && !reachedServer) for (const listener of timeoutListeners) listener();
 }
 
+let renderedWhileOffline = null;
+
+function disableButtons() {
+  for (const button of document.querySelectorAll('main button:not(:disabled):not(#autoplay-start)')) {
+    button.disabled = true;
+    button.dataset.offlineDisabled = 'true';
+  }
+}
+
 function render() {
   const offline = isOffline();
   const state = offline ? currentReason() : null;
@@ -76,11 +85,12 @@ function render() {
   if (!changed) return;
   if (offline) document.documentElement.dataset.offline = 'true'; else delete document.documentElement.dataset.offline;
   if (offline) {
-    for (const button of document.querySelectorAll('main button:not(:disabled):not(#autoplay-start)')) {
-      button.disabled = true;
-      button.dataset.offlineDisabled = 'true';
-    }
+    disableButtons();
+    // Rows rendered while offline (a reply that was already on its way) get disabled buttons too.
+    renderedWhileOffline ??= new MutationObserver(disableButtons);
+    renderedWhileOffline.observe(document.body, { childList: true, subtree: true });
   } else {
+    renderedWhileOffline?.disconnect();
     for (const button of document.querySelectorAll('[data-offline-disabled]')) {
       button.disabled = false;
       delete button.dataset.offlineDisabled;

@@ -87,7 +87,7 @@ class FaultProxy:
                     sock = key.fileobj
                     if sock is self.listener:
                         self._accept()
-                    elif sock in self.peers:
+                    elif sock in self.peers and not self.held:
                         self._pump(sock)
 
     def _accept(self):
