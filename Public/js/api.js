@@ -1,6 +1,18 @@
 import { t } from './i18n.js';
 import { requestOutcome } from './connection.js';
 
+/**
+ * How long a request may take, answer included. Generous for a phone on a weak network; short enough that a
+ * connection that died silently (a network switch) is given up and leaves the browser's connection pool.
+ */
+export const REQUEST_TIMEOUT_MS = 8000;
+/**
+ * Calls whose answer waits on the party's music service: the server gives each of its calls there up to 11 s and
+ * then answers with its own message, which should reach the page rather than our timeout.
+ */
+const PROVIDER_TIMEOUT_MS = 15000;
+const WAITS_ON_PROVIDER = /\/track\/(search|addToPlaylist|start|next|play|pause|resume|prepare-next)\b|\/playlists\b|\/default-playlist\b|\/spotify\//;
+
 /** A refused API call; `message` is the server's own text, shown verbatim. */
 export class ApiError extends Error {
   constructor(status, message, code, retryAfter) {
@@ -12,10 +24,11 @@ export class ApiError extends Error {
 }
 
 /**
- * JSON over fetch. Throws ApiError with the server's message (or a network message). `keepalive` lets the
- * request outlive the page (what a page sends on `pagehide`).
+ * JSON over fetch. Throws ApiError with the server's message, or with status 0 and code `network` (no connection)
+ * or `timeout` (no answer within `timeout` ms): both worth retrying. `keepalive` lets the request outlive the page
+ * (what a page sends on `pagehide`).
  */
-export async function api(method, path, { body, token, text, keepalive = false } = {}) {
+export async function api(method, path, { body, token, text, keepalive = false, timeout = defaultTimeout(path) } = {}) {
   const headers = {};
   if (token) headers.Authorization = `Bearer ${token}`;
   let payload;
@@ -26,15 +39,21 @@ export async function api(method, path, { body, token, text, keepalive = false }
     headers['Content-Type'] = 'application/json';
     payload = JSON.stringify(body);
   }
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => { timedOut = true; controller.abort(); }, timeout);
   let response;
+  let raw;
   try {
-    response = await fetch(path, { method, headers, body: payload, cache: 'no-store', keepalive });
+    response = await fetch(path, { method, headers, body: payload, cache: 'no-store', keepalive, signal: controller.signal });
+    raw = await response.text();
   } catch {
-    requestOutcome(false);
-    throw new ApiError(0, t('error.network'), 'network');
+    requestOutcome(false, timedOut ? 'timeout' : 'unreachable');
+    throw timedOut ? new ApiError(0, t('error.timeout'), 'timeout') : new ApiError(0, t('error.network'), 'network');
+  } finally {
+    clearTimeout(timer);
   }
   requestOutcome(true);
-  const raw = await response.text();
   let data = null;
   if (raw) {
     try { data = JSON.parse(raw); } catch { data = raw; }
@@ -44,6 +63,10 @@ export async function api(method, path, { body, token, text, keepalive = false }
     throw new ApiError(response.status, message, data && data.code, Number(response.headers.get('Retry-After')) || undefined);
   }
   return data;
+}
+
+function defaultTimeout(path) {
+  return WAITS_ON_PROVIDER.test(path) ? PROVIDER_TIMEOUT_MS : REQUEST_TIMEOUT_MS;
 }
 
 export const partyPath = (partyId) => `/api/party/${encodeURIComponent(partyId)}`;

@@ -1,72 +1,156 @@
 import { api, partyPath } from './api.js';
-import { streamStatus } from './connection.js';
+import { streamStatus, onRequestTimeout } from './connection.js';
+
+/** The server writes a keepalive comment (`: ping`) this often (EventHub.keepaliveInterval). */
+const KEEPALIVE_MS = 5000;
+/** Two keepalives and a second without a byte: the connection is dead, though nothing said so (a network switch). */
+const SILENCE_LIMIT_MS = 2 * KEEPALIVE_MS + 1000;
+/** The server answers a new stream with its retry hint at once; a stream silent this long sits on a dead connection. */
+const OPEN_TIMEOUT_MS = 5000;
+/**
+ * After a silent death the browser's idle keep-alive connections to the server are dead too, and it would hand them
+ * to the next requests (each then hangs until its timeout). This many cheap requests, sent at once, take them all
+ * (a browser holds at most six per server over HTTP/1.1); those on a dead connection are aborted, which closes it.
+ */
+const PROBES = 6;
+const PROBE_TIMEOUT_MS = 2000;
+/** Reopening waits 1 s doubling to 6 s, each wait drawn from its upper half so phones do not all come back at once. */
+const FIRST_RETRY_MS = 1000;
+const LAST_RETRY_MS = 6000;
 
 /**
- * The party's live events. Reconnects with backoff (1 s doubling to 4 s, plus up to ½ s so a restarted server
- * is not hit by every phone at once: a TV back on the network resumes within seconds) and calls `onResync` after
- * every reconnect so the page reloads the state it may have missed. A party that is gone calls `onEnded`.
+ * The party's live events over fetch, not EventSource: EventSource hides the keepalive comments from JavaScript,
+ * so a stream that died silently would look open for good. Every byte counts as a sign of life; a stream silent
+ * past `SILENCE_LIMIT_MS` (or `OPEN_TIMEOUT_MS` while it opens) is dropped and reopened with backoff. `onResync`
+ * follows every reopen so the page reloads the state it may have missed; a party that is gone calls `onEnded`.
  */
 export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResync, onEnded, onStatus }) {
-  let source;
-  let delay = 1000;
-  let timer;
+  const query = new URLSearchParams({ partyId, source: 'web' });
+  if (monitorToken) query.set('monitorToken', monitorToken);
+  // The host's stream proves the PIN, so a flood of guest streams never takes its place (issue 23).
+  if (hostPin) query.set('hostPin', hostPin);
+  const url = `/api/spotify/events?${query}`;
+
+  let attempt = null;
+  let failures = 0;
+  let retryTimer;
   let stopped = false;
   let connectedOnce = false;
 
-  const open = () => {
-    const query = new URLSearchParams({ partyId, source: 'web' });
-    if (monitorToken) query.set('monitorToken', monitorToken);
-    // The host's stream proves the PIN, so a flood of guest streams never takes its place (issue 23).
-    if (hostPin) query.set('hostPin', hostPin);
-    source = new EventSource(`/api/spotify/events?${query}`);
-    source.onopen = () => {
-      delay = 1000;
-      streamStatus(true);
-      onStatus?.(true);
-      if (connectedOnce) onResync?.();
-      connectedOnce = true;
-    };
-    source.onmessage = (message) => {
+  /** One try at a stream: its own abort controller, when it last heard a byte, and whether it got any. */
+  async function open() {
+    clearTimeout(retryTimer);
+    attempt?.controller.abort();
+    const ours = { controller: new AbortController(), lastByteAt: Date.now(), live: false, reason: 'unreachable' };
+    attempt = ours;
+    try {
+      const response = await fetch(url, { headers: { Accept: 'text/event-stream' }, cache: 'no-store', signal: ours.controller.signal });
+      if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      let pending = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done || attempt !== ours) break;
+        ours.lastByteAt = Date.now();
+        if (!ours.live) connected(ours);
+        pending = dispatch(pending + decoder.decode(value, { stream: true }));
+      }
+    } catch {
+      // Refused, cut, or aborted by the watchdog (which set the reason first).
+    }
+    if (attempt === ours && !stopped) failed(ours.reason);
+  }
+
+  function connected(ours) {
+    ours.live = true;
+    failures = 0;
+    streamStatus(true);
+    onStatus?.(true);
+    if (connectedOnce) onResync?.();
+    connectedOnce = true;
+  }
+
+  /** Hands every complete message (up to a blank line) to the page; returns the incomplete rest. */
+  function dispatch(text) {
+    const messages = text.split(/\r?\n\r?\n/);
+    const rest = messages.pop();
+    for (const message of messages) {
+      // SPEC: one `data:` line of JSON per message; comments (`: ping`), `id:` and `retry:` lines carry nothing for us.
+      const data = message.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).replace(/^ /, '')).join('\n');
+      if (!data || stopped) continue;
       let event;
-      try { event = JSON.parse(message.data); } catch { return; }
+      try { event = JSON.parse(data); } catch { continue; }
       if (event.type === 'party-ended') {
         stop();
         onEnded?.();
-        return;
+        return '';
       }
       onEvent?.(event);
-    };
-    source.onerror = async () => {
-      source.close();
-      if (stopped) return;
-      streamStatus(false);
-      onStatus?.(false);
-      try {
-        await api('GET', partyPath(partyId));
-      } catch (error) {
-        if (error.status === 404) { stop(); onEnded?.(); return; }
-      }
-      timer = setTimeout(open, delay + Math.random() * 500);
-      delay = Math.min(delay * 2, 4000);
-    };
-  };
+    }
+    return rest;
+  }
 
-  const stop = () => {
-    stopped = true;
-    streamStatus(true);
-    clearTimeout(timer);
-    source?.close();
-  };
+  function failed(reason) {
+    attempt = null;
+    streamStatus(false, reason);
+    onStatus?.(false);
+    const ceiling = Math.min(FIRST_RETRY_MS * 2 ** failures, LAST_RETRY_MS);
+    failures += 1;
+    retryTimer = setTimeout(open, ceiling * (0.5 + Math.random() / 2));
+    // A party that ended meanwhile answers 404: stop instead of reopening.
+    api('GET', partyPath(partyId)).catch((error) => {
+      if (error.status === 404 && !stopped) { stop(); onEnded?.(); }
+    });
+  }
 
-  // Back on the network: a stream that looked open may have missed events, so open a fresh one (its
-  // `onopen` resyncs the page).
+  /** Drops the stream now if it has been silent longer than `limit` ms (counted from its open while it opens). */
+  function dropIfSilent(limit) {
+    if (!attempt || stopped) return;
+    if (Date.now() - attempt.lastByteAt <= (attempt.live ? limit : Math.min(limit, OPEN_TIMEOUT_MS))) return;
+    attempt.reason = 'timeout';
+    attempt.controller.abort();
+    flushDeadConnections();
+  }
+
+  let flushedAt = 0;
+  /** Sends `PROBES` requests before the stream reopens, so it and the resync get live connections (see `PROBES`). */
+  function flushDeadConnections() {
+    if (Date.now() - flushedAt < SILENCE_LIMIT_MS) return;
+    flushedAt = Date.now();
+    for (let probe = 0; probe < PROBES; probe += 1) {
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), PROBE_TIMEOUT_MS);
+      fetch('/healthz', { cache: 'no-store', signal: controller.signal }).then((response) => response.arrayBuffer())
+        .catch(() => {}).finally(() => clearTimeout(timer));
+    }
+  }
+
+  const watchdog = setInterval(() => dropIfSilent(SILENCE_LIMIT_MS), 500);
+  // A request that got no answer while the stream has missed a keepalive: the network probably switched; do not
+  // wait for the second keepalive.
+  onRequestTimeout(() => {
+    flushDeadConnections();
+    dropIfSilent(KEEPALIVE_MS + 1000);
+  });
+  // Timers sleep in a hidden tab (a phone's locked screen): check at once when it shows again.
+  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'visible') dropIfSilent(SILENCE_LIMIT_MS); });
+
+  // Back on the network: a stream that looked open may have missed events, so open a fresh one (it resyncs the page).
   addEventListener('online', () => {
     if (stopped) return;
-    source?.close();
-    clearTimeout(timer);
-    delay = 1000;
+    failures = 0;
     open();
   });
+
+  function stop() {
+    stopped = true;
+    clearInterval(watchdog);
+    clearTimeout(retryTimer);
+    attempt?.controller.abort();
+    attempt = null;
+    streamStatus(true);
+  }
 
   open();
   return { stop };

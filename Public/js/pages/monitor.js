@@ -293,10 +293,8 @@ async function run(partyId, token) {
       try { await register(partyId, token); } catch (error) { if (stopIfReplaced(error)) return; /* else the next report retries */ }
       syncSoon();
     },
+    // Offline, the page's banner says why (connection.js), in type the room can read.
     onEnded: partyEnded,
-    onStatus: (connected) => {
-      if (!connected) { notice.textContent = t('monitor.reconnecting'); notice.hidden = false; } else if (notice.textContent === t('monitor.reconnecting')) notice.hidden = true;
-    },
   });
 
   // R23: about once a second, the position the TV really plays; R20a: and whether it can play at all.
