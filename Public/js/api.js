@@ -1,7 +1,8 @@
 import { t } from './i18n.js';
 import { requestOutcome } from './connection.js';
+import { errorText } from './error-text.js';
 
-/** A refused API call; `message` is the server's own text, shown verbatim. */
+/** A refused API call; `message` says why in the page's language (`errorText`). */
 export class ApiError extends Error {
   constructor(status, message, code, retryAfter) {
     super(message);
@@ -40,8 +41,9 @@ export async function api(method, path, { body, token, text, keepalive = false }
     try { data = JSON.parse(raw); } catch { data = raw; }
   }
   if (!response.ok) {
-    const message = (data && data.error) || t('error.network');
-    throw new ApiError(response.status, message, data && data.code, Number(response.headers.get('Retry-After')) || undefined);
+    const retryAfter = Number(response.headers.get('Retry-After')) || undefined;
+    const message = errorText(data?.code, data?.error, retryAfter) || t('error.network');
+    throw new ApiError(response.status, message, data && data.code, retryAfter);
   }
   return data;
 }
