@@ -3,20 +3,22 @@ import { t } from './i18n.js';
 /**
  * The host's removals: one waits 5 s with an "Undo" before `remove(uri)` runs (its row is hidden meanwhile, see
  * `pending`); leaving the page sends what is pending at once (`removeOnLeave`), so nothing removed comes back.
- * Issue 24: a removal made with the keyboard moves focus to "Undo" (17 Tab presses away before), and while focus
- * is in the bar nothing is sent; Escape or ✕ sends at once. Closing the bar moves focus to the removed row's
- * neighbour in `list` (the next row, else the previous, else `heading`). A tap leaves focus on that neighbour at
- * once (`renderTracks`) and keeps the 5 s: a phone user never moves focus out of the bar, so holding it there
- * would keep the song in every guest's queue. `shown()` is the list's entries; `render()` draws them again.
+ * Issue 24: focus moves to "Undo" (17 Tab presses away before); after a removal made with the keyboard nothing is
+ * sent while focus stays in the bar, and Escape or ✕ sends at once. A tap keeps the 5 s: a phone user never moves
+ * focus out of the bar, so holding it there would keep the song in every guest's queue. Closing the bar moves
+ * focus to the removed row's neighbour in `list` (the next row, else the previous, else `heading`).
+ * `shown()` is the list's entries; `render()` draws them again.
  */
 export function undoableRemovals({ list, heading, shown, render, remove, removeOnLeave }) {
   const waiting = new Map();
   const bar = document.getElementById('undo-bar');
   const undo = document.getElementById('undo');
   let neighbour = null;
-  const holding = () => bar.contains(document.activeElement);
+  let holdWhileFocused = false;
+  const focused = () => bar.contains(document.activeElement);
+  const holding = () => holdWhileFocused && focused();
   const close = () => {
-    const hadFocus = holding();
+    const hadFocus = focused();
     bar.hidden = true;
     if (!hadFocus) return;
     const row = neighbour && list.querySelector(`[data-uri="${CSS.escape(neighbour)}"] [data-action="menu"]`);
@@ -60,12 +62,13 @@ export function undoableRemovals({ list, heading, shown, render, remove, removeO
       const rows = shown().filter((candidate) => !waiting.has(candidate.uri));
       const index = rows.findIndex((candidate) => candidate.uri === entry.uri);
       neighbour = (rows[index + 1] || rows[index - 1])?.uri || null;
+      holdWhileFocused = byKeyboard;
       waiting.set(entry.uri, {});
       schedule(entry.uri);
       document.getElementById('undo-text').textContent = t('host.removed', { name: entry.name });
       bar.hidden = false;
       render();
-      if (byKeyboard) undo.focus();
+      undo.focus();
     },
   };
 }
