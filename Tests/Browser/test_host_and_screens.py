@@ -189,8 +189,10 @@ def test_keyboard_only_removal_undo_unblock_and_end_keep_focus_in_sensible_place
     host = open_host(browsers, server, party, size=PHONE)
 
     def open_menu_and_remove(name):
-        # Live updates re-render the rows: a stale row is looked up again.
-        wait(host, lambda: host_row(host, name).find_element(By.CSS_SELECTOR, "[data-action=menu]").send_keys(Keys.ENTER) or True)
+        # Live updates re-render the rows: a stale row is looked up again. Focus as Tab would put it there.
+        wait(host, lambda: host.execute_script("arguments[0].focus(); return document.activeElement === arguments[0]",
+                                               host_row(host, name).find_element(By.CSS_SELECTOR, "[data-action=menu]")))
+        host.switch_to.active_element.send_keys(Keys.ENTER)
         wait(host, lambda: host.execute_script("return document.activeElement.getAttribute('aria-expanded')") == "true")
         host.switch_to.active_element.send_keys(Keys.TAB)  # "Play now" (no TV: disabled look, still reachable)
         while active(host, "data-action") != "remove":
