@@ -1,5 +1,6 @@
 import { t } from './i18n.js';
 import { requestOutcome } from './connection.js';
+import { errorText } from './error-text.js';
 
 /**
  * How long a request may take, answer included. Generous for a phone on a weak network; short enough that a
@@ -13,7 +14,7 @@ export const REQUEST_TIMEOUT_MS = 8000;
 const PROVIDER_TIMEOUT_MS = 15000;
 const WAITS_ON_PROVIDER = /\/track\/(search|addToPlaylist|start|next|play|pause|resume|prepare-next)\b|\/playlists\b|\/default-playlist\b|\/spotify\//;
 
-/** A refused API call; `message` is the server's own text, shown verbatim. */
+/** A refused API call; `message` says why in the page's language (`errorText`). */
 export class ApiError extends Error {
   constructor(status, message, code, retryAfter) {
     super(message);
@@ -59,8 +60,9 @@ export async function api(method, path, { body, token, text, keepalive = false, 
     try { data = JSON.parse(raw); } catch { data = raw; }
   }
   if (!response.ok) {
-    const message = (data && data.error) || t('error.network');
-    throw new ApiError(response.status, message, data && data.code, Number(response.headers.get('Retry-After')) || undefined);
+    const retryAfter = Number(response.headers.get('Retry-After')) || undefined;
+    const message = errorText(data?.code, data?.error, retryAfter) || t('error.network');
+    throw new ApiError(response.status, message, data && data.code, retryAfter);
   }
   return data;
 }

@@ -22,9 +22,28 @@ export function cover(url, className = 'cover') {
 }
 
 export function coverImage(url) {
-  const image = el('img', { src: url, alt: '', loading: 'lazy' });
+  const image = el('img', { src: ownPath(url), alt: '', loading: 'lazy' });
   image.addEventListener('error', () => image.remove(), { once: true });
   return image;
+}
+
+/**
+ * Issue 24: track JSON carries covers of this server as absolute URLs on the public URL (SPEC, for the iOS app).
+ * A page opened under another of the server's names would fetch them from another origin, which the page's CSP
+ * (img-src 'self') blocks and which that browser may not even reach; as a path they load from wherever the page
+ * came from. Other covers (Spotify, YouTube) stay as they are.
+ */
+const publicOrigin = (() => {
+  try { return new URL(document.querySelector('meta[name="musicvoting-public-url"]')?.content || '').origin; } catch { return null; }
+})();
+
+export function ownPath(url) {
+  try {
+    const parsed = new URL(url, location.href);
+    return parsed.origin === publicOrigin || parsed.origin === location.origin ? parsed.pathname + parsed.search : url;
+  } catch {
+    return url;
+  }
 }
 
 /** Server-rendered covers get the same fallback. */

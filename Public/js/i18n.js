@@ -10,3 +10,6 @@ export function t(key, values = {}) {
   }
   return text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ''));
 }
+
+/** Whether the page has a string for `key` (a lookup that may miss, such as an error code). */
+export const has = (key) => Object.hasOwn(strings, key);

@@ -18,12 +18,15 @@ export function forget(key) {
   try { localStorage.removeItem(key); } catch { memory.delete(key); }
 }
 
-/** The guest's persistent device id (SPEC: a UUID the client creates once and keeps). */
-export function deviceId() {
-  let id = load('musicvoting.deviceId');
+/**
+ * The guest's persistent device id (SPEC: a UUID the client creates once and keeps). The host page keeps its own
+ * under another `key`, so a host who is also a guest on this phone has two add limits, not one.
+ */
+export function deviceId(key = 'musicvoting.deviceId') {
+  let id = load(key);
   if (!id) {
     id = crypto.randomUUID ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-    save('musicvoting.deviceId', id);
+    save(key, id);
   }
   return id;
 }

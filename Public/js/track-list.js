@@ -27,10 +27,14 @@ export function renderTracks(list, tracks, { actions, showLikes = false, showCur
   if (!focusedRow) return;
   const again = rows.find((row) => row.dataset.uri === focusedRow.dataset.uri)
     || rows[Math.min(focusedIndex, rows.length - 1)];
-  const target = again && (again.querySelector(`[data-action="${focusedAction}"]`) || again.querySelector('button'));
+  // Only a button that shows: a closed row menu still holds its (hidden) buttons.
+  const buttons = again ? [...again.querySelectorAll('button')].filter(isShown) : [];
+  const target = buttons.find((button) => button.dataset.action === focusedAction) || buttons[0];
   if (target) target.focus();
   else list.closest('section')?.querySelector('h2, [tabindex="-1"]')?.focus();
 }
+
+const isShown = (node) => (node.checkVisibility ? node.checkVisibility() : node.offsetParent !== null);
 
 /** "♥ 3" that a screen reader reads as "3 Likes" (text, not an aria-label on a span that readers may skip). */
 export function likeCount(count) {

@@ -65,7 +65,8 @@ public final class Application: @unchecked Sendable {
         let publicFiles = resources.map { StaticFiles(directory: $0.appendingPathComponent("Public")) } ?? EmbeddedResources.publicFiles()
         let templateFiles = resources.map { FolderFiles.read($0.appendingPathComponent("Templates")) } ?? EmbeddedResources.templates()
         let router = Routes(service: service, publicFiles: publicFiles, library: library,
-                            pages: try PageRenderer(files: templateFiles, assetBase: "/assets/v-" + publicFiles.version)).router()
+                            pages: try PageRenderer(files: templateFiles, assetBase: "/assets/v-" + publicFiles.version,
+                                                            publicBase: { [service] in service.publicBase })).router()
         let trustedProxies = configuration.trustedProxies
         let allowedHosts = AllowedHosts(names: configuration.allowedHosts + Self.ownHostNames(publicURL: configuration.publicURL))
         server = Server { received in

@@ -14,6 +14,8 @@ struct PageRenderer: Sendable {
     private let localization: Localization
     /// Where pages link their assets (`/assets/v-<version>`), filled into templates as `{{assets}}`.
     private let assetBase: String
+    /// The public URL the API builds cover URLs on; pages load a cover of this server by its path (issue 24).
+    private let publicBase: @Sendable () -> String
 
     enum LoadError: Error, CustomStringConvertible {
         case missing(String)
@@ -27,8 +29,9 @@ struct PageRenderer: Sendable {
     }
 
     /// `files`: Templates/ by path below it ("guest.html", "locales/de.json"), from the binary or `--resources`.
-    init(files: [String: [UInt8]], assetBase: String = "/assets") throws {
+    init(files: [String: [UInt8]], assetBase: String = "/assets", publicBase: @escaping @Sendable () -> String = { "" }) throws {
         self.assetBase = assetBase
+        self.publicBase = publicBase
         func load(_ name: String) throws -> Template {
             guard let bytes = files["\(name).html"] else { throw LoadError.missing(name) }
             do { return try Template(String(decoding: bytes, as: UTF8.self)) } catch { throw LoadError.invalid(name, error) }
@@ -62,7 +65,7 @@ struct PageRenderer: Sendable {
         var fields: [String: MustacheValue] = [
             "lang": .string(language), "page": .string(page), "title": .string(strings[title] ?? title),
             "t": Self.nested(strings), "stringsJSON": .string(stringsJSON), "assets": .string(assetBase),
-            "script": .bool(page != "not-found"),
+            "script": .bool(page != "not-found"), "publicURL": .string(publicBase()),
         ]
         fields.merge(data) { _, new in new }
         let html = templates[page]?.render(.object(fields), partials: partials) ?? ""

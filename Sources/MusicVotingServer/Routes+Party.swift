@@ -72,7 +72,10 @@ extension Routes {
                 let json = try request.json()
                 let party = try service.requireHost(request, partyId: request.parameter("id"))
                 try service.addBlacklistWord(try request.stringField("word", in: json) ?? "", party: party)
-                return .json(["words": .array(try service.blacklist(of: party).words.map(JSON.string))])
+                let blacklist = try service.blacklist(of: party)
+                // Issue 24: the waiting songs the list now blocks, by the server's one rule, so the host page can offer to remove them.
+                let matching = try service.queue(of: party).waitingUris(blockedBy: blacklist)
+                return .json(["words": .array(blacklist.words.map(JSON.string)), "matching": .array(matching.map(JSON.string))])
             }
         }
         router.add("DELETE", "/api/party/{id}/blacklist", summary: "Remove a blacklist word", security: "hostPin") { request throws(HTTPError) in

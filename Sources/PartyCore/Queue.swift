@@ -20,6 +20,13 @@ public struct Queue: Equatable, Sendable {
         waiting.first { $0.track.uri == uri } ?? current.flatMap { $0.track.uri == uri ? $0 : nil }
     }
 
+    /// R12: the waiting songs `blacklist` blocks (issue 24: the host may remove them after adding a word),
+    /// each uri once, in R9 order. The playing song is left alone.
+    public func waitingUris(blockedBy blacklist: Blacklist) -> [String] {
+        var seen = Set<String>()
+        return waiting.filter { blacklist.blocks($0.track) && seen.insert($0.track.uri).inserted }.map(\.track.uri)
+    }
+
     /// R20: the first entry by R9 that is not the current one.
     public var next: QueueEntry? { waiting.first }
 

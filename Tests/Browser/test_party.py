@@ -79,7 +79,7 @@ def test_a_whole_party(server, browsers):
     play = host.find_element(By.ID, "play-pause")
     assert not play.is_enabled(), "controls are disabled until a monitor registers"
     assert host.find_element(By.ID, "device-hint").is_displayed()
-    assert "Kein Wiedergabegerät verbunden." in text(host, "#device-hint")
+    assert "Kein Fernseher verbunden." in text(host, "#device-hint")
 
     guest1, guest2 = browsers(PHONE), browsers(PHONE)
     for guest in (guest1, guest2):

@@ -74,6 +74,25 @@ struct QueueTests {
         #expect(try party.client.get("\(party.base)/blacklist").status == 401)
     }
 
+    @Test func addingABlacklistWordNamesTheWaitingSongsItNowBlocks() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        for number in [9, 1, 23] { #expect(try party.add(number).status == 200) }
+        // The server's rule (folded case), not the page's: "HausMeister" matches the artist "Die Hausmeister".
+        let added = try party.host("PUT", "/blacklist", json: ["word": "HausMeister"])
+        #expect(added.json["words"] as? [String] == ["HausMeister"])
+        #expect(added.json["matching"] as? [String] == ["demo:track:9", "demo:track:23"])
+        #expect(try party.host("PUT", "/blacklist", json: ["word": "Nichtvorhanden"]).json["matching"] as? [String]
+            == ["demo:track:9", "demo:track:23"], "the whole list, not only the new word")
+        // The playing song is not offered for removal.
+        _ = try party.registerMonitor()
+        #expect(try party.host("POST", "/track/start").json["status"] as? String == "playing")
+        #expect(try party.host("PUT", "/blacklist", json: ["word": "Erdgeschoss"]).json["matching"] as? [String] == ["demo:track:23"])
+        #expect(try party.host("DELETE", "/track/remove", json: ["uri": "demo:track:23"]).status == 200)
+        #expect(try party.host("PUT", "/blacklist", json: ["word": "Kanal"]).json["matching"] as? [String] == ["demo:track:1"])
+    }
+
     @Test func searchResultsTheBlacklistRefusesAreMarkedBlocked() throws {
         let server = try ServerProcess()
         defer { server.stop() }

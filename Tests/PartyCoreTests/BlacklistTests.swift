@@ -114,4 +114,16 @@ struct BlacklistTests {
         }
         #expect(unsettled.isEmpty, "\(unsettled.prefix(20))")
     }
+
+    @Test func aNewWordNamesTheWaitingSongsItBlocksButNotThePlayingOne() {
+        let entries = [
+            QueueEntry(id: 1, track: track(1, name: "Spam Radio"), addedAt: epoch, addedBy: "a"),
+            QueueEntry(id: 2, track: track(2, name: "Clean"), addedAt: epoch.addingTimeInterval(1), addedBy: "b"),
+            QueueEntry(id: 3, track: track(3, artist: "ＳＰＡＭ"), addedAt: epoch.addingTimeInterval(2), addedBy: "c", autofilled: true),
+            QueueEntry(id: 4, track: track(4, name: "More spam"), addedAt: epoch.addingTimeInterval(3), addedBy: "d"),
+        ]
+        let queue = Queue(entries: entries, currentEntryId: 1)
+        #expect(queue.waitingUris(blockedBy: Self.blacklist) == ["demo:track:4", "demo:track:3"], "R9 order: guest songs before auto songs")
+        #expect(queue.waitingUris(blockedBy: Blacklist(words: [])) == [])
+    }
 }

@@ -1,6 +1,6 @@
 import { api, partyPath } from '../api.js';
 import { t } from '../i18n.js';
-import { el, guardCovers, toast } from '../dom.js';
+import { el, coverImage, guardCovers, toast } from '../dom.js';
 import { connectEvents } from '../events.js';
 import { NowPlaying } from '../playback-clock.js';
 import { renderTracks } from '../track-list.js';
@@ -124,7 +124,7 @@ function start() {
     try {
       const current = await api('GET', `${base}/track/current`);
       const image = current.track?.album?.images?.[0]?.url;
-      now.update(current, image ? Object.assign(document.createElement('img'), { src: image, alt: '', onerror() { this.remove(); } }) : null);
+      now.update(current, image ? coverImage(image) : null);
       lastCurrent = current;
       renderWaiting();
     } catch (error) {

@@ -8,6 +8,9 @@ import { load, save, forget, takeHashParameters } from '../storage.js';
 import { pinForm } from '../pin-input.js';
 import { ask } from '../dialog.js';
 import { tvPairing } from '../tv-pairing.js';
+import { hostSearch } from '../host-search.js';
+import { undoableRemovals } from '../undo-removals.js';
+import { focusTvCode, setUpDeviceHint, setUpHostPin } from '../host-access.js';
 
 const STORAGE_KEY = 'musicvoting.host';
 const login = document.getElementById('login');
@@ -30,6 +33,8 @@ function ended() {
   forget(STORAGE_KEY);
   view.hidden = true;
   document.getElementById('ended').hidden = false;
+  // The controls are gone: focus goes to the message, not to the page's top (issue 24).
+  document.getElementById('ended-message').focus();
 }
 
 async function run(partyId, hostPin) {
@@ -61,7 +66,8 @@ async function run(partyId, hostPin) {
   const joinLink = document.getElementById('host-join-link');
   joinLink.href = party.joinUrl;
   joinLink.textContent = party.joinUrl;
-  document.getElementById('host-monitor-link').href = `/monitor#party=${partyId}&hostPin=${hostPin}`;
+  setUpDeviceHint(party, hostPin);
+  setUpHostPin(hostPin);
   const qr = document.getElementById('host-qr');
   qr.addEventListener('load', () => {
     document.getElementById('qr-spinner').hidden = true;
@@ -88,9 +94,11 @@ async function run(partyId, hostPin) {
     if (stalled) {
       const reason = t(`host.stall.${current.stallReason}`) || t('host.stall.no-monitor');
       stallBanner.replaceChildren(current.stallReason === 'provider-error' && lastPlayerError ? `${reason} ${lastPlayerError}` : reason);
-      if (!enabled) stallBanner.append(' ', el('a', { href: document.getElementById('host-monitor-link').href, text: t('host.openMonitor') }));
+      if (!enabled) stallBanner.append(' ', el('a', { href: '#tv-card', text: t('host.enterCode'), onclick: focusTvCode }));
     }
     stallBanner.hidden = !stalled;
+    // A host in another tab sees the stall in the tab's title (issue 24).
+    document.title = stalled ? `⚠ ${t(`now.stalled.${current.stallReason}`) || t('now.stalled.no-monitor')} · ${t('app.name')}` : pageTitle;
     deviceHint.hidden = enabled || stalled;
     const playing = Boolean(current.isPlaying && current.track);
     playPause.setAttribute('aria-label', playing ? t('host.pause') : t('host.play'));
@@ -108,6 +116,7 @@ async function run(partyId, hostPin) {
   /** The row whose actions are open (one at a time; survives live re-renders). */
   let openRow = null;
   let lastQueue = [];
+  const search = hostSearch(base, party.provider, () => lastQueue, () => loadQueue());
   const renderQueue = () => {
     const shown = lastQueue.filter((entry) => !removals.pending(entry.uri));
     renderTracks(queueList, shown, {
@@ -128,7 +137,7 @@ async function run(partyId, hostPin) {
           }),
           el('button', {
             type: 'button', className: 'button small remove-button', 'data-action': 'remove', text: t('host.remove'),
-            onclick: () => { openRow = null; removals.add(entry); },
+            onclick: (event) => { openRow = null; removals.add(entry, { byKeyboard: event.detail === 0 }); },
           }),
         ]);
         return [toggle, menu];
@@ -139,60 +148,42 @@ async function run(partyId, hostPin) {
   const loadQueue = async () => {
     lastQueue = (await api('GET', `${base}/track/queue`)).queue;
     renderQueue();
+    search.render();
   };
 
-  /**
-   * A removal waits 5 s with an "Undo" before the DELETE is sent (the row is hidden meanwhile); leaving the page
-   * sends what is pending at once, so nothing the host removed comes back.
-   */
-  const removals = (() => {
-    const waiting = new Map();
-    const bar = document.getElementById('undo-bar');
-    const send = (uri) => {
-      const pending = waiting.get(uri);
-      if (!pending) return;
-      clearTimeout(pending.timer);
-      waiting.delete(uri);
-      if (!waiting.size) bar.hidden = true;
-      command('DELETE', '/track/remove', { uri });
-    };
-    document.getElementById('undo').addEventListener('click', () => {
-      const last = [...waiting.keys()].pop();
-      if (!last) return;
-      clearTimeout(waiting.get(last).timer);
-      waiting.delete(last);
-      bar.hidden = waiting.size === 0;
-      renderQueue();
-      queueList.querySelector(`[data-uri="${CSS.escape(last)}"] [data-action="menu"]`)?.focus();
-    });
-    addEventListener('pagehide', () => {
-      for (const uri of waiting.keys()) {
-        api('DELETE', `${base}/track/remove`, { token: hostPin, body: { uri }, keepalive: true }).catch(() => {});
-      }
-      waiting.clear();
-    });
-    return {
-      pending: (uri) => waiting.has(uri),
-      add(entry) {
-        waiting.set(entry.uri, { timer: setTimeout(() => send(entry.uri), 5000) });
-        document.getElementById('undo-text').textContent = t('host.removed', { name: entry.name });
-        bar.hidden = false;
-        renderQueue();
-      },
-    };
-  })();
+  const removals = undoableRemovals({
+    list: queueList,
+    heading: document.getElementById('queue-heading'),
+    shown: () => lastQueue,
+    render: () => renderQueue(),
+    remove: (uri) => command('DELETE', '/track/remove', { uri }),
+    removeOnLeave: (uri) => api('DELETE', `${base}/track/remove`, { token: hostPin, body: { uri }, keepalive: true }).catch(() => {}),
+  });
 
   const loadBlacklist = async () => {
     const { words } = await api('GET', `${base}/blacklist`, { token: hostPin });
     renderBlacklist(words);
   };
+  const chips = document.getElementById('blacklist');
   const renderBlacklist = (words) => {
     document.getElementById('blacklist-empty').hidden = words.length > 0;
-    document.getElementById('blacklist').replaceChildren(...words.map((word) => el('li', {}, [
+    chips.replaceChildren(...words.map((word, index) => el('li', {}, [
       el('span', { text: word }),
       el('button', { type: 'button', className: 'icon-button', 'aria-label': `${t('host.blacklist.removeWord')}: ${word}`, text: '✕',
-        onclick: async () => renderBlacklist((await api('DELETE', `${base}/blacklist`, { token: hostPin, body: { word } })).words) }),
+        onclick: () => unblock(word, index) }),
     ])));
+  };
+  /** Issue 24: after an unblock, focus goes to the word now in its place, else the one before, else the heading. */
+  const unblock = async (word, index) => {
+    showError('blacklist', '');
+    try {
+      renderBlacklist((await api('DELETE', `${base}/blacklist`, { token: hostPin, body: { word } })).words);
+    } catch (error) {
+      showError('blacklist', error.message);
+      return;
+    }
+    const buttons = chips.querySelectorAll('button');
+    (buttons[Math.min(index, buttons.length - 1)] || document.getElementById('blacklist-heading')).focus();
   };
 
   const spotifyCard = document.getElementById('spotify-card');
@@ -224,12 +215,12 @@ async function run(partyId, hostPin) {
     }
   };
 
-  /** A host command, then the fresh state; false (and the server's message) when it was refused. */
+  /** A host command, then the fresh state: its answer (true when it has none); false (and why) when refused. */
   async function command(method, path, body) {
     try {
-      await api(method, `${base}${path}`, { token: hostPin, body });
+      const answer = await api(method, `${base}${path}`, { token: hostPin, body });
       await Promise.all([loadCurrent(), loadQueue()]);
-      return true;
+      return answer ?? true;
     } catch (error) {
       toast(error.message);
       if (error.status === 404) ended();
@@ -237,9 +228,13 @@ async function run(partyId, hostPin) {
     }
   }
 
-  playPause.addEventListener('click', () => {
+  playPause.addEventListener('click', async () => {
     if (current.isPlaying && current.track) return command('POST', '/track/pause');
-    return command('POST', current.track ? '/track/resume' : '/track/start');
+    if (current.track) return command('POST', '/track/resume');
+    // SPEC: start on an empty queue answers `{"status":"empty"}` (no refill had a song): say so instead of nothing.
+    const answer = await command('POST', '/track/start');
+    if (answer?.status === 'empty') toast(t('host.startEmpty'));
+    return answer;
   });
   // Say what the skip did: the next song, an empty queue, or why it was refused (the toast of `command`).
   skip.addEventListener('click', async () => {
@@ -262,13 +257,36 @@ async function run(partyId, hostPin) {
       input.focus();
       return;
     }
+    let answer;
     try {
-      renderBlacklist((await api('PUT', `${base}/blacklist`, { token: hostPin, body: { word: input.value } })).words);
-      input.value = '';
+      answer = await api('PUT', `${base}/blacklist`, { token: hostPin, body: { word: input.value } });
     } catch (error) {
       showError('blacklist', error.message);
+      return;
     }
+    renderBlacklist(answer.words);
+    input.value = '';
+    await offerToRemove(answer.matching || []);
   });
+
+  /** Issue 24: the waiting songs the new word blocks (the server's rule, `matching`), removed when the host says so. */
+  async function offerToRemove(uris) {
+    if (!uris.length) return;
+    const message = uris.length === 1 ? t('host.blacklist.matchingOne') : t('host.blacklist.matchingMany', { count: uris.length });
+    if (!await ask({ message, confirm: t('host.remove'), cancel: t('host.blacklist.keep') })) return;
+    let removed = 0;
+    for (const uri of uris) {
+      try {
+        await api('DELETE', `${base}/track/remove`, { token: hostPin, body: { uri } });
+        removed += 1;
+      } catch (error) {
+        // Gone meanwhile (played, removed elsewhere) is fine; anything else is said and stops the round.
+        if (error.code !== 'not_in_queue') { toast(error.message); break; }
+      }
+    }
+    if (removed) toast(t('host.blacklist.removedMatching', { count: removed }));
+    await loadQueue().catch(() => {});
+  }
 
   document.getElementById('playlist').addEventListener('change', async (event) => {
     showError('playlist', '');
@@ -290,7 +308,12 @@ async function run(partyId, hostPin) {
     }
   });
 
-  document.getElementById('logout').addEventListener('click', () => { forget(STORAGE_KEY); location.href = '/'; });
+  // Issue 24: logging out asks first and shows the PIN the way back needs.
+  document.getElementById('logout').addEventListener('click', async () => {
+    if (!await ask({ message: t('host.logoutConfirm', { pin: hostPin }), confirm: t('host.logout'), cancel: t('dialog.cancel') })) return;
+    forget(STORAGE_KEY);
+    location.href = '/';
+  });
 
   let reloadTimer;
   const reloadSoon = () => {
@@ -323,6 +346,8 @@ async function run(partyId, hostPin) {
 
   await Promise.all([loadCurrent(), loadQueue(), loadBlacklist(), loadPlaylists(), loadSpotify().catch(() => {})]);
 }
+
+const pageTitle = document.title;
 
 const hash = takeHashParameters();
 /** A TV's pairing code from its QR code, claimed once the host is logged in. */

@@ -1,0 +1,35 @@
+import { t } from './i18n.js';
+import { ask } from './dialog.js';
+
+/** The TV-code boxes of the "connect the TV" card, scrolled to and focused. */
+export function focusTvCode(event) {
+  event?.preventDefault();
+  document.getElementById('tv-card').scrollIntoView({ block: 'center' });
+  document.querySelector('[data-pin="tv"] input')?.focus();
+}
+
+/**
+ * Issue 24: no TV yet. The hint names the TV's address and the code card; playing from this phone is a second,
+ * explicit choice that asks first (it turns this page into the monitor).
+ */
+export function setUpDeviceHint(party, hostPin) {
+  document.getElementById('device-hint-address').textContent = `${new URL(party.joinUrl).origin}/tv`;
+  document.querySelector('#device-hint [data-action="enter-code"]').addEventListener('click', focusTvCode);
+  document.querySelector('#device-hint [data-action="play-here"]').addEventListener('click', async () => {
+    if (!await ask({ message: t('host.playHereConfirm'), confirm: t('host.playHereConfirmButton'), cancel: t('dialog.cancel') })) return;
+    location.href = `/monitor#party=${encodeURIComponent(party.id)}&hostPin=${encodeURIComponent(hostPin)}`;
+  });
+}
+
+/** Issue 24: the host PIN behind a button, so a host can always find the way back in (and no one reads it by chance). */
+export function setUpHostPin(hostPin) {
+  const reveal = document.getElementById('show-host-pin');
+  const value = document.getElementById('host-pin');
+  reveal.addEventListener('click', () => {
+    const show = value.hidden;
+    value.textContent = show ? hostPin : '';
+    value.hidden = !show;
+    reveal.setAttribute('aria-expanded', String(show));
+    reveal.textContent = show ? t('host.access.hide') : t('host.access.show');
+  });
+}
