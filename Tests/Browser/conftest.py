@@ -3,7 +3,7 @@
 The real `musicvoting` binary runs on 127.0.0.1, port 0, with a fresh data folder per test module.
 Screenshots go to test-output/screenshots/.
 """
-import json, os, shutil, subprocess, tempfile, urllib.request
+import json, os, shutil, subprocess, tempfile, time, urllib.request
 
 import pytest
 from selenium import webdriver
@@ -134,3 +134,39 @@ def type_code(driver, container, code):
 def visible_text(driver):
     """What a person sees on the page (hidden elements and the strings table excluded)."""
     return driver.execute_script("return document.body.innerText")
+
+
+def reporting_tv(server, party, device="tv-api"):
+    """A TV registered through the API that reports once a second, as the monitor page does (issue 24: a TV silent for
+    8 s is gone): the position the server says, audible unless the host paused. The thread ends with the server."""
+    import threading
+    token = server.api("PUT", f"/api/party/{party['id']}/device", {"deviceId": device, "kind": "monitor"},
+                       auth=party["hostPin"])["monitorToken"]
+
+    def report():
+        while True:
+            try:
+                current = server.api("GET", f"/api/party/{party['id']}/track/current")
+                server.api("POST", f"/api/party/{party['id']}/track/progress",
+                           {"position": current["progressMs"], "duration": (current.get("track") or {}).get("duration_ms", 0),
+                            "paused": current["state"] in ("paused", "idle")}, auth=token)
+            except Exception:
+                return
+            time.sleep(1)
+
+    threading.Thread(target=report, daemon=True).start()
+    return token
+
+
+def open_paired_tv(driver, url):
+    """Opens a TV page that registers with the host PIN (`#party=…&hostPin=…`) and waits for its stage. A later TV of a
+    party whose TV is connected asks before it takes over (issue 24): the test says yes."""
+    from selenium.webdriver.common.by import By
+    driver.get(url)
+
+    def ready():
+        for answer in driver.find_elements(By.CSS_SELECTOR, "dialog[open] [data-answer=yes]"):
+            answer.click()
+            return False
+        return driver.find_element(By.ID, "stage").is_displayed()
+    wait(driver, ready, timeout=15, message="the TV shows the party")

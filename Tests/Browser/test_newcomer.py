@@ -7,7 +7,7 @@ import re
 
 from selenium.webdriver.common.by import By
 
-from conftest import axe_violations, screenshot, type_code, visible_text, wait
+from conftest import axe_violations, open_paired_tv, reporting_tv, screenshot, type_code, visible_text, wait
 
 TV, TV720 = (1920, 1080), (1280, 720)
 PHONE, SMALL_PHONE, DESKTOP = (390, 844), (360, 640), (1440, 900)
@@ -126,9 +126,9 @@ def test_a_tv_pairs_in_one_step_with_its_code_or_its_qr_code(server, browsers):
 
 
 def playing_party(server, first="demo:track:1"):
-    """A demo party playing `first` on a monitor registered through the API; R15 filled the queue with auto songs."""
+    """A demo party playing `first` on a TV that reports through the API; R15 filled the queue with auto songs."""
     party = server.api("POST", "/api/party", {"provider": "demo"})
-    server.api("PUT", f"/api/party/{party['id']}/device", {"deviceId": "tv-api", "kind": "monitor"}, auth=party["hostPin"])
+    reporting_tv(server, party)
     server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": first, "deviceId": "someone"})
     server.api("POST", f"/api/party/{party['id']}/track/start", auth=party["hostPin"])
     return party
@@ -267,13 +267,13 @@ def test_the_host_on_a_phone_reads_its_rows_removes_with_undo_and_hears_about_sk
 
     # Remove with undo: the row goes at once, "Undo" brings it back, nothing reached the server.
     victim = names[2]
-    host_row(host, victim).find_element(By.CSS_SELECTOR, "[data-action=menu]").click()
+    wait(host, lambda: host_row(host, victim).find_element(By.CSS_SELECTOR, "[data-action=menu]").click() or True)
     menu = host_row(host, victim).find_element(By.CSS_SELECTOR, "[data-action=menu]")
     assert menu.get_attribute("aria-expanded") == "true"
     assert host.switch_to.active_element == menu, "focus stays on the row's menu button"
     screenshot(host, "host-row-actions-phone-360")
     assert axe_violations(host) == []
-    host_row(host, victim).find_element(By.CSS_SELECTOR, "[data-action=remove]").click()
+    wait(host, lambda: host_row(host, victim).find_element(By.CSS_SELECTOR, "[data-action=remove]").click() or True)
     wait(host, lambda: host_row(host, victim) is None, message="row hidden at once")
     assert host.find_element(By.ID, "undo-bar").is_displayed()
     assert victim in host.find_element(By.ID, "undo-text").text
@@ -283,16 +283,16 @@ def test_the_host_on_a_phone_reads_its_rows_removes_with_undo_and_hears_about_sk
     assert victim in [entry["name"] for entry in waiting(server, party)]
 
     # Without undo the removal is sent after 5 s.
-    host_row(host, victim).find_element(By.CSS_SELECTOR, "[data-action=menu]").click()
-    host_row(host, victim).find_element(By.CSS_SELECTOR, "[data-action=remove]").click()
+    wait(host, lambda: host_row(host, victim).find_element(By.CSS_SELECTOR, "[data-action=menu]").click() or True)
+    wait(host, lambda: host_row(host, victim).find_element(By.CSS_SELECTOR, "[data-action=remove]").click() or True)
     assert victim in [entry["name"] for entry in waiting(server, party)], "not yet"
     wait(host, lambda: victim not in [entry["name"] for entry in waiting(server, party)], timeout=8, message="sent after 5 s")
     wait(host, lambda: not host.find_element(By.ID, "undo-bar").is_displayed())
 
     # A removal still waiting when the host leaves the page is sent on the way out.
     other = names[4]
-    host_row(host, other).find_element(By.CSS_SELECTOR, "[data-action=menu]").click()
-    host_row(host, other).find_element(By.CSS_SELECTOR, "[data-action=remove]").click()
+    wait(host, lambda: host_row(host, other).find_element(By.CSS_SELECTOR, "[data-action=menu]").click() or True)
+    wait(host, lambda: host_row(host, other).find_element(By.CSS_SELECTOR, "[data-action=remove]").click() or True)
     host.get(server.base + "/")
     wait(host, lambda: other not in [entry["name"] for entry in waiting(server, party)], message="sent on pagehide")
 
@@ -379,8 +379,7 @@ def test_the_tv_is_readable_from_across_the_room_at_720p_1080p_and_4k(browsers):
 
         for size, language, name in ((TV720, "de-DE", "tv720"), (TV, "en-US", "tv1080-en"), ((3840, 2160), "de-DE", "tv4k")):
             tv = browsers(size, language)
-            tv.get(f"{server.base}/tv#party={party['id']}&hostPin={party['hostPin']}")
-            wait(tv, lambda: tv.find_element(By.ID, "stage").is_displayed())
+            open_paired_tv(tv, f"{server.base}/tv#party={party['id']}&hostPin={party['hostPin']}")
             if name == "tv720":
                 server.api("POST", f"/api/party/{party['id']}/track/start", auth=party["hostPin"])
             wait(tv, lambda: tv.find_element(By.ID, "now-title").text.startswith("Ein ausgesprochen"), message="long title")
