@@ -102,6 +102,8 @@ struct PartyStoreTests {
         #expect(try !store.toggleVote(entryId: id, deviceId: "a"))
         #expect(try store.entries(partyId: "p1").first?.likeCount == 1)
         #expect(try store.entriesLiked(by: "b", partyId: "p1") == [id] && store.entriesLiked(by: "a", partyId: "p1").isEmpty)
+        #expect(try store.entries(partyId: "p1", uri: song.uri).map(\.id) == [id])
+        #expect(try store.entries(partyId: "p1", uri: "demo:track:other").isEmpty)
     }
 
     @Test(arguments: Backend.allCases) func endingEmptiesTheQueueDeletesTokensAndFreesThePins(_ backend: Backend) throws {
@@ -148,6 +150,26 @@ struct PartyStoreTests {
             try connection.execute(connection.dialect.writeSchemaVersion(99))
         }
         #expect(throws: DatabaseError.self) { try backend.open(location) }
+    }
+
+    /// `end` has its own transaction; inside another one it is a savepoint and lands with the outer commit.
+    @Test(arguments: Backend.allCases) func aNestedTransactionLandsWithItsOuterOne(_ backend: Backend) throws {
+        let store = try backend.newStore()
+        try store.insert(party("p1"))
+        try store.transaction {
+            try store.addBlacklistWord("x", partyId: "p1")
+            try store.end(partyId: "p1", at: epoch)
+        }
+        #expect(try store.party(id: "p1")?.isActive == false && store.blacklist(partyId: "p1").words == ["x"])
+        struct Abort: Error {}
+        try store.insert(party("p2"))
+        #expect(throws: Abort.self) {
+            try store.transaction {
+                try store.end(partyId: "p2", at: epoch)
+                throw Abort()
+            }
+        }
+        #expect(try store.party(id: "p2")?.isActive == true)
     }
 
     @Test(arguments: Backend.allCases) func aFailedTransactionLeavesNothingBehind(_ backend: Backend) throws {

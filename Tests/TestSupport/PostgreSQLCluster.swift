@@ -28,10 +28,10 @@ public final class PostgreSQLCluster: Sendable {
         port = try Self.freePort()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         if getuid() == 0, let user = getpwnam("postgres") { chown(folder, user.pointee.pw_uid, user.pointee.pw_gid) }
+        try watchForExit()
         try run("initdb", ["-D", folder + "/db", "-U", "mv", "--auth=trust", "--no-locale", "-E", "UTF8", "--nosync"])
         try run("pg_ctl", ["-D", folder + "/db", "-w", "-l", folder + "/log", "-o",
-                                "-F -k \(folder) -c listen_addresses=127.0.0.1 -p \(port)", "start"])
-        try watchForExit()
+                           "-F -k \(folder) -c listen_addresses=127.0.0.1 -p \(port)", "start"])
     }
 
     deinit { stop() }
