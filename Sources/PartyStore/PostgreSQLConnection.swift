@@ -53,8 +53,7 @@ final class PostgreSQLConnection: SQLConnection {
         let result = Self.withCStrings(texts) { parameters in
             PQexecParams(handle, statement, Int32(values.count), types, parameters, nil, nil, 0)
         }
-        let rows = try check(result, sql: sql)
-        return rows
+        return try check(result, sql: sql)
     }
 
     func insert(_ sql: String, _ values: [SQLValue]) throws(DatabaseError) -> Int64 {
