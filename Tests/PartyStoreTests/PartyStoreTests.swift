@@ -152,6 +152,27 @@ struct PartyStoreTests {
         #expect(throws: DatabaseError.self) { try backend.open(location) }
     }
 
+    /// Where the backends differ: a failed statement whose error the caller swallowed aborts a PostgreSQL
+    /// transaction, so its commit fails (and nothing lands) instead of committing the rest as SQLite does.
+    @Test(arguments: Backend.allCases) func aSwallowedFailureInsideATransaction(_ backend: Backend) throws {
+        let store = try backend.newStore()
+        try store.insert(party("p1"))
+        let commit = {
+            try store.transaction {
+                try store.addBlacklistWord("x", partyId: "p1")
+                _ = try? store.insert(party("p1"))
+            }
+        }
+        switch backend {
+        case .sqlite:
+            try commit()
+            #expect(try store.blacklist(partyId: "p1").words == ["x"])
+        case .postgreSQL:
+            #expect(throws: DatabaseError.self) { try commit() }
+            #expect(try store.blacklist(partyId: "p1").words.isEmpty)
+        }
+    }
+
     /// `end` has its own transaction; inside another one it is a savepoint and lands with the outer commit.
     @Test(arguments: Backend.allCases) func aNestedTransactionLandsWithItsOuterOne(_ backend: Backend) throws {
         let store = try backend.newStore()
