@@ -13,6 +13,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Issue 26: the same store on PostgreSQL (`--database postgres://…`), through Debian's libpq.
+        .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         // Issue 4 names TagLib's C API for the local folder rather than a hand-written tag parser.
@@ -38,7 +40,7 @@ let package = Package(
         // The JSON value, parser and serializer: used by the HTTP layer, the event stream frames and the tests.
         .target(name: "JSONKit"),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors", "CZlib", "JSONKit", "ClientNetwork"]),
-        .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite"]),
+        .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite", "CPostgreSQL"]),
         .target(name: "Providers", dependencies: ["PartyCore", "CTagLib", "CGnuTLS"]),
         .target(name: "Rendering", dependencies: ["CQREncode", "CPNG"]),
         // The party service: rules applied to the store, one owner of the state, the event hub. No HTTP.
@@ -63,7 +65,7 @@ let package = Package(
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "PartyCoreTests", dependencies: ["PartyCore", "ClientNetwork", "TestSupport"]),
-        .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore"]),
+        .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore", "TestSupport"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"], resources: [.copy("Resources")]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "CTagLib"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "ClientNetwork", "JSONKit", "TestSupport"]),

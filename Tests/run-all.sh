@@ -8,6 +8,9 @@ ulimit -n 65536 2>/dev/null || true
 bash .ci/check-packages
 swift build --build-tests
 swift test --skip-build
+# Issue 26: the tests' own PostgreSQL servers (Tests/TestSupport/PostgreSQLCluster.swift) end with the tests.
+sleep 2
+if pgrep -u postgres -f "postgres -D /tmp/mv-pg-" >/dev/null; then echo "a test left its PostgreSQL server running" >&2; exit 1; fi
 # MusicVotingKit alone (issue 16): its sources in a package of their own, with nothing but Foundation and
 # Observation to link against, so the kit cannot lean on a server module or a C library.
 kit_package=$(mktemp -d)

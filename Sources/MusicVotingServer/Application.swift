@@ -24,16 +24,8 @@ public final class Application: @unchecked Sendable {
         self.configuration = configuration
         // The database holds PINs and provider tokens: what this server creates is for its own user only.
         umask(0o077)
-        try StartupError.checkDataFolder(configuration.dataDirectory)
         if let library = configuration.libraryDirectory { try StartupError.checkMusicFolder(library) }
-        let databasePath = configuration.dataDirectory + "/musicvoting.sqlite"
-        let store: PartyStore
-        do { store = try PartyStore(path: databasePath) } catch {
-            throw StartupError.database(path: databasePath, reason: String(describing: error))
-        }
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: databasePath + suffix) {
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: databasePath + suffix)
-        }
+        let store = try configuration.databaseURL.map(Self.openPostgreSQL) ?? Self.openSQLite(in: configuration.dataDirectory)
         connectionLimit = OpenFileLimit.connectionLimit(openFiles: OpenFileLimit.raiseToHardLimit())
         let limits = configuration.limits
         // Streams may take three quarters of the connections: the rest stays free for pages and API calls.
@@ -146,6 +138,31 @@ public final class Application: @unchecked Sendable {
         let host = configuration.host == "0.0.0.0" || configuration.host == "::" ? (NetworkAddress.firstLANIPv4() ?? "127.0.0.1")
             : configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         return "\(scheme)://\(host):\(port)"
+    }
+
+    /// The SQLite file in the data folder, as before `--database` existed; only this user may read it.
+    static func openSQLite(in dataDirectory: String) throws -> PartyStore {
+        try StartupError.checkDataFolder(dataDirectory)
+        let databasePath = dataDirectory + "/musicvoting.sqlite"
+        let store: PartyStore
+        do { store = try PartyStore(path: databasePath) } catch {
+            throw StartupError.database(path: databasePath, reason: String(describing: error))
+        }
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: databasePath + suffix) {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: databasePath + suffix)
+        }
+        return store
+    }
+
+    /// `--database postgres://…`: connects once and migrates; a wrong URL or a server out of reach stops the start.
+    static func openPostgreSQL(_ url: String) throws(StartupError) -> PartyStore {
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
+            throw .databaseURL(url)
+        }
+        do { return try PartyStore(postgreSQL: url) } catch {
+            let reason = (error as? DatabaseError)?.message ?? String(describing: error)
+            throw .postgreSQL(url: StartupError.withoutPassword(components), reason: reason)
+        }
     }
 
     /// The names a browser may reach this machine by: the public URL's host, the machine's name and its mDNS name.

@@ -8,6 +8,8 @@ public struct Configuration: Sendable, Equatable {
     public var host = "0.0.0.0"
     public var port: UInt16 = 8080
     public var dataDirectory = "./data"
+    /// `--database URL`: a PostgreSQL database (`postgres://…`) instead of the SQLite file in `dataDirectory`.
+    public var databaseURL: String?
     /// The base of join URLs and QR codes; default: this machine's first non-loopback IPv4 and the port.
     public var publicURL: String?
     public var resourcesDirectory: String?

@@ -62,6 +62,9 @@ extension ConfigurationOption {
             configuration.port = port
         },
         ConfigurationOption(name: "data", value: "DIR", help: "folder of the SQLite database", defaultText: "./data") { $0.dataDirectory = $1 },
+        // Checked at start, not here: a wrong URL is a start-up error (one sentence, exit 1) like an unreachable server.
+        .text("database", "URL", "PostgreSQL database (postgres://user@host:port/name) instead of SQLite in --data",
+              default: "SQLite in --data", \.databaseURL),
         ConfigurationOption(name: "public-url", value: "URL", help: "base of join links and QR codes",
                             defaultText: "http://<first LAN IPv4>:<port>") { configuration, text throws(Configuration.ParseError) in
             guard text.hasPrefix("http://") || text.hasPrefix("https://") else { throw .invalidValue(option: "--public-url", value: text) }

@@ -6,6 +6,8 @@ import HTTPServer
 public enum StartupError: Error, CustomStringConvertible {
     case dataFolder(path: String, reason: String)
     case database(path: String, reason: String)
+    case databaseURL(String)
+    case postgreSQL(url: String, reason: String)
     case musicFolder(path: String, reason: String)
     case tlsFile(option: String, path: String, reason: String)
     case listen(Server.StartError)
@@ -16,6 +18,10 @@ public enum StartupError: Error, CustomStringConvertible {
             return "Cannot use the data folder \(path) (\(reason)): create it and let this user write to it, or choose another with --data."
         case let .database(path, reason):
             return "Cannot open the database \(path) (\(reason)): check that this user may read and write it, or choose another folder with --data."
+        case .databaseURL(let url):
+            return "--database \(url) is not a PostgreSQL URL: give one like postgres://user@host:5432/musicvoting, or leave --database out to use SQLite in --data."
+        case let .postgreSQL(url, reason):
+            return "Cannot use the PostgreSQL database \(url) (\(reason)): check that the server runs, that the database exists and that it lets this user in, or leave --database out to use SQLite in --data."
         case let .musicFolder(path, reason):
             return "Cannot read the music folder \(path) (\(reason)): check the path given with --library and that this user may read it."
         case let .tlsFile(option, path, reason):
@@ -26,6 +32,13 @@ public enum StartupError: Error, CustomStringConvertible {
     }
 
     static func reason(errno code: Int32) -> String { String(cString: strerror(code)) }
+
+    /// A database URL fit for a message or a log: its password, if any, replaced by `***`.
+    static func withoutPassword(_ url: URLComponents) -> String {
+        var shown = url
+        if shown.password != nil { shown.password = "***" }
+        return shown.string ?? ""
+    }
 }
 
 extension StartupError {

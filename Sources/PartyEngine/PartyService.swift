@@ -23,7 +23,7 @@ public final class PartyService: Sendable {
     private let joinBase = Mutex("")
     private static let remoteControl = DispatchQueue(label: "musicvoting.remote-playback")
 
-    public init(store: sending PartyStore, clock: any PartyClock, random: sending any RandomNumberGenerator, providers: ProviderRegistry,
+    public init(store: sending any PartyStoring, clock: any PartyClock, random: sending any RandomNumberGenerator, providers: ProviderRegistry,
          hub: EventHub) {
         self.clock = clock
         self.providers = providers

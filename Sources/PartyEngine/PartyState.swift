@@ -2,12 +2,12 @@ import Foundation
 import PartyCore
 import PartyStore
 
-/// Everything the party service changes: the store (SQLite's one serial owner), presence, caches, limiters
+/// Everything the party service changes: the store (its connection's one serial owner), presence, caches, limiters
 /// and the random source. Reached only through `PartyService`'s `Mutex`, never shared (like GRDB's
 /// `Database`, it is explicitly not `Sendable`). Methods record the events they cause in `effects`; the
 /// service performs them once the lock is released.
 struct PartyState {
-    let store: PartyStore
+    let store: any PartyStoring
     let clock: any PartyClock
     var random: AnyRandomNumberGenerator
     /// Open streams of a party's player, as the event hub counts them: monitor streams, plus the streams from the
@@ -67,7 +67,7 @@ struct PartyState {
         var playersToDrive: [String] = []
     }
 
-    init(store: PartyStore, clock: any PartyClock, random: any RandomNumberGenerator,
+    init(store: any PartyStoring, clock: any PartyClock, random: any RandomNumberGenerator,
          playerStreams: @escaping @Sendable (String, String?) -> Int) {
         self.store = store
         self.clock = clock

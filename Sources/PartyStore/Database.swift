@@ -2,8 +2,10 @@ import Foundation
 import CSQLite
 
 /// Owns one SQLite connection. Not thread-safe by itself: `PartyStore` is its one serial owner.
-final class Database {
+final class Database: SQLConnection {
     private let handle: OpaquePointer
+    private var statements: [String: Statement] = [:]
+    var dialect: SQLDialect { .sqlite }
 
     init(path: String) throws(DatabaseError) {
         var raw: OpaquePointer?
@@ -46,7 +48,7 @@ final class Database {
     /// savepoint, so a playback transition that calls a helper with its own transaction commits as one.
     func transaction<T>(_ body: () throws -> T) throws -> T {
         let nested = sqlite3_get_autocommit(handle) == 0
-        try execute(nested ? "SAVEPOINT nested" : "BEGIN IMMEDIATE")
+        try execute(nested ? "SAVEPOINT nested" : dialect.beginTransaction)
         do {
             let result = try body()
             try execute(nested ? "RELEASE nested" : "COMMIT")
@@ -58,11 +60,23 @@ final class Database {
         }
     }
 
-    var lastInsertRowId: Int64 { sqlite3_last_insert_rowid(handle) }
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLValue] = []) throws(DatabaseError) -> [Row] {
+        if let statement = statements[sql] { return try statement.run(values) }
+        let statement = try prepare(sql)
+        statements[sql] = statement
+        return try statement.run(values)
+    }
+
+    func insert(_ sql: String, _ values: [SQLValue]) throws(DatabaseError) -> Int64 {
+        try run(sql, values)
+        return sqlite3_last_insert_rowid(handle)
+    }
+
     var changes: Int { Int(sqlite3_changes(handle)) }
 
-    /// Rows inserted, updated or deleted through this connection since it opened; grows with every write.
-    var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+    /// Rows inserted, updated or deleted through this connection since it opened (the database's only writer).
+    var writeVersion: Int64 { sqlite3_total_changes64(handle) }
 
     func error(_ status: Int32, sql: String? = nil) -> DatabaseError {
         DatabaseError(code: status, message: String(cString: sqlite3_errmsg(handle)), sql: sql)

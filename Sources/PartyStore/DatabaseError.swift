@@ -1,18 +1,23 @@
-/// A failed SQLite call, with SQLite's own message and the statement that failed.
+/// A failed database call, with the database's own message and the statement that failed.
 public struct DatabaseError: Error, CustomStringConvertible, Sendable {
+    /// SQLite's result code; 0 for PostgreSQL, which names its errors by `sqlState`.
     public let code: Int32
     public let message: String
     /// The SQL that failed, when a statement did (so a log line says which query broke).
     public let sql: String?
+    /// PostgreSQL's five-character SQLSTATE (`23505` a unique violation), nil for SQLite.
+    public let sqlState: String?
 
-    public init(code: Int32, message: String, sql: String? = nil) {
+    public init(code: Int32, message: String, sql: String? = nil, sqlState: String? = nil) {
         self.code = code
         self.message = message
         self.sql = sql
+        self.sqlState = sqlState
     }
 
     public var description: String {
         let statement = sql.map { " in `" + $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") + "`" } ?? ""
-        return "SQLite error \(code): \(message)\(statement)"
+        let source = sqlState.map { "PostgreSQL error \($0)" } ?? "SQLite error \(code)"
+        return "\(source): \(message)\(statement)"
     }
 }

@@ -7,11 +7,12 @@ extension PartyStore {
 
     /// The party's entries with their like counts, in storage order; `Queue.ordered()` is the only ordering.
     /// With `uri`, only that song's entries (at most the playing and one waiting copy, R10): all a like needs.
-    public func entries(partyId: String, uri: String? = nil) throws -> [QueueEntry] {
+    /// (The CAST names the parameter's type for PostgreSQL, which cannot infer it from `IS NULL`.)
+    public func entries(partyId: String, uri: String?) throws -> [QueueEntry] {
         try run("""
             SELECT id, uri, track_id, name, artists, album, image_url, duration_ms, added_at, added_by, autofilled,
                 (SELECT COUNT(*) FROM votes v WHERE v.entry_id = queue_entries.id) AS like_count
-            FROM queue_entries WHERE party_id = ?1 AND (?2 IS NULL OR uri = ?2)
+            FROM queue_entries WHERE party_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR uri = ?2)
             """, [.text(partyId), .optional(uri)]).map { row in
             let id = row.integer("id") ?? 0
             let track = Track(
@@ -38,14 +39,13 @@ extension PartyStore {
     /// Inserts a new entry and returns its id.
     @discardableResult
     public func insertEntry(partyId: String, track: Track, addedAt: Date, addedBy: String, autofilled: Bool) throws -> Int64 {
-        try run("""
+        try database.insert("""
             INSERT INTO queue_entries (party_id, uri, track_id, name, artists, album, image_url, duration_ms,
                 added_at, added_by, autofilled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(partyId), .text(track.uri), .text(track.id), .text(track.name),
                   .text(track.artists.joined(separator: Self.artistSeparator)), .text(track.album),
                   .optional(track.imageURL), .integer(Int64(track.durationMs)), .date(addedAt), .text(addedBy),
                   .bool(autofilled)])
-        return database.lastInsertRowId
     }
 
     /// Turns an auto-filled entry into a guest's request, as if just added (its likes stay).

@@ -8,7 +8,7 @@ extension PartyStore {
     }
 
     public func addBlacklistWord(_ word: String, partyId: String) throws {
-        try run("INSERT OR IGNORE INTO blacklist (party_id, word) VALUES (?, ?)", [.text(partyId), .text(word)])
+        try run("INSERT INTO blacklist (party_id, word) VALUES (?, ?) ON CONFLICT DO NOTHING", [.text(partyId), .text(word)])
     }
 
     public func removeBlacklistWord(_ word: String, partyId: String) throws {

@@ -1,25 +1,35 @@
 import Foundation
 import PartyCore
 
-/// SQLite persistence of PartyCore values (R7, R8). Not thread-safe: the server serializes every call.
-public final class PartyStore {
-    let database: Database
-    private var statements: [String: Statement] = [:]
+/// Persistence of PartyCore values (R7, R8) on SQLite (`init(path:)`) or PostgreSQL (`init(postgreSQL:)`): the
+/// SQL is written once, the connection runs it in its dialect. Not thread-safe: the server serializes every call.
+public final class PartyStore: PartyStoring {
+    let database: any SQLConnection
 
+    /// The SQLite file at `path`, created and migrated as needed.
     public init(path: String) throws {
         database = try Database(path: path)
         try database.migrate(Schema.migrations)
     }
 
+    /// The PostgreSQL database at `url` (`postgres://user@host:port/name`), migrated as needed.
+    public init(postgreSQL url: String) throws {
+        database = try PostgreSQLConnection(url: url)
+        try database.migrate(Schema.migrations(.postgreSQL))
+    }
+
     public var schemaVersion: Int { get throws { try database.schemaVersion } }
 
     /// Changes whenever anything was written: what was read at one value is still true at the same value.
-    /// (This connection is the database's only writer.)
-    public var writeVersion: Int64 { database.totalChanges }
+    /// SQLite: the connection's total changes (it is the database's only writer). PostgreSQL: a counter in this
+    /// process, bumped by every write this store makes; right while each process keeps its own read caches and
+    /// parties (this slice), not once several instances write one database.
+    public var writeVersion: Int64 { database.writeVersion }
 
-    /// Folds the write-ahead log into the database file (on shutdown: the folder then holds one complete file).
+    /// SQLite: folds the write-ahead log into the database file (on shutdown: the folder then holds one complete
+    /// file). PostgreSQL manages its own log: nothing to do.
     public func checkpoint() throws {
-        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if let checkpoint = database.dialect.checkpoint { try database.execute(checkpoint) }
     }
 
     /// Runs `body` atomically: all of its writes land, or none.
@@ -29,9 +39,6 @@ public final class PartyStore {
 
     @discardableResult
     func run(_ sql: String, _ values: [SQLValue] = []) throws -> [Row] {
-        if let statement = statements[sql] { return try statement.run(values) }
-        let statement = try database.prepare(sql)
-        statements[sql] = statement
-        return try statement.run(values)
+        try database.run(sql, values)
     }
 }

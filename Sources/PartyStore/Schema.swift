@@ -1,76 +1,83 @@
-/// Versioned schema: `PRAGMA user_version` counts the migrations applied; each runs once, in order.
+/// Versioned schema, one list for both backends: the dialect's count of applied migrations (SQLite's
+/// `PRAGMA user_version`, PostgreSQL's `schema_version` table); each runs once, in order. For SQLite the
+/// text is exactly what it was before PostgreSQL came (databases made then and now are the same).
 enum Schema {
-    static let migrations: [String] = [
-        """
-        CREATE TABLE parties (
-            id TEXT PRIMARY KEY,
-            guest_pin TEXT NOT NULL,
-            host_pin TEXT NOT NULL,
-            provider TEXT NOT NULL,
-            created_at REAL NOT NULL,
-            ended_at REAL,
-            default_playlist_id TEXT,
-            current_entry_id INTEGER,
-            playback_started_at REAL,
-            paused_position_ms INTEGER NOT NULL DEFAULT 0,
-            is_playing INTEGER NOT NULL DEFAULT 0,
-            paused_by_host INTEGER NOT NULL DEFAULT 0,
-            last_advance_at REAL,
-            monitor_token TEXT,
-            monitor_device_id TEXT
-        );
-        -- R2: PINs are unique among active parties only; an ended party frees them.
-        CREATE UNIQUE INDEX parties_active_guest_pin ON parties(guest_pin) WHERE ended_at IS NULL;
-        CREATE UNIQUE INDEX parties_active_host_pin ON parties(host_pin) WHERE ended_at IS NULL;
-        CREATE TABLE queue_entries (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
-            uri TEXT NOT NULL,
-            track_id TEXT NOT NULL,
-            name TEXT NOT NULL,
-            artists TEXT NOT NULL,
-            album TEXT NOT NULL,
-            image_url TEXT,
-            duration_ms INTEGER NOT NULL,
-            added_at REAL NOT NULL,
-            added_by TEXT NOT NULL,
-            autofilled INTEGER NOT NULL DEFAULT 0
-        );
-        CREATE INDEX queue_entries_party ON queue_entries(party_id);
-        CREATE TABLE votes (
-            entry_id INTEGER NOT NULL REFERENCES queue_entries(id) ON DELETE CASCADE,
-            device_id TEXT NOT NULL,
-            PRIMARY KEY (entry_id, device_id)
-        ) WITHOUT ROWID;
-        CREATE TABLE blacklist (
-            party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
-            word TEXT NOT NULL,
-            PRIMARY KEY (party_id, word)
-        ) WITHOUT ROWID;
-        CREATE TABLE provider_tokens (
-            party_id TEXT PRIMARY KEY REFERENCES parties(id) ON DELETE CASCADE,
-            provider TEXT NOT NULL,
-            access_token TEXT,
-            refresh_token TEXT,
-            expires_at REAL
-        );
-        """,
-        // R15: the refill avoids songs this party played recently; only uris, pruned to the last 50.
-        """
-        CREATE TABLE played (
-            party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
-            uri TEXT NOT NULL,
-            played_at REAL NOT NULL
-        );
-        CREATE INDEX played_party ON played(party_id, played_at);
-        """,
-        // The monitor's device id was written and never read.
-        """
-        ALTER TABLE parties DROP COLUMN monitor_device_id;
-        """,
-        // Issue 23: wrong host PINs evaluated over the party's life (a sweep stops at `SecretGuard.lifetimeLimit`).
-        """
-        ALTER TABLE parties ADD COLUMN wrong_pin_checks INTEGER NOT NULL DEFAULT 0;
-        """,
-    ]
+    static let migrations = migrations(.sqlite)
+
+    static func migrations(_ dialect: SQLDialect) -> [String] {
+        let integer = dialect.integer, real = dialect.real
+        return [
+            """
+            CREATE TABLE parties (
+                id TEXT PRIMARY KEY,
+                guest_pin TEXT NOT NULL,
+                host_pin TEXT NOT NULL,
+                provider TEXT NOT NULL,
+                created_at \(real) NOT NULL,
+                ended_at \(real),
+                default_playlist_id TEXT,
+                current_entry_id \(integer),
+                playback_started_at \(real),
+                paused_position_ms \(integer) NOT NULL DEFAULT 0,
+                is_playing \(integer) NOT NULL DEFAULT 0,
+                paused_by_host \(integer) NOT NULL DEFAULT 0,
+                last_advance_at \(real),
+                monitor_token TEXT,
+                monitor_device_id TEXT
+            );
+            -- R2: PINs are unique among active parties only; an ended party frees them.
+            CREATE UNIQUE INDEX parties_active_guest_pin ON parties(guest_pin) WHERE ended_at IS NULL;
+            CREATE UNIQUE INDEX parties_active_host_pin ON parties(host_pin) WHERE ended_at IS NULL;
+            CREATE TABLE queue_entries (
+                id \(dialect.autoincrementPrimaryKey),
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                uri TEXT NOT NULL,
+                track_id TEXT NOT NULL,
+                name TEXT NOT NULL,
+                artists TEXT NOT NULL,
+                album TEXT NOT NULL,
+                image_url TEXT,
+                duration_ms \(integer) NOT NULL,
+                added_at \(real) NOT NULL,
+                added_by TEXT NOT NULL,
+                autofilled \(integer) NOT NULL DEFAULT 0
+            );
+            CREATE INDEX queue_entries_party ON queue_entries(party_id);
+            CREATE TABLE votes (
+                entry_id \(integer) NOT NULL REFERENCES queue_entries(id) ON DELETE CASCADE,
+                device_id TEXT NOT NULL,
+                PRIMARY KEY (entry_id, device_id)
+            )\(dialect.withoutRowID);
+            CREATE TABLE blacklist (
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                word TEXT NOT NULL,
+                PRIMARY KEY (party_id, word)
+            )\(dialect.withoutRowID);
+            CREATE TABLE provider_tokens (
+                party_id TEXT PRIMARY KEY REFERENCES parties(id) ON DELETE CASCADE,
+                provider TEXT NOT NULL,
+                access_token TEXT,
+                refresh_token TEXT,
+                expires_at \(real)
+            );
+            """,
+            // R15: the refill avoids songs this party played recently; only uris, pruned to the last 50.
+            """
+            CREATE TABLE played (
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                uri TEXT NOT NULL,
+                played_at \(real) NOT NULL\(dialect.rowIDColumn)
+            );
+            CREATE INDEX played_party ON played(party_id, played_at);
+            """,
+            // The monitor's device id was written and never read.
+            """
+            ALTER TABLE parties DROP COLUMN monitor_device_id;
+            """,
+            // Issue 23: wrong host PINs evaluated over the party's life (a sweep stops at `SecretGuard.lifetimeLimit`).
+            """
+            ALTER TABLE parties ADD COLUMN wrong_pin_checks \(integer) NOT NULL DEFAULT 0;
+            """,
+        ]
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import CSQLite
 
-/// A value bound to a `?` parameter. All SQL is parameterized.
+/// A value bound to a `?` parameter (`$n` on PostgreSQL). All SQL is parameterized.
 enum SQLValue {
     case text(String)
     case integer(Int64)
@@ -68,10 +68,15 @@ final class Statement {
     }
 }
 
-/// One result row, copied out of SQLite, read by column name (a missing name reads as NULL).
+/// One result row, copied out of SQLite or PostgreSQL, read by column name (a missing name reads as NULL).
 struct Row {
     private let values: [SQLValue]
     private let columns: [String: Int]
+
+    init(values: [SQLValue], columns: [String: Int]) {
+        self.values = values
+        self.columns = columns
+    }
 
     init(statement: OpaquePointer, columns: [String: Int]) {
         self.columns = columns

@@ -1,5 +1,6 @@
 import Foundation
 import PartyCore
+import TestSupport
 import Testing
 @testable import PartyStore
 
@@ -11,6 +12,39 @@ private func temporaryDatabase() -> String {
     return folder.appendingPathComponent("test.sqlite").path
 }
 
+/// Issue 26: the store's rules hold on both backends; each test gets a new SQLite file or a new database on the
+/// test process's PostgreSQL server (`PostgreSQLCluster`).
+enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite, postgreSQL
+
+    var testDescription: String { rawValue }
+
+    /// A new, empty place for a store: a file path or a database URL.
+    func newLocation() throws -> String {
+        switch self {
+        case .sqlite: temporaryDatabase()
+        case .postgreSQL: try PostgreSQLCluster.shared().createDatabase()
+        }
+    }
+
+    func open(_ location: String) throws -> PartyStore {
+        switch self {
+        case .sqlite: try PartyStore(path: location)
+        case .postgreSQL: try PartyStore(postgreSQL: location)
+        }
+    }
+
+    func newStore() throws -> PartyStore { try open(newLocation()) }
+
+    /// A bare connection to `location`, beside any store.
+    func connection(_ location: String) throws -> any SQLConnection {
+        switch self {
+        case .sqlite: try Database(path: location)
+        case .postgreSQL: try PostgreSQLConnection(url: location)
+        }
+    }
+}
+
 private func party(_ id: String, guest: String = "11111", host: String = "22222") -> Party {
     Party(id: id, guestPin: guest, hostPin: host, provider: "demo", createdAt: epoch)
 }
@@ -20,8 +54,8 @@ private let song = Track(id: "5", uri: "demo:track:5", name: "Tanz & \"Quotes\" 
 
 @Suite("R7, R8 persistence")
 struct PartyStoreTests {
-    @Test func aPartyRoundTripsWithItsPlaybackState() throws {
-        let store = try PartyStore(path: temporaryDatabase())
+    @Test(arguments: Backend.allCases) func aPartyRoundTripsWithItsPlaybackState(_ backend: Backend) throws {
+        let store = try backend.newStore()
         var stored = party("p1")
         stored.defaultPlaylistId = "album1"
         stored.playback = Playback(currentEntryId: 4, startedAt: epoch.addingTimeInterval(5), pausedPositionMs: 0,
@@ -33,10 +67,10 @@ struct PartyStoreTests {
         #expect(try store.party(id: "nope") == nil)
     }
 
-    @Test func everythingSurvivesReopeningTheDatabase() throws {
-        let path = temporaryDatabase()
+    @Test(arguments: Backend.allCases) func everythingSurvivesReopeningTheDatabase(_ backend: Backend) throws {
+        let location = try backend.newLocation()
         do {
-            let store = try PartyStore(path: path)
+            let store = try backend.open(location)
             try store.insert(party("p1"))
             let id = try store.insertEntry(partyId: "p1", track: song, addedAt: epoch, addedBy: "phone", autofilled: false)
             #expect(try store.toggleVote(entryId: id, deviceId: "phone"))
@@ -47,7 +81,7 @@ struct PartyStoreTests {
             playback.play(entryId: id, fromMs: 1_000, at: epoch)
             try store.save(playback: playback, partyId: "p1")
         }
-        let reopened = try PartyStore(path: path)
+        let reopened = try backend.open(location)
         let entries = try reopened.entries(partyId: "p1")
         #expect(entries.count == 1)
         #expect(entries.first?.track == song)
@@ -59,8 +93,8 @@ struct PartyStoreTests {
         #expect(try reopened.party(id: "p1")?.playback.positionMs(at: epoch) == 1_000)
     }
 
-    @Test func votesToggleOnePerDevice() throws {
-        let store = try PartyStore(path: temporaryDatabase())
+    @Test(arguments: Backend.allCases) func votesToggleOnePerDevice(_ backend: Backend) throws {
+        let store = try backend.newStore()
         try store.insert(party("p1"))
         let id = try store.insertEntry(partyId: "p1", track: song, addedAt: epoch, addedBy: "phone", autofilled: false)
         #expect(try store.toggleVote(entryId: id, deviceId: "a"))
@@ -68,10 +102,12 @@ struct PartyStoreTests {
         #expect(try !store.toggleVote(entryId: id, deviceId: "a"))
         #expect(try store.entries(partyId: "p1").first?.likeCount == 1)
         #expect(try store.entriesLiked(by: "b", partyId: "p1") == [id] && store.entriesLiked(by: "a", partyId: "p1").isEmpty)
+        #expect(try store.entries(partyId: "p1", uri: song.uri).map(\.id) == [id])
+        #expect(try store.entries(partyId: "p1", uri: "demo:track:other").isEmpty)
     }
 
-    @Test func endingEmptiesTheQueueDeletesTokensAndFreesThePins() throws {
-        let store = try PartyStore(path: temporaryDatabase())
+    @Test(arguments: Backend.allCases) func endingEmptiesTheQueueDeletesTokensAndFreesThePins(_ backend: Backend) throws {
+        let store = try backend.newStore()
         try store.insert(party("p1"))
         try store.insertEntry(partyId: "p1", track: song, addedAt: epoch, addedBy: "x", autofilled: false)
         try store.save(tokens: ProviderTokens(provider: "spotify", accessToken: "a", refreshToken: "r", expiresAt: nil), partyId: "p1")
@@ -86,8 +122,8 @@ struct PartyStoreTests {
         #expect(try store.activeParty(guestPin: "11111")?.id == "p2")
     }
 
-    @Test func purgeDeletesPartiesEndedBeforeTheCutoffWithTheirRows() throws {
-        let store = try PartyStore(path: temporaryDatabase())
+    @Test(arguments: Backend.allCases) func purgeDeletesPartiesEndedBeforeTheCutoffWithTheirRows(_ backend: Backend) throws {
+        let store = try backend.newStore()
         try store.insert(party("old", guest: "10000", host: "20000"))
         try store.insert(party("new", guest: "10001", host: "20001"))
         try store.addBlacklistWord("x", partyId: "old")
@@ -99,24 +135,66 @@ struct PartyStoreTests {
         #expect(try store.blacklist(partyId: "old").words.isEmpty)
     }
 
-    @Test func migrationsRunOnceAndRecordTheSchemaVersion() throws {
-        let path = temporaryDatabase()
-        #expect(try PartyStore(path: path).schemaVersion == Schema.migrations.count)
-        let again = try PartyStore(path: path)
+    @Test(arguments: Backend.allCases) func migrationsRunOnceAndRecordTheSchemaVersion(_ backend: Backend) throws {
+        let location = try backend.newLocation()
+        #expect(try backend.open(location).schemaVersion == Schema.migrations.count)
+        let again = try backend.open(location)
         #expect(try again.schemaVersion == Schema.migrations.count)
     }
 
-    @Test func aDatabaseFromANewerServerIsRefused() throws {
-        let path = temporaryDatabase()
+    @Test(arguments: Backend.allCases) func aDatabaseFromANewerServerIsRefused(_ backend: Backend) throws {
+        let location = try backend.newLocation()
+        _ = try backend.open(location)
         do {
-            let database = try Database(path: path)
-            try database.execute("PRAGMA user_version = 99")
+            let connection = try backend.connection(location)
+            try connection.execute(connection.dialect.writeSchemaVersion(99))
         }
-        #expect(throws: DatabaseError.self) { try PartyStore(path: path) }
+        #expect(throws: DatabaseError.self) { try backend.open(location) }
     }
 
-    @Test func aFailedTransactionLeavesNothingBehind() throws {
-        let store = try PartyStore(path: temporaryDatabase())
+    /// Where the backends differ: a failed statement whose error the caller swallowed aborts a PostgreSQL
+    /// transaction, so its commit fails (and nothing lands) instead of committing the rest as SQLite does.
+    @Test(arguments: Backend.allCases) func aSwallowedFailureInsideATransaction(_ backend: Backend) throws {
+        let store = try backend.newStore()
+        try store.insert(party("p1"))
+        let commit = {
+            try store.transaction {
+                try store.addBlacklistWord("x", partyId: "p1")
+                _ = try? store.insert(party("p1"))
+            }
+        }
+        switch backend {
+        case .sqlite:
+            try commit()
+            #expect(try store.blacklist(partyId: "p1").words == ["x"])
+        case .postgreSQL:
+            #expect(throws: DatabaseError.self) { try commit() }
+            #expect(try store.blacklist(partyId: "p1").words.isEmpty)
+        }
+    }
+
+    /// `end` has its own transaction; inside another one it is a savepoint and lands with the outer commit.
+    @Test(arguments: Backend.allCases) func aNestedTransactionLandsWithItsOuterOne(_ backend: Backend) throws {
+        let store = try backend.newStore()
+        try store.insert(party("p1"))
+        try store.transaction {
+            try store.addBlacklistWord("x", partyId: "p1")
+            try store.end(partyId: "p1", at: epoch)
+        }
+        #expect(try store.party(id: "p1")?.isActive == false && store.blacklist(partyId: "p1").words == ["x"])
+        struct Abort: Error {}
+        try store.insert(party("p2"))
+        #expect(throws: Abort.self) {
+            try store.transaction {
+                try store.end(partyId: "p2", at: epoch)
+                throw Abort()
+            }
+        }
+        #expect(try store.party(id: "p2")?.isActive == true)
+    }
+
+    @Test(arguments: Backend.allCases) func aFailedTransactionLeavesNothingBehind(_ backend: Backend) throws {
+        let store = try backend.newStore()
         try store.insert(party("p1"))
         struct Abort: Error {}
         #expect(throws: Abort.self) {
@@ -131,10 +209,8 @@ struct PartyStoreTests {
 
 @Suite("R15 play memory")
 struct PlayedTests {
-    @Test func theNewestFiftyPlaysAreKeptNewestFirst() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mv-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let store = try PartyStore(path: folder.appendingPathComponent("t.sqlite").path)
+    @Test(arguments: Backend.allCases) func theNewestFiftyPlaysAreKeptNewestFirst(_ backend: Backend) throws {
+        let store = try backend.newStore()
         try store.insert(Party(id: "p", guestPin: "12345", hostPin: "54321", provider: "demo", createdAt: Date()))
         for index in 0..<60 {
             try store.recordPlayed(uri: "demo:track:\(index)", partyId: "p", at: Date(timeIntervalSince1970: Double(index)))
@@ -146,10 +222,8 @@ struct PlayedTests {
 
 @Suite("Write version for read caches")
 struct WriteVersionTests {
-    @Test func everyWriteMovesTheVersionAndReadsDoNot() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mv-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let store = try PartyStore(path: folder.appendingPathComponent("t.sqlite").path)
+    @Test(arguments: Backend.allCases) func everyWriteMovesTheVersionAndReadsDoNot(_ backend: Backend) throws {
+        let store = try backend.newStore()
         try store.insert(Party(id: "p", guestPin: "12345", hostPin: "54321", provider: "demo", createdAt: Date()))
         var version = store.writeVersion
         _ = try store.entries(partyId: "p")
@@ -179,15 +253,25 @@ struct WriteVersionTests {
     }
 
     /// Issue 11: a database error names the statement that failed.
-    @Test func aDatabaseErrorCarriesItsSQL() throws {
-        let store = try PartyStore(path: temporaryDatabase())
+    @Test(arguments: Backend.allCases) func aDatabaseErrorCarriesItsSQL(_ backend: Backend) throws {
+        let store = try backend.newStore()
         try store.insert(party("p1"))
         do {
             try store.insert(party("p1"))
             Issue.record("a second party with the same id was accepted")
         } catch let error as DatabaseError {
             #expect(error.sql?.contains("INSERT INTO parties") == true)
-            #expect(error.description.contains("UNIQUE") && error.description.contains("INSERT INTO parties"), "\(error)")
+            #expect(error.description.localizedCaseInsensitiveContains("unique") && error.description.contains("INSERT INTO parties"),
+                    "\(error)")
         }
+    }
+}
+
+@Suite("SQL dialects")
+struct SQLDialectTests {
+    @Test func postgreSQLNumbersTheParametersAndLeavesQuotedTextAlone() {
+        let sql = "SELECT 1 FROM t WHERE a = ? AND (?2 IS NULL OR b = ?2) AND c = '?' AND d = ?"
+        #expect(SQLDialect.postgreSQL.parameters(sql) == "SELECT 1 FROM t WHERE a = $1 AND ($2 IS NULL OR b = $2) AND c = '?' AND d = $2")
+        #expect(SQLDialect.sqlite.parameters(sql) == sql)
     }
 }

@@ -1,0 +1,55 @@
+import Foundation
+import PartyCore
+
+/// What the party engine asks of its store, whatever the database behind it (issue 26): `PartyStore` on
+/// SQLite or PostgreSQL. Not thread-safe: the engine's one `Mutex` is the store's serial owner.
+public protocol PartyStoring: AnyObject {
+    /// Changes whenever this store wrote anything: what was read at one value is still true at the same value.
+    var writeVersion: Int64 { get }
+    /// Makes what was written durable in one place before shutdown (SQLite's WAL; nothing on PostgreSQL).
+    func checkpoint() throws
+    /// Runs `body` atomically: all of its writes land, or none.
+    func transaction<T>(_ body: () throws -> T) throws -> T
+
+    func insert(_ party: Party) throws
+    func party(id: String) throws -> Party?
+    func activeParty(guestPin: String) throws -> Party?
+    func activeParty(hostPin: String) throws -> Party?
+    func isPinTaken(_ pin: String) throws -> Bool
+    func hasActiveParty(provider: String) throws -> Bool
+    func isQueued(trackId: String, provider: String) throws -> Bool
+    func activePartyCount() throws -> Int
+    func activeParties() throws -> [Party]
+    func save(playback: Playback, partyId: String) throws
+    func setDefaultPlaylist(_ playlistId: String?, partyId: String) throws
+    func end(partyId: String, at now: Date) throws
+    func countWrongPinCheck(partyId: String) throws
+    func countWrongPinCheckForEveryActiveParty() throws
+    @discardableResult func purge(endedBefore cutoff: Date) throws -> Int
+
+    func entries(partyId: String, uri: String?) throws -> [QueueEntry]
+    func entriesLiked(by deviceId: String, partyId: String) throws -> Set<Int64>
+    func queue(partyId: String, currentEntryId: Int64?) throws -> Queue
+    @discardableResult
+    func insertEntry(partyId: String, track: Track, addedAt: Date, addedBy: String, autofilled: Bool) throws -> Int64
+    func promote(entryId: Int64, addedBy: String, at now: Date) throws
+    func deleteEntry(id: Int64) throws
+    func recordPlayed(uri: String, partyId: String, at now: Date) throws
+    func recentlyPlayed(partyId: String) throws -> [String]
+    func toggleVote(entryId: Int64, deviceId: String) throws -> Bool
+
+    func blacklist(partyId: String) throws -> Blacklist
+    func addBlacklistWord(_ word: String, partyId: String) throws
+    func removeBlacklistWord(_ word: String, partyId: String) throws
+    func monitorToken(partyId: String) throws -> String?
+    func setMonitor(token: String, partyId: String) throws
+    func save(tokens: ProviderTokens, partyId: String) throws
+    func tokens(partyId: String) throws -> ProviderTokens?
+    func deleteTokens(partyId: String) throws
+}
+
+
+extension PartyStoring {
+    /// All of the party's entries.
+    public func entries(partyId: String) throws -> [QueueEntry] { try entries(partyId: partyId, uri: nil) }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import CPostgreSQL
+
+/// Owns one libpq connection (`PGconn`), closed in deinit. Not thread-safe by itself: `PartyStore` is its one
+/// serial owner, as for SQLite. Statements go out with `PQexecParams`, every value a text parameter.
+final class PostgreSQLConnection: SQLConnection {
+    private let handle: OpaquePointer
+    /// The store's SQL in PostgreSQL's spelling (`$1 …`), translated once per distinct statement.
+    private var translations: [String: String] = [:]
+    private var transactionDepth = 0
+    private(set) var changes = 0
+    private(set) var writeVersion: Int64 = 0
+    var dialect: SQLDialect { .postgreSQL }
+
+    /// Connects to `url` (`postgres://user:password@host:port/database?…`, libpq's URI form).
+    init(url: String) throws(DatabaseError) {
+        // "If any key word is repeated, the last value is used": a connect_timeout in the URL wins over ours.
+        let raw = Self.withCStrings(["connect_timeout", "dbname", nil]) { keywords in
+            Self.withCStrings(["5", url, nil]) { values in PQconnectdbParams(keywords, values, 1) }
+        }
+        guard let raw, PQstatus(raw) == CONNECTION_OK else {
+            let message = raw.map { Self.oneLine(PQerrorMessage($0)) } ?? "out of memory"
+            PQfinish(raw)
+            throw DatabaseError(code: 0, message: message, sqlState: "08001")
+        }
+        handle = raw
+        // Notices ("relation already exists, skipping") stay out of the server's standard error.
+        try execute("SET client_min_messages = warning")
+    }
+
+    deinit { PQfinish(handle) }
+
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLValue]) throws(DatabaseError) -> [Row] {
+        let statement = translations[sql] ?? translate(sql)
+        reconnectIfLost()
+        // Integers and doubles say their type; text and NULL let the server infer it from the column (Oid 0).
+        let types: [Oid] = values.map {
+            switch $0 {
+            case .integer: 20
+            case .real: 701
+            case .text, .null: 0
+            }
+        }
+        let texts: [String?] = values.map {
+            switch $0 {
+            case .text(let text): text
+            case .integer(let number): String(number)
+            case .real(let number): String(number)
+            case .null: nil
+            }
+        }
+        let result = Self.withCStrings(texts) { parameters in
+            PQexecParams(handle, statement, Int32(values.count), types, parameters, nil, nil, 0)
+        }
+        return try check(result, sql: sql)
+    }
+
+    func insert(_ sql: String, _ values: [SQLValue]) throws(DatabaseError) -> Int64 {
+        let returning = sql + " " + (dialect.returningID ?? "")
+        guard let id = try run(returning, values).first?.integer("id") else {
+            throw DatabaseError(code: 0, message: "the insert returned no id", sql: returning, sqlState: "")
+        }
+        return id
+    }
+
+    func execute(_ sql: String) throws(DatabaseError) {
+        reconnectIfLost()
+        try check(PQexec(handle, sql), sql: sql)
+    }
+
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        let nested = transactionDepth > 0
+        try execute(nested ? "SAVEPOINT nested" : dialect.beginTransaction)
+        transactionDepth += 1
+        defer { transactionDepth -= 1 }
+        do {
+            let result = try body()
+            // A failed statement aborts a PostgreSQL transaction, and COMMIT then rolls back without an error.
+            guard PQtransactionStatus(handle) != PQTRANS_INERROR else {
+                throw DatabaseError(code: 0, message: "a statement in this transaction failed", sqlState: "25P02")
+            }
+            try execute(nested ? "RELEASE nested" : "COMMIT")
+            return result
+        } catch {
+            if nested { try? execute("ROLLBACK TO nested") }
+            try? execute(nested ? "RELEASE nested" : "ROLLBACK")
+            throw error
+        }
+    }
+
+    private func translate(_ sql: String) -> String {
+        let statement = dialect.parameters(sql)
+        translations[sql] = statement
+        return statement
+    }
+
+    /// A connection the server dropped (a restart) is opened again between transactions, never inside one:
+    /// there the statements that already ran are gone, so the transaction has to fail.
+    private func reconnectIfLost() {
+        if transactionDepth == 0 && PQstatus(handle) == CONNECTION_BAD { PQreset(handle) }
+    }
+
+    /// The rows of a successful result, or its error with SQLSTATE and the SQL; frees the result either way.
+    @discardableResult
+    private func check(_ result: OpaquePointer?, sql: String) throws(DatabaseError) -> [Row] {
+        guard let result else {
+            throw DatabaseError(code: 0, message: Self.oneLine(PQerrorMessage(handle)), sql: sql, sqlState: "08006")
+        }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let message = mv_pq_primary_message(result).map { String(cString: $0) } ?? Self.oneLine(PQresultErrorMessage(result))
+            throw DatabaseError(code: 0, message: message, sql: sql, sqlState: mv_pq_sqlstate(result).map { String(cString: $0) } ?? "")
+        }
+        changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+        if changes > 0 && !String(cString: PQcmdStatus(result)).hasPrefix("SELECT") { writeVersion += Int64(changes) }
+        return Self.rows(of: result)
+    }
+
+    /// Every row, read by column name; integers, doubles and booleans by the column's type, the rest as text.
+    private static func rows(of result: OpaquePointer) -> [Row] {
+        let fields = PQnfields(result)
+        var columns: [String: Int] = [:]
+        for field in 0..<fields { columns[String(cString: PQfname(result, field))] = Int(field) }
+        let types = (0..<fields).map { PQftype(result, $0) }
+        return (0..<PQntuples(result)).map { row in
+            Row(values: (0..<fields).map { field in
+                if PQgetisnull(result, row, field) == 1 { return .null }
+                let text = String(cString: PQgetvalue(result, row, field))
+                switch types[Int(field)] {
+                case 20, 21, 23: return Int64(text).map(SQLValue.integer) ?? .text(text)  // int8, int2, int4
+                case 700, 701: return Double(text).map(SQLValue.real) ?? .text(text)     // float4, float8
+                case 16: return .integer(text == "t" ? 1 : 0)                             // bool
+                default: return .text(text)
+                }
+            }, columns: columns)
+        }
+    }
+
+    /// libpq's messages span lines ("…failed: Connection refused\n\tIs the server running…"): one line for a log.
+    private static func oneLine(_ message: UnsafePointer<CChar>?) -> String {
+        guard let message else { return "unknown error" }
+        return String(cString: message).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
+    /// C copies of `strings` (nil stays NULL) for the length of `body`.
+    private static func withCStrings<Result>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> Result) -> Result {
+        let copies = strings.map { $0.flatMap { strdup($0) } }
+        defer { copies.forEach { free($0) } }
+        return body(copies.map { $0.map { UnsafePointer($0) } })
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Synchronization
+
+/// A throwaway PostgreSQL server from Debian's `postgresql` package, in a temporary folder, on 127.0.0.1 and a
+/// free port, user `mv` trusted. `shared` starts one per test process on first use and stops it at exit; each
+/// test takes its own database (`createDatabase()`). Nothing stays running: `stop()` at exit and in deinit, and
+/// a watcher process stops the server should the test process die without running its exit handlers.
+public final class PostgreSQLCluster: Sendable {
+    public static let binaries = "/usr/lib/postgresql/15/bin"
+    public let folder: String
+    public let port: UInt16
+    private let stopped = Mutex(false)
+
+    /// The test process's cluster, started on first use (a failed start is every caller's error).
+    public static func shared() throws -> PostgreSQLCluster { try started.get() }
+
+    private static let started = Result { () throws -> PostgreSQLCluster in
+        let cluster = try PostgreSQLCluster()
+        running.withLock { $0 = cluster }
+        atexit { PostgreSQLCluster.running.withLock { $0 }?.stop() }
+        return cluster
+    }
+    private static let running = Mutex<PostgreSQLCluster?>(nil)
+
+    /// initdb (~2.5 s) and pg_ctl start. initdb refuses root, so as root the server runs as user `postgres`.
+    public init() throws {
+        folder = "/tmp/mv-pg-" + UUID().uuidString.prefix(8).lowercased()  // short: the socket path has a limit
+        port = try Self.freePort()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        if getuid() == 0, let user = getpwnam("postgres") { chown(folder, user.pointee.pw_uid, user.pointee.pw_gid) }
+        try watchForExit()
+        try run("initdb", ["-D", folder + "/db", "-U", "mv", "--auth=trust", "--no-locale", "-E", "UTF8", "--nosync"])
+        try run("pg_ctl", ["-D", folder + "/db", "-w", "-l", folder + "/log", "-o",
+                           "-F -k \(folder) -c listen_addresses=127.0.0.1 -p \(port)", "start"])
+    }
+
+    deinit { stop() }
+
+    /// `pg_ctl stop -m immediate` (the server just ends, as in a crash) and the folder removed. Safe to repeat.
+    public func stop() {
+        guard stopped.withLock({ wasStopped in defer { wasStopped = true }; return !wasStopped }) else { return }
+        try? run("pg_ctl", ["-D", folder + "/db", "-m", "immediate", "stop"])
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// The URL of `database` on this server for user `mv`.
+    public func url(database: String) -> String { "postgres://mv@127.0.0.1:\(port)/\(database)" }
+
+    /// A new empty database (`t_<uuid>`) and its URL.
+    public func createDatabase() throws -> String {
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try run("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "mv", name])
+        return url(database: name)
+    }
+
+    public struct ClusterError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// A PostgreSQL program, as user `postgres` when this process is root; its output goes to `commands.log`.
+    private func run(_ program: String, _ arguments: [String]) throws {
+        let path = Self.binaries + "/" + program
+        let command = getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--", path] + arguments : [path] + arguments
+        let status = try Self.spawn(command, output: folder + "/commands.log", wait: true)
+        guard status == 0 else {
+            let log = (try? String(contentsOfFile: folder + "/commands.log", encoding: .utf8)) ?? ""
+            throw ClusterError(description: "\(program) failed (\(status)): \(log.suffix(2_000))")
+        }
+    }
+
+    /// A shell that waits for this process to end and then stops the server: a crashed test runs no exit handler.
+    private func watchForExit() throws {
+        let stop = (getuid() == 0 ? "/usr/sbin/runuser -u postgres -- " : "") + Self.binaries + "/pg_ctl"
+        _ = try Self.spawn(["/bin/sh", "-c", "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; "
+                            + "[ -d \(folder)/db ] && \(stop) -D \(folder)/db -m immediate stop; rm -rf \(folder)"],
+                           output: "/dev/null", wait: false)
+    }
+
+    /// posix_spawn, and waitpid when `wait`: the exit status. Not Foundation's `Process`: the cluster starts inside
+    /// `shared`'s one-time initializer while parallel tests wait for it, and `Process` then never saw its child end.
+    private static func spawn(_ command: [String], output: String, wait: Bool) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let arguments = command.map { strdup($0) } + [nil]
+        defer { arguments.forEach { free($0) } }
+        var child: pid_t = 0
+        let spawned = posix_spawn(&child, command[0], &actions, nil, arguments, environ)
+        guard spawned == 0 else { throw ClusterError(description: "\(command[0]): \(String(cString: strerror(spawned)))") }
+        guard wait else { return 0 }
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+
+    /// A port nobody listens on now: bind 127.0.0.1:0, read the port, close.
+    private static func freePort() throws -> UInt16 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw ClusterError(description: "socket: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw ClusterError(description: "bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
+        return UInt16(bigEndian: address.sin_port)
+    }
+}
