@@ -7,6 +7,7 @@ import { renderTracks } from '../track-list.js';
 import { deviceId } from '../storage.js';
 import { ask } from '../dialog.js';
 import { tabs } from '../tabs.js';
+import { applyVote } from '../queue-order.js';
 
 const root = document.getElementById('guest');
 const partyId = root.dataset.party;
@@ -219,6 +220,10 @@ function start() {
 
   const events = connectEvents(partyId, {
     onEvent: (event) => {
+      if (event.type === 'vote-updated') {
+        const reordered = applyVote(queue, event.payload);
+        if (reordered) { queue = reordered; renderQueue(); return; }
+      }
       if (['queue-updated', 'vote-updated', 'track-changed', 'playback-changed', 'playback-stalled', 'device-changed'].includes(event.type)) reloadSoon();
     },
     onResync: reloadSoon,

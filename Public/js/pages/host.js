@@ -11,6 +11,7 @@ import { tvPairing } from '../tv-pairing.js';
 import { hostSearch } from '../host-search.js';
 import { undoableRemovals } from '../undo-removals.js';
 import { focusTvCode, setUpDeviceHint, setUpHostPin } from '../host-access.js';
+import { applyVote } from '../queue-order.js';
 
 const STORAGE_KEY = 'musicvoting.host';
 const login = document.getElementById('login');
@@ -149,6 +150,15 @@ async function run(partyId, hostPin) {
     lastQueue = (await api('GET', `${base}/track/queue`)).queue;
     renderQueue();
     search.render();
+  };
+  /** A like's event applied to the rows shown; false when the page must reload instead. */
+  const applyLike = (payload) => {
+    const reordered = applyVote(lastQueue, payload);
+    if (!reordered) return false;
+    lastQueue = reordered;
+    renderQueue();
+    search.render();
+    return true;
   };
 
   const removals = undoableRemovals({
@@ -336,6 +346,8 @@ async function run(partyId, hostPin) {
         current.deviceActive = event.payload.deviceActive === 'true';
         renderControls();
         loadQueue().catch(() => {});
+      } else if (event.type === 'vote-updated' && applyLike(event.payload)) {
+        // Applied from the event (issue 24): no queue fetch per like.
       } else if (event.type !== 'progress') {
         reloadSoon();
       }
