@@ -38,9 +38,12 @@ struct PartyLifecycleTests {
         let party = try TestParty(server)
         let guest = try party.client.get(party.base)
         #expect(guest.status == 200 && guest.json["pin"] as? String == party.pin && guest.json["provider"] as? String == "demo")
-        #expect(guest.json["hostPin"] == nil)
-        let wrong = try party.client.get(party.base, headers: ["Authorization": "Bearer 99999"])
-        #expect(wrong.json["hostPin"] == nil)
+        #expect(guest.answered(200, without: "hostPin"), "a guest gets the party without the host PIN: \(guest)")
+        #expect(!guest.text.contains(party.hostPin), "nor its digits anywhere: \(guest)")
+        let wrongPin = party.hostPin == "99999" ? "99998" : "99999"
+        let wrong = try party.client.get(party.base, headers: ["Authorization": "Bearer \(wrongPin)"])
+        #expect(wrong.status == 403 && wrong.error != nil && !wrong.text.contains(party.hostPin),
+                "a wrong PIN is refused and learns nothing: \(wrong)")
         let host = try party.client.get(party.base, headers: ["Authorization": "Bearer \(party.hostPin)"])
         #expect(host.json["hostPin"] as? String == party.hostPin)
     }

@@ -48,9 +48,14 @@ struct TestParty {
         try client.send("POST", "\(base)/track/vote", json: ["uri": "demo:track:\(number)", "deviceId": device])
     }
 
+    /// The queue as the server answers it; throws on anything but a 200 with a queue, so a check that something is
+    /// missing from it cannot pass on an error reply.
     func queue(device: String? = nil) throws -> [[String: Any]] {
         let response = try client.get("\(base)/track/queue" + (device.map { "?deviceId=\($0)" } ?? ""))
-        return response.json["queue"] as? [[String: Any]] ?? []
+        guard response.status == 200, let queue = response.json["queue"] as? [[String: Any]] else {
+            throw TestFailure(description: "queue: \(response)")
+        }
+        return queue
     }
 
     func queueUris() throws -> [String] { try queue().compactMap { $0["uri"] as? String } }
@@ -68,7 +73,12 @@ struct TestParty {
         return token
     }
 
-    func current() throws -> [String: Any] { try client.get("\(base)/track/current").json }
+    /// The playback state; throws on anything but a 200 with a JSON object.
+    func current() throws -> [String: Any] {
+        let response = try client.get("\(base)/track/current")
+        guard response.status == 200, let object = response.jsonObject else { throw TestFailure(description: "current: \(response)") }
+        return object
+    }
 
     func events(monitorToken: String? = nil, lastEventId: Int? = nil, source: String = "127.0.0.1") throws -> SSEClient {
         var path = "/api/spotify/events?partyId=\(id)&source=web"
@@ -77,8 +87,12 @@ struct TestParty {
     }
 }
 
+/// How long a test waits for a state it polls for: generous, as two shared cores running suites in parallel can
+/// stall a process for seconds. A passing wait ends as soon as the state is there.
+let patience: TimeInterval = 15
+
 /// Polls `condition` until it holds or the timeout passes.
-func eventually(timeout: TimeInterval = 5, _ condition: () throws -> Bool) rethrows -> Bool {
+func eventually(timeout: TimeInterval = patience, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if try condition() { return true }
