@@ -127,6 +127,39 @@ struct QueueTests {
         #expect(noUri.status == 400 && noUri.error == "Missing uri")
     }
 
+    /// R10: the playing track may be queued again, once; a like and a removal of its uri then mean the waiting copy.
+    @Test func removeAndVoteTargetTheWaitingCopyOfThePlayingTrack() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let party = try TestParty(server)
+        _ = try party.registerMonitor()
+        try party.add(1)
+        #expect(try (party.current()["track"] as? [String: Any])?["uri"] as? String == "demo:track:1", "R16: it plays")
+        let playingId = try #require((party.current()["track"] as? [String: Any])?["id"] as? String)
+        let again = try party.add(1, device: "guest-2")
+        #expect(again.status == 200, "the playing track may be queued again: \(again)")
+        let twice = try party.add(1, device: "guest-3")
+        #expect(twice.status == 409 && twice.error == "Song ist schon in der Warteschlange.", "but only once: \(twice)")
+        func copies() throws -> (playing: [String: Any]?, waiting: [String: Any]?) {
+            let queue = try party.queue(device: "fan").filter { $0["uri"] as? String == "demo:track:1" }
+            return (queue.first { $0["isCurrentlyPlaying"] as? Bool == true }, queue.first { $0["isCurrentlyPlaying"] as? Bool == false })
+        }
+        #expect(try copies().waiting != nil && copies().playing?["id"] as? String == playingId)
+
+        let liked = try party.vote(1, device: "fan")
+        #expect(liked.status == 200 && liked.json["liked"] as? Bool == true && liked.json["likeCount"] as? Int == 1, "\(liked)")
+        let afterLike = try copies()
+        #expect(afterLike.waiting?["likeCount"] as? Int == 1 && afterLike.waiting?["hasVoted"] as? Bool == true, "the waiting copy is liked")
+        #expect(afterLike.playing?["likeCount"] as? Int == 0 && afterLike.playing?["hasVoted"] as? Bool == false, "not the playing one")
+
+        let removed = try party.host("DELETE", "/track/remove", json: ["uri": "demo:track:1"])
+        #expect(removed.status == 200, "\(removed)")
+        let afterRemove = try copies()
+        #expect(afterRemove.waiting == nil, "the waiting copy is gone")
+        #expect(afterRemove.playing?["id"] as? String == playingId, "the playing entry plays on")
+        #expect(try (party.current()["track"] as? [String: Any])?["id"] as? String == playingId)
+    }
+
     @Test func defaultPlaylistIsSetAndCleared() throws {
         let server = try ServerProcess()
         defer { server.stop() }
