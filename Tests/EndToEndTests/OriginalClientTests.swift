@@ -42,9 +42,7 @@ struct OriginalClientTests {
     }
 
     @Test func aWebPlayerPausedForAMinuteIsStillTheDevice() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         // The web player: registers its SDK device through the interceptor (host PIN), listens without a token.
         let player = party.client.from("127.0.5.1")
         #expect(try player.send("PUT", "\(party.base)/spotify/deviceId", raw: "web-player-1", auth: party.hostPin).status == 200)
@@ -89,9 +87,7 @@ struct OriginalClientTests {
     }
 
     @Test func theOriginalBackendsSmallerRoutesAnswerClearly() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let save = try party.host("POST", "/track/saveToPlaylist", json: [String: Any]())
         #expect(save.status == 501 && save.error == "Playlists speichern wird nicht unterstützt.", "not a misleading 405")
         let device = try party.client.get("\(party.base)/spotify/deviceId")

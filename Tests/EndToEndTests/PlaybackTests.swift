@@ -4,9 +4,7 @@ import Testing
 @Suite("Playback (R14–R16, R19–R23)")
 struct PlaybackTests {
     @Test func hostControlsLockedUntilMonitorConnects() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         try party.add(1)
         #expect(try party.current()["deviceActive"] as? Bool == false)
         #expect(try party.current()["isPlaying"] as? Bool == false, "R16 waits for a monitor")
@@ -23,9 +21,7 @@ struct PlaybackTests {
     }
 
     @Test func startPauseResumeNextFollowTheQueue() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         _ = try party.registerMonitor()
         try party.add(1)
         #expect(try party.current()["isPlaying"] as? Bool == true, "R16: adding to an idle party starts it")
@@ -59,9 +55,7 @@ struct PlaybackTests {
     }
 
     @Test func theQueueRefillsWithAutofilledSongsBelowGuestSongs() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         _ = try party.registerMonitor()
         try party.add(15)
         let queue = try party.queue()
@@ -83,9 +77,7 @@ struct PlaybackTests {
     }
 
     @Test func aReRegisteredMonitorContinuesAtThePosition() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let token = try party.registerMonitor()
         try party.add(2)
         #expect(try eventually { try party.current()["progressMs"] as? Int ?? 0 >= 1_000 }, "a second into the song")
@@ -98,9 +90,7 @@ struct PlaybackTests {
     }
 
     @Test func monitorCallsNeedTheMonitorTokenOrHostPin() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let token = try party.registerMonitor()
         let progress = ["position": 1000, "duration": 30000, "paused": false] as [String: Any]
         #expect(try party.client.send("POST", "\(party.base)/track/progress", json: progress).status == 401)
@@ -121,9 +111,7 @@ struct PlaybackTests {
     }
 
     @Test func deviceActiveFollowsTheMonitorStream() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let observer = try party.events()
         let token = try party.registerMonitor()
         try observer.waitFor("device-changed") { $0.payload["deviceActive"] as? String == "true" }
@@ -140,9 +128,7 @@ struct PlaybackTests {
 @Suite("R15 refill memory")
 struct RefillMemoryTests {
     @Test func aSongThatJustPlayedIsNotRefilledAgain() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         _ = try party.registerMonitor()
         try party.add(24)
         var played: [String] = []
@@ -159,9 +145,7 @@ struct RefillMemoryTests {
 
     /// R20: the host always skips; the monitor's song end names its entry; only older players are debounced.
     @Test func hostSkipsAlwaysAdvanceAndSongEndsNameTheirEntry() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let token = try party.registerMonitor()
         for number in 1...6 { try party.add(number) }
         func currentEntry() throws -> (id: String, uri: String) {
@@ -194,9 +178,7 @@ struct RefillMemoryTests {
 
     /// Issue 24: ▶ on an empty party starts the refill (R15) instead of doing nothing.
     @Test func startOnAnEmptyPartyStartsTheRefill() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         _ = try party.registerMonitor()
         let started = try party.host("POST", "/track/start")
         #expect(started.json["status"] as? String == "playing")

@@ -4,9 +4,7 @@ import Testing
 @Suite("Search and queue (R9–R13, R17, R18)")
 struct QueueTests {
     @Test func searchAnswersSpotifyShapedTracksAndTopTenOnEmptyQuery() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let top = try party.client.get("\(party.base)/track/search?q=")
         let items = (top.json["tracks"] as? [String: Any])?["items"] as? [[String: Any]] ?? []
         #expect(items.count == 10)
@@ -27,9 +25,7 @@ struct QueueTests {
     }
 
     @Test func addingRefusesDuplicatesUnknownSongsAndLinks() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         #expect(try party.add(4).json["status"] as? String == "added")
         let duplicate = try party.add(4, device: "guest-2")
         #expect(duplicate.status == 409 && duplicate.error == "Song ist schon in der Warteschlange.")
@@ -49,9 +45,7 @@ struct QueueTests {
     }
 
     @Test func theEleventhAddPerDeviceWithinAMinuteIsRateLimited() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         for number in 1...10 { #expect(try party.add(number, device: "fast").status == 200) }
         let limited = try party.add(11, device: "fast")
         #expect(limited.status == 429 && limited.error == "Zu viele Anfragen — bitte kurz warten.")
@@ -60,9 +54,7 @@ struct QueueTests {
     }
 
     @Test func blacklistedTitlesAndArtistsAreRefused() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         #expect(try party.host("PUT", "/blacklist", json: ["word": "hausMEISTER"]).status == 200)
         #expect(try party.host("PUT", "/blacklist", json: ["word": "Bahnsteig"]).json["words"] as? [String] == ["Bahnsteig", "hausMEISTER"])
         let byArtist = try party.add(9)
@@ -75,9 +67,7 @@ struct QueueTests {
     }
 
     @Test func searchResultsTheBlacklistRefusesAreMarkedBlocked() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         #expect(try party.host("PUT", "/blacklist", json: ["word": "bahnSTEIG"]).status == 200)
         let items = { (query: String) throws -> [[String: Any]] in
             let tracks = try party.client.get("\(party.base)/track/search?q=\(query)").json["tracks"] as? [String: Any]
@@ -90,9 +80,7 @@ struct QueueTests {
     }
 
     @Test func likesToggleReorderTheQueueAndShowHasVoted() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         for number in [1, 2, 3] { try party.add(number) }
         #expect(try party.queueUris() == ["demo:track:1", "demo:track:2", "demo:track:3"])
         let liked = try party.vote(3, device: "a")
@@ -112,9 +100,7 @@ struct QueueTests {
     }
 
     @Test func hostRemovesSongs() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         try party.add(1)
         try party.add(2)
         #expect(try party.client.send("DELETE", "\(party.base)/track/remove", json: ["uri": "demo:track:1"]).status == 401)
@@ -129,9 +115,7 @@ struct QueueTests {
 
     /// R10: the playing track may be queued again, once; a like and a removal of its uri then mean the waiting copy.
     @Test func removeAndVoteTargetTheWaitingCopyOfThePlayingTrack() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         _ = try party.registerMonitor()
         try party.add(1)
         #expect(try (party.current()["track"] as? [String: Any])?["uri"] as? String == "demo:track:1", "R16: it plays")
@@ -161,9 +145,7 @@ struct QueueTests {
     }
 
     @Test func defaultPlaylistIsSetAndCleared() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let playlists = try party.host("GET", "/spotify/playlists")
         let first = (playlists.json["playlists"] as? [[String: Any]])?.first
         #expect(first?["id"] as? String == "album1" && first?["trackCount"] as? Int ?? 0 > 0)

@@ -51,19 +51,20 @@ struct RestartTests {
         let acknowledged = Mutex<[(kind: String, number: Int, device: String)]>([])
         let attempted = Mutex<[Int: Int]>([:])
         let group = DispatchGroup()
+        let client = party.client, base = party.base
         for thread in 0..<threads {
             group.enter()
             Thread {
                 defer { group.leave() }
                 for index in 0..<writesPerThread {
-                    let guest = party.client.from("127.0.\(30 + thread).\(index + 1)")
+                    let guest = client.from("127.0.\(30 + thread).\(index + 1)")
                     let device = "writer-\(thread)-\(index)"
                     // The first five writes of each thread add a song of its own; the rest like one of those songs.
                     let isAdd = index < 5
                     let number = isAdd ? thread * 5 + index + 1 : (index * 7 + thread) % (threads * 5) + 1
                     let path = isAdd ? "/track/addToPlaylist" : "/track/vote"
                     if !isAdd { attempted.withLock { $0[number, default: 0] += 1 } }
-                    guard let response = try? guest.send("POST", party.base + path, json: ["uri": "demo:track:\(number)", "deviceId": device]),
+                    guard let response = try? guest.send("POST", base + path, json: ["uri": "demo:track:\(number)", "deviceId": device]),
                           response.status == 200 else { continue }
                     acknowledged.withLock { $0.append((isAdd ? "add" : "like", number, device)) }
                 }

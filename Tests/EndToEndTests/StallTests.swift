@@ -5,9 +5,9 @@ import Testing
 /// and its position frozen, and it continues from there.
 @Suite("Stalled playback (R20a)")
 struct StallTests {
-    /// A party with a connected monitor (token and stream) playing its first song.
-    private func playingParty(_ server: ServerProcess) throws -> (TestParty, String, SSEClient) {
-        let party = try TestParty(server)
+    /// A party on a server of its own, with a connected monitor (token and stream) playing its first song.
+    private func playingParty() throws -> (TestParty, String, SSEClient) {
+        let party = try TestParty.given()
         let token = try party.registerMonitor()
         let monitor = try party.events(monitorToken: token)
         try party.add(1)
@@ -24,9 +24,7 @@ struct StallTests {
     }
 
     @Test func closingTheMonitorFreezesThePositionAndReRegisteringContinuesThere() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let (party, token, monitor) = try playingParty(server)
+        let (party, token, monitor) = try playingParty()
         let watcher = try party.events()
         try report(party, token: token, positionMs: 1200)
         let lastReport = 1200
@@ -66,9 +64,7 @@ struct StallTests {
     }
 
     @Test func aMonitorThatLeavesStallsAtOnce() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let (party, token, monitor) = try playingParty(server)
+        let (party, token, monitor) = try playingParty()
         let watcher = try party.events()
         defer { watcher.close() }
         try report(party, token: token, positionMs: 800)
@@ -85,9 +81,7 @@ struct StallTests {
     }
 
     @Test func aRefusedPlayIsAutoplayBlockedUntilTheTap() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let (party, token, monitor) = try playingParty(server)
+        let (party, token, monitor) = try playingParty()
         defer { monitor.close() }
         let watcher = try party.events()
         try report(party, token: token, positionMs: 0, paused: true, blocked: true)
@@ -102,9 +96,7 @@ struct StallTests {
     }
 
     @Test func aConnectedMonitorWithoutAudibleProgressIsSilentAfterFiveSeconds() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let (party, token, monitor) = try playingParty(server)
+        let (party, token, monitor) = try playingParty()
         defer { monitor.close() }
         let watcher = try party.events()
         defer { watcher.close() }
@@ -130,9 +122,7 @@ struct StallTests {
     }
 
     @Test func aFailedPlayerIsAProviderErrorSaidOnce() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let (party, token, monitor) = try playingParty(server)
+        let (party, token, monitor) = try playingParty()
         defer { monitor.close() }
         let watcher = try party.events()
         for _ in 0..<3 {
@@ -149,9 +139,7 @@ struct StallTests {
     }
 
     @Test func aHostPauseIsNotAStallAndHostPlayRetriesAStalledSong() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let (party, token, monitor) = try playingParty(server)
+        let (party, token, monitor) = try playingParty()
         defer { monitor.close() }
         try report(party, token: token, positionMs: 0, paused: true, blocked: true)
         let paused = try party.host("POST", "/track/pause")

@@ -4,6 +4,9 @@ import Testing
 
 /// A demo party created through the API, with helpers that speak for its guests, host and monitor.
 struct TestParty {
+    /// The server the party lives on. The party holds it, so a party from `given()` keeps its server running as
+    /// long as the test uses either (ServerProcess kills its process when it is released).
+    let server: ServerProcess
     let client: HTTPClient
     let id: String
     let pin: String
@@ -12,7 +15,14 @@ struct TestParty {
     /// Where the host created the party from: it proved the host PIN there (issue 23).
     let creatorAddress: String
 
+    /// Given a party: a server of its own (with `arguments`) and a party on it, in place of the preamble
+    /// "start a server, stop it in defer, create a party".
+    static func given(provider: String = "demo", arguments: [String] = []) throws -> TestParty {
+        try TestParty(ServerProcess(arguments: arguments), provider: provider)
+    }
+
     init(_ server: ServerProcess, provider: String = "demo") throws {
+        self.server = server
         client = server.client
         // Each test party is created by a host of its own (a loopback address and network of its own): creation
         // is throttled per address and network, and a test that makes many parties plays many hosts.
