@@ -1,6 +1,7 @@
 """Browser end-to-end tests: Debian's chromium + chromium-driver over WebDriver (python3-selenium).
 
-The real `musicvoting` binary runs on 127.0.0.1, port 0, with a fresh data folder per test module.
+The real `musicvoting` binary runs on 127.0.0.1, port 0, with a fresh data folder per test, serving the pages and
+assets built into it, as users get them (a test that needs the checkout's files says why and passes resources=True).
 Screenshots go to test-output/screenshots/.
 """
 import json, os, shutil, subprocess, tempfile, time, urllib.request
@@ -17,11 +18,12 @@ TV = (1920, 1080)
 
 
 class Server:
-    def __init__(self, data=None, arguments=()):
+    def __init__(self, data=None, arguments=(), resources=False):
         self.data = data or tempfile.mkdtemp(prefix="mv-browser-")
         self.log = open(self.data + ".log", "w")
+        override = ["--resources", ROOT] if resources else []
         self.process = subprocess.Popen(
-            [BINARY, "--host", "127.0.0.1", "--port", "0", "--data", self.data, "--resources", ROOT, *arguments],
+            [BINARY, "--host", "127.0.0.1", "--port", "0", "--data", self.data, *override, *arguments],
             stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.process.stdout.readline()
         assert line.startswith("MusicVoting listening on"), line
@@ -113,7 +115,23 @@ def severe_console_errors(driver):
             and "favicon" not in entry["message"]]
 
 
-def wait(driver, condition, timeout=10, message=""):
+def unexpected_console_errors(entries, expected):
+    """The console errors left once the expected failed requests are taken out. `expected` holds (path pattern,
+    status) pairs: Chromium logs a failed request as "<url> - Failed to load resource: the server responded with a
+    status of <status> (...)"; only that exact shape, for a listed path and status, is excused."""
+    import re
+    from urllib.parse import urlparse
+    left = []
+    for entry in entries:
+        match = re.match(r"^(\S+) - Failed to load resource: the server responded with a status of (\d+) ", entry["message"])
+        if match and any(re.search(pattern, urlparse(match.group(1)).path) and int(match.group(2)) == status
+                         for pattern, status in expected):
+            continue
+        left.append(entry)
+    return left
+
+
+def wait(driver, condition, timeout=15, message=""):
     """Polls `condition`; live re-renders replace rows, so stale elements just mean "look again"."""
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait

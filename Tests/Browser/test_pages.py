@@ -35,12 +35,17 @@ def test_provider_text_never_becomes_markup_in_the_live_page(browsers):
     server = Server(first.data)
     try:
         driver = browsers()
+        # The payload's alert(1), should it ever run, sets the flag checked below (before any page script runs).
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source":
+                               "window.alertFired = false; window.alert = () => { window.alertFired = true; };"})
         driver.get(f"{server.base}/join/{party['pin']}")
         wait(driver, lambda: driver.execute_script(
             "return [...document.querySelectorAll('#queue-list .track-name')].some(n => n.textContent.includes('<img'))"))
         time.sleep(0.5)
         assert driver.execute_script("return document.querySelectorAll('img[src=\"x\"], #queue-list b').length") == 0
-        assert driver.execute_script("return window.alertFired === undefined")
+        assert driver.execute_script("return window.alertFired") is False, "the override is in place and nothing called alert()"
+        driver.execute_script("window.alert('probe')")
+        assert driver.execute_script("return window.alertFired") is True, "the flag can tell"
     finally:
         server.stop()
 

@@ -6,7 +6,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import PHONE, TV, axe_violations, screenshot, severe_console_errors
+from conftest import PHONE, TV, axe_violations, screenshot, severe_console_errors, unexpected_console_errors
 
 WAIT = 10
 
@@ -200,9 +200,12 @@ def test_a_whole_party(server, browsers):
     screenshot(monitor, "monitor-party-over-tv")
     screenshot(guest1, "guest-ended-phone")
 
+    # Only the failures this story provokes are excused, by path and status: guest 2's duplicate add (409) and its
+    # eleventh add (429). A missing script or stylesheet, or any other failed call, fails the test.
+    expected = {guest2: [(r"^/api/party/[^/]+/track/addToPlaylist$", 409), (r"^/api/party/[^/]+/track/addToPlaylist$", 429)]}
     for driver in (host, guest1, guest2, monitor):
-        assert severe_console_errors(driver) == [] or all("429" in e["message"] or "409" in e["message"] or "404" in e["message"]
-                                                         for e in severe_console_errors(driver))
+        errors = severe_console_errors(driver)
+        assert unexpected_console_errors(errors, expected.get(driver, [])) == [], errors
 
 
 def like_button_class(driver, name):

@@ -12,10 +12,24 @@ struct HTTPResponse {
     var text: String { String(decoding: body, as: UTF8.self) }
     func header(_ name: String) -> String? { headers[name.lowercased()] }
 
-    /// The body parsed as JSON (Foundation's parser is fine on the test side).
-    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:] }
+    /// The body as a JSON object, or nil when it is none (an HTML page, an empty or truncated body).
+    var jsonObject: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
+    /// The body parsed as JSON (Foundation's parser is fine on the test side); empty when it is not a JSON object,
+    /// so a check that something is absent must use `answered(_:without:)`, which an error reply cannot pass.
+    var json: [String: Any] { jsonObject ?? [:] }
     var jsonArray: [Any] { (try? JSONSerialization.jsonObject(with: Data(body))) as? [Any] ?? [] }
     var error: String? { json["error"] as? String }
+
+    /// A negative check that looks at the status and the raw body: the reply is `status` with a JSON object that
+    /// does not hold `key` (anywhere in its text either).
+    func answered(_ status: Int, without key: String) -> Bool {
+        self.status == status && jsonObject != nil && jsonObject?[key] == nil && !text.contains("\"\(key)\"")
+    }
+}
+
+extension HTTPResponse: CustomStringConvertible {
+    /// Status and raw body, for failure messages.
+    var description: String { "\(status) \(text.prefix(300))" }
 }
 
 struct TestFailure: Error, CustomStringConvertible {

@@ -8,39 +8,41 @@ import Testing
 /// next to the Spotify fake.)
 @Suite("Original clients replayed")
 struct OriginalClientTests {
-    /// The iOS listener: whenever its stream ends or is refused, it opens it again at once.
-    private func reconnectingListener(port: UInt16, path: String, seconds: TimeInterval) throws -> Int {
-        let deadline = Date().addingTimeInterval(seconds)
-        var requests = 0
-        while Date() < deadline {
-            requests += 1
-            let stream = try SSEClient(port: port, path: path)
-            if stream.status == 200 {
-                _ = stream.waitForEnd(timeout: max(0.1, deadline.timeIntervalSinceNow))
-                stream.close()
-            }
-        }
-        return requests
-    }
-
+    /// An ended party's stream is answered and then kept open, so a listener that reconnects whenever its stream
+    /// ends has nothing to reconnect for; a party id that never existed is a 404 that a tight loop gets later and later.
     @Test func aPartyEndIsNoReconnectStorm() throws {
         let server = try ServerProcess()
         defer { server.stop() }
         let party = try TestParty(server)
         let path = "/api/spotify/events?partyId=\(party.id)&source=ios&installationId=phone-1"
         #expect(try party.host("DELETE", "").status == 204)
-        let afterEnd = try reconnectingListener(port: party.client.port, path: path, seconds: 10)
-        #expect(afterEnd <= 2, "the ended party's stream stays open: \(afterEnd) requests in 10 s")
-        // A party id that never existed is a 404; a listener retrying it at once is slowed down, not refused.
+        let afterEnd = try SSEClient(port: party.client.port, path: path)
+        defer { afterEnd.close() }
+        #expect(afterEnd.status == 200, "an ended party's stream is no 404 to retry")
+        try afterEnd.waitFor("party-ended")
+        let pings = afterEnd.commentLines.count
+        #expect(eventually(timeout: 3 * patience) { afterEnd.commentLines.count > pings }, "keepalives follow the party-ended event")
+        #expect(!afterEnd.waitForEnd(timeout: 0), "the stream is still open: the listener has nothing to reconnect for")
+        #expect(afterEnd.received.map(\.type) == ["party-ended"])
+
+        // A listener retrying a party id that never existed at once: the first answers come at once, then the server
+        // answers after a pause (a lower bound on the wait, which a busy machine can only lengthen).
         let unknown = "/api/spotify/events?partyId=\(String(repeating: "ab", count: 16))&source=ios"
-        let refused = try reconnectingListener(port: party.client.port, path: unknown, seconds: 10)
-        #expect(refused <= 12, "a tight 404 loop is paced: \(refused) requests in 10 s")
+        var statuses: [Int] = []
+        var paced = false
+        while !paced && statuses.count < 12 {
+            let started = Date()
+            let stream = try SSEClient(port: party.client.port, path: unknown)
+            statuses.append(stream.status)
+            paced = Date().timeIntervalSince(started) >= 1.5
+            stream.close()
+        }
+        #expect(paced, "a tight 404 loop is answered after a pause within 12 requests (\(statuses.count) sent)")
+        #expect(statuses.allSatisfy { $0 == 404 }, "paced, not refused: \(statuses)")
     }
 
     @Test func aWebPlayerPausedForAMinuteIsStillTheDevice() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         // The web player: registers its SDK device through the interceptor (host PIN), listens without a token.
         let player = party.client.from("127.0.5.1")
         #expect(try player.send("PUT", "\(party.base)/spotify/deviceId", raw: "web-player-1", auth: party.hostPin).status == 200)
@@ -85,9 +87,7 @@ struct OriginalClientTests {
     }
 
     @Test func theOriginalBackendsSmallerRoutesAnswerClearly() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let save = try party.host("POST", "/track/saveToPlaylist", json: [String: Any]())
         #expect(save.status == 501 && save.error == "Playlists speichern wird nicht unterstützt.", "not a misleading 405")
         let device = try party.client.get("\(party.base)/spotify/deviceId")

@@ -33,22 +33,21 @@ struct PartyLifecycleTests {
     }
 
     @Test func hostPinIsOnlyShownToTheHost() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let guest = try party.client.get(party.base)
         #expect(guest.status == 200 && guest.json["pin"] as? String == party.pin && guest.json["provider"] as? String == "demo")
-        #expect(guest.json["hostPin"] == nil)
-        let wrong = try party.client.get(party.base, headers: ["Authorization": "Bearer 99999"])
-        #expect(wrong.json["hostPin"] == nil)
+        #expect(guest.answered(200, without: "hostPin"), "a guest gets the party without the host PIN: \(guest)")
+        #expect(!guest.text.contains(party.hostPin), "nor its digits anywhere: \(guest)")
+        let wrongPin = party.hostPin == "99999" ? "99998" : "99999"
+        let wrong = try party.client.get(party.base, headers: ["Authorization": "Bearer \(wrongPin)"])
+        #expect(wrong.answered(200, without: "hostPin") && !wrong.text.contains(party.hostPin),
+                "a wrong PIN gets the guest's view and learns nothing: \(wrong)")
         let host = try party.client.get(party.base, headers: ["Authorization": "Bearer \(party.hostPin)"])
         #expect(host.json["hostPin"] as? String == party.hostPin)
     }
 
     @Test func hostAuthFailuresComeInSpecOrderThenThrottle() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let malformed = try party.client.send("PUT", "/api/party/\(String(repeating: "0", count: 32))/default-playlist", raw: "{nope")
         #expect(malformed.status == 400)
         let unknown = try party.client.send("DELETE", "/api/party/\(String(repeating: "0", count: 32))")
@@ -84,9 +83,7 @@ struct PartyLifecycleTests {
     }
 
     @Test func endingAPartyEmptiesItNotifiesClientsAndFreesItsPins() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         try party.add(3)
         let stream = try party.events()
         let ended = try party.host("DELETE", "")
@@ -121,9 +118,7 @@ struct PartyLifecycleTests {
     }
 
     @Test func theQrCodeDecodesToTheJoinUrl() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let response = try party.client.get("\(party.base)/qr")
         #expect(response.status == 200 && response.header("content-type") == "image/png")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).png")

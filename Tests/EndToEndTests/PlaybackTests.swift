@@ -4,9 +4,7 @@ import Testing
 @Suite("Playback (R14–R16, R19–R23)")
 struct PlaybackTests {
     @Test func hostControlsLockedUntilMonitorConnects() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         try party.add(1)
         #expect(try party.current()["deviceActive"] as? Bool == false)
         #expect(try party.current()["isPlaying"] as? Bool == false, "R16 waits for a monitor")
@@ -23,20 +21,20 @@ struct PlaybackTests {
     }
 
     @Test func startPauseResumeNextFollowTheQueue() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         _ = try party.registerMonitor()
         try party.add(1)
         #expect(try party.current()["isPlaying"] as? Bool == true, "R16: adding to an idle party starts it")
         try party.add(2)
         try party.add(3)
         try party.vote(3, device: "x")
-        Thread.sleep(forTimeInterval: 0.3)
+        let moving = try party.current()["progressMs"] as? Int ?? -1
+        #expect(try eventually { try party.current()["progressMs"] as? Int ?? -1 > moving }, "the clock runs while playing")
+        let beforePause = try party.current()["progressMs"] as? Int ?? -1
         let paused = try party.host("POST", "/track/pause")
         #expect(paused.json["isPlaying"] as? Bool == false)
         let pausedAt = paused.json["progressMs"] as? Int ?? -1
-        #expect(pausedAt >= 250)
+        #expect(pausedAt >= beforePause && pausedAt > 0, "paused where the clock stood: \(pausedAt) ≥ \(beforePause)")
         Thread.sleep(forTimeInterval: 0.3)
         #expect(try party.current()["progressMs"] as? Int == pausedAt, "the position holds while paused")
         try party.add(4)
@@ -57,9 +55,7 @@ struct PlaybackTests {
     }
 
     @Test func theQueueRefillsWithAutofilledSongsBelowGuestSongs() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         _ = try party.registerMonitor()
         try party.add(15)
         let queue = try party.queue()
@@ -75,16 +71,16 @@ struct PlaybackTests {
         let promoted = try party.queue()
         #expect(promoted[2]["uri"] as? String == autofilled && promoted[2]["autofilled"] as? Bool == false)
         #expect(promoted.filter { $0["uri"] as? String == autofilled }.count == 1)
-        #expect(try party.host("POST", "/track/prepare-next").status == 204)
+        let prepared = try party.host("POST", "/track/prepare-next")
+        #expect(prepared.status == 204, "\(prepared)")
+        #expect(try party.queueUris() == promoted.compactMap { $0["uri"] as? String }, "a queue that is not dry is not refilled again")
     }
 
     @Test func aReRegisteredMonitorContinuesAtThePosition() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let token = try party.registerMonitor()
         try party.add(2)
-        Thread.sleep(forTimeInterval: 1.2)
+        #expect(try eventually { try party.current()["progressMs"] as? Int ?? 0 >= 1_000 }, "a second into the song")
         let stream = try party.events()
         let again = try party.client.send("PUT", "\(party.base)/device", json: ["deviceId": "tv-1", "kind": "monitor"], auth: token)
         #expect(again.status == 200 && again.json["monitorToken"] as? String == token)
@@ -94,9 +90,7 @@ struct PlaybackTests {
     }
 
     @Test func monitorCallsNeedTheMonitorTokenOrHostPin() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let token = try party.registerMonitor()
         let progress = ["position": 1000, "duration": 30000, "paused": false] as [String: Any]
         #expect(try party.client.send("POST", "\(party.base)/track/progress", json: progress).status == 401)
@@ -116,20 +110,16 @@ struct PlaybackTests {
         #expect(try party.client.send("POST", "\(party.base)/track/start", auth: token).status == 403, "start is the host's")
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func deviceActiveFollowsTheMonitorStream() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+    @Test func deviceActiveFollowsTheMonitorStream() throws {
+        let party = try TestParty.given()
         let observer = try party.events()
         let token = try party.registerMonitor()
         try observer.waitFor("device-changed") { $0.payload["deviceActive"] as? String == "true" }
         let monitorStream = try party.events(monitorToken: token)
         #expect(monitorStream.status == 200)
-        Thread.sleep(forTimeInterval: 0.3)
         monitorStream.close()
         // The registration heartbeat keeps it active for 15 s; then the closed stream makes it inactive.
-        try observer.waitFor("device-changed", timeout: 25) { $0.payload["deviceActive"] as? String == "false" }
+        try observer.waitFor("device-changed", timeout: 15 + 2 * patience) { $0.payload["deviceActive"] as? String == "false" }
         #expect(try party.current()["deviceActive"] as? Bool == false)
         #expect(try party.host("POST", "/track/start").status == 409)
     }
@@ -138,9 +128,7 @@ struct PlaybackTests {
 @Suite("R15 refill memory")
 struct RefillMemoryTests {
     @Test func aSongThatJustPlayedIsNotRefilledAgain() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         _ = try party.registerMonitor()
         try party.add(24)
         var played: [String] = []
@@ -157,9 +145,7 @@ struct RefillMemoryTests {
 
     /// R20: the host always skips; the monitor's song end names its entry; only older players are debounced.
     @Test func hostSkipsAlwaysAdvanceAndSongEndsNameTheirEntry() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let token = try party.registerMonitor()
         for number in 1...6 { try party.add(number) }
         func currentEntry() throws -> (id: String, uri: String) {
@@ -192,9 +178,7 @@ struct RefillMemoryTests {
 
     /// Issue 24: ▶ on an empty party starts the refill (R15) instead of doing nothing.
     @Test func startOnAnEmptyPartyStartsTheRefill() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         _ = try party.registerMonitor()
         let started = try party.host("POST", "/track/start")
         #expect(started.json["status"] as? String == "playing")

@@ -4,9 +4,7 @@ import Testing
 @Suite("Search and queue (R9–R13, R17, R18)")
 struct QueueTests {
     @Test func searchAnswersSpotifyShapedTracksAndTopTenOnEmptyQuery() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let top = try party.client.get("\(party.base)/track/search?q=")
         let items = (top.json["tracks"] as? [String: Any])?["items"] as? [[String: Any]] ?? []
         #expect(items.count == 10)
@@ -27,9 +25,7 @@ struct QueueTests {
     }
 
     @Test func addingRefusesDuplicatesUnknownSongsAndLinks() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         #expect(try party.add(4).json["status"] as? String == "added")
         let duplicate = try party.add(4, device: "guest-2")
         #expect(duplicate.status == 409 && duplicate.error == "Song ist schon in der Warteschlange.")
@@ -49,9 +45,7 @@ struct QueueTests {
     }
 
     @Test func theEleventhAddPerDeviceWithinAMinuteIsRateLimited() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         for number in 1...10 { #expect(try party.add(number, device: "fast").status == 200) }
         let limited = try party.add(11, device: "fast")
         #expect(limited.status == 429 && limited.error == "Zu viele Anfragen — bitte kurz warten.")
@@ -60,9 +54,7 @@ struct QueueTests {
     }
 
     @Test func blacklistedTitlesAndArtistsAreRefused() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         #expect(try party.host("PUT", "/blacklist", json: ["word": "hausMEISTER"]).status == 200)
         #expect(try party.host("PUT", "/blacklist", json: ["word": "Bahnsteig"]).json["words"] as? [String] == ["Bahnsteig", "hausMEISTER"])
         let byArtist = try party.add(9)
@@ -94,9 +86,7 @@ struct QueueTests {
     }
 
     @Test func searchResultsTheBlacklistRefusesAreMarkedBlocked() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         #expect(try party.host("PUT", "/blacklist", json: ["word": "bahnSTEIG"]).status == 200)
         let items = { (query: String) throws -> [[String: Any]] in
             let tracks = try party.client.get("\(party.base)/track/search?q=\(query)").json["tracks"] as? [String: Any]
@@ -109,9 +99,7 @@ struct QueueTests {
     }
 
     @Test func likesToggleReorderTheQueueAndShowHasVoted() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         for number in [1, 2, 3] { try party.add(number) }
         #expect(try party.queueUris() == ["demo:track:1", "demo:track:2", "demo:track:3"])
         let liked = try party.vote(3, device: "a")
@@ -131,9 +119,7 @@ struct QueueTests {
     }
 
     @Test func hostRemovesSongs() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         try party.add(1)
         try party.add(2)
         #expect(try party.client.send("DELETE", "\(party.base)/track/remove", json: ["uri": "demo:track:1"]).status == 401)
@@ -146,10 +132,39 @@ struct QueueTests {
         #expect(noUri.status == 400 && noUri.error == "Missing uri")
     }
 
+    /// R10: the playing track may be queued again, once; a like and a removal of its uri then mean the waiting copy.
+    @Test func removeAndVoteTargetTheWaitingCopyOfThePlayingTrack() throws {
+        let party = try TestParty.given()
+        _ = try party.registerMonitor()
+        try party.add(1)
+        #expect(try (party.current()["track"] as? [String: Any])?["uri"] as? String == "demo:track:1", "R16: it plays")
+        let playingId = try #require((party.current()["track"] as? [String: Any])?["id"] as? String)
+        let again = try party.add(1, device: "guest-2")
+        #expect(again.status == 200, "the playing track may be queued again: \(again)")
+        let twice = try party.add(1, device: "guest-3")
+        #expect(twice.status == 409 && twice.error == "Song ist schon in der Warteschlange.", "but only once: \(twice)")
+        func copies() throws -> (playing: [String: Any]?, waiting: [String: Any]?) {
+            let queue = try party.queue(device: "fan").filter { $0["uri"] as? String == "demo:track:1" }
+            return (queue.first { $0["isCurrentlyPlaying"] as? Bool == true }, queue.first { $0["isCurrentlyPlaying"] as? Bool == false })
+        }
+        #expect(try copies().waiting != nil && copies().playing?["id"] as? String == playingId)
+
+        let liked = try party.vote(1, device: "fan")
+        #expect(liked.status == 200 && liked.json["liked"] as? Bool == true && liked.json["likeCount"] as? Int == 1, "\(liked)")
+        let afterLike = try copies()
+        #expect(afterLike.waiting?["likeCount"] as? Int == 1 && afterLike.waiting?["hasVoted"] as? Bool == true, "the waiting copy is liked")
+        #expect(afterLike.playing?["likeCount"] as? Int == 0 && afterLike.playing?["hasVoted"] as? Bool == false, "not the playing one")
+
+        let removed = try party.host("DELETE", "/track/remove", json: ["uri": "demo:track:1"])
+        #expect(removed.status == 200, "\(removed)")
+        let afterRemove = try copies()
+        #expect(afterRemove.waiting == nil, "the waiting copy is gone")
+        #expect(afterRemove.playing?["id"] as? String == playingId, "the playing entry plays on")
+        #expect(try (party.current()["track"] as? [String: Any])?["id"] as? String == playingId)
+    }
+
     @Test func defaultPlaylistIsSetAndCleared() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let playlists = try party.host("GET", "/spotify/playlists")
         let first = (playlists.json["playlists"] as? [[String: Any]])?.first
         #expect(first?["id"] as? String == "album1" && first?["trackCount"] as? Int ?? 0 > 0)

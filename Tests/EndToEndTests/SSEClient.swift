@@ -61,7 +61,7 @@ final class SSEClient: @unchecked Sendable {
 
     /// Waits until an event of `type` (after `index` events) arrives; returns it.
     @discardableResult
-    func waitFor(_ type: String, timeout: TimeInterval = 5, where matches: (ReceivedEvent) -> Bool = { _ in true }) throws -> ReceivedEvent {
+    func waitFor(_ type: String, timeout: TimeInterval = patience, where matches: (ReceivedEvent) -> Bool = { _ in true }) throws -> ReceivedEvent {
         let deadline = Date().addingTimeInterval(timeout)
         lock.lock()
         defer { lock.unlock() }
@@ -73,7 +73,7 @@ final class SSEClient: @unchecked Sendable {
         }
     }
 
-    func waitForEnd(timeout: TimeInterval = 5) -> Bool {
+    func waitForEnd(timeout: TimeInterval = patience) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         lock.lock()
         defer { lock.unlock() }

@@ -3,8 +3,8 @@ import HTTPServer
 import PartyStore
 import Testing
 
-private func spotifyServer(_ spotify: FakeSpotify) throws -> ServerProcess {
-    try ServerProcess(arguments: ["--spotify-client-id", "client-123", "--spotify-accounts-base", spotify.base,
+private func spotifyServer(_ spotify: FakeSpotify, dataDirectory: String? = nil) throws -> ServerProcess {
+    try ServerProcess(dataDirectory: dataDirectory, arguments: ["--spotify-client-id", "client-123", "--spotify-accounts-base", spotify.base,
                                   "--spotify-api-base", spotify.base + "/v1"])
 }
 
@@ -122,7 +122,9 @@ struct SpotifyTests {
 
         let login = try stream.waitFor("login-success")
         #expect(login.payload["source"] as? String == "web" && login.payload["partyId"] as? String == party.id)
-        Thread.sleep(forTimeInterval: 0.3)
+        // A later event of the other party marks the point by which a stray login-success would have arrived.
+        _ = try other.registerMonitor()
+        try otherStream.waitFor("device-changed")
         #expect(!otherStream.received.contains { $0.type == "login-success" }, "scoped to the party")
 
         #expect(try party.client.get("\(party.base)/spotify/status").json["loggedIn"] as? Bool == true)
@@ -156,15 +158,22 @@ struct SpotifyTests {
             #expect(event.payload["source"] as? String == "ios" && event.payload["installationId"] as? String == "phone-1")
             #expect(event.payload["partyId"] as? String == party.id)
         }
-        Thread.sleep(forTimeInterval: 0.3)
+        // Later events on each stream mark the point by which a stray login-success would have arrived (a stream
+        // delivers in order): a party event on the party's streams, a keepalive on the partyless one.
+        let waitingOtherPings = waitingOther.commentLines.count
+        _ = try party.registerMonitor()
+        for stream in [web, otherPhone] { try stream.waitFor("device-changed") }
+        #expect(eventually(timeout: 3 * patience) { waitingOther.commentLines.count > waitingOtherPings })
         for stream in [web, otherPhone, waitingOther] {
             #expect(!stream.received.contains { $0.type == "login-success" }, "an iOS login reaches only its installation")
         }
         #expect(waiting.received.allSatisfy { $0.type == "login-success" }, "the partyId-less stream carries nothing party-scoped")
         let added = try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "spotify:track:trk1", "deviceId": "g"])
         #expect(added.status == 200)
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(waiting.received.count == 1)
+        try phone.waitFor("queue-updated")
+        let waitingPings = waiting.commentLines.count
+        #expect(eventually(timeout: 3 * patience) { waiting.commentLines.count > waitingPings }, "a keepalive after the add")
+        #expect(waiting.received.count == 1, "\(waiting.received.map(\.type))")
         #expect(phone.received.contains { $0.type == "queue-updated" }, "the party's own iOS stream gets party events")
 
         // The app's own completion call (URLSession with X-Install-Id) gets a 2xx instead of the redirect.
@@ -223,11 +232,12 @@ struct SpotifyTests {
         #expect(eventually { !spotify.plays().isEmpty }, "R16 start plays on the device")
         let play = try #require(spotify.plays().first)
         #expect(play.deviceId == "sdk-device-9" && play.uris == ["spotify:track:trk1"])
-        #expect((0..<2_000).contains(play.positionMs))
+        let clock = try party.current()["progressMs"] as? Int ?? -1
+        #expect(play.positionMs >= 0 && play.positionMs <= clock, "started from the top, behind the server's clock (\(play.positionMs), \(clock))")
         #expect(!spotify.requests.contains { $0.path.contains("/me/player") && $0.method == "PUT" && $0.path.hasSuffix("/player") },
                 "never a device transfer")
 
-        Thread.sleep(forTimeInterval: 1.2)
+        #expect(try eventually { try party.current()["progressMs"] as? Int ?? 0 >= 1_000 }, "a second into the song")
         #expect(try party.host("POST", "/track/pause").status == 200)
         #expect(eventually { spotify.requests.contains { $0.path == "/v1/me/player/pause" && $0.query["device_id"] == "sdk-device-9" } })
         #expect(try party.host("POST", "/track/resume").status == 200)
@@ -260,6 +270,41 @@ struct SpotifyTests {
         #expect(try store.tokens(partyId: party.id) == nil, "R5: the party's provider tokens are gone")
     }
 
+    /// R7: the provider's refresh token, the default playlist and the blacklist survive a real restart (a new
+    /// process on the same data folder).
+    @Test func theRefreshTokenDefaultPlaylistAndBlacklistSurviveARestart() throws {
+        let spotify = try FakeSpotify()
+        defer { spotify.stop() }
+        let first = try spotifyServer(spotify)
+        let party = try TestParty(first, provider: "spotify")
+        try logIn(party)
+        #expect(try party.host("PUT", "/default-playlist", json: ["playlistId": "pl1"]).status == 200)
+        #expect(try party.host("PUT", "/blacklist", json: ["word": "Schlager"]).status == 200)
+        first.stop()
+        #expect(first.exitStatus == 0)
+        // The new process finds no valid access token upstream: it can search only with the stored refresh token.
+        spotify.expireAccessTokens()
+
+        let second = try spotifyServer(spotify, dataDirectory: first.dataDirectory)
+        defer { second.stop() }
+        let again = TestPartyHandle(party: party, server: second)
+        #expect(try again.client.get("\(party.base)/spotify/status").json["loggedIn"] as? Bool == true)
+        let search = try again.client.get("\(party.base)/track/search?q=licht")
+        #expect(search.status == 200, "\(search)")
+        let refresh = try #require(spotify.requests.last { $0.path == "/api/token" })
+        #expect(FakeSpotify.form(refresh)["grant_type"] == "refresh_token" && FakeSpotify.form(refresh)["refresh_token"] == "refresh-1",
+                "the stored refresh token was used")
+        let blacklist = try again.host("GET", "/blacklist")
+        #expect(blacklist.status == 200 && blacklist.json["words"] as? [String] == ["Schlager"], "\(blacklist)")
+        // The refill takes the default playlist (pl1: trk1, trk2, trk3), not the charts ("Top Hit").
+        let token = try again.client.send("PUT", "\(party.base)/device", json: ["deviceId": "tv-1", "kind": "monitor"], auth: party.hostPin)
+        #expect(token.status == 200)
+        let added = try again.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "spotify:track:trk1", "deviceId": "g"])
+        #expect(added.status == 200, "\(added)")
+        #expect(try again.queue().map { $0["uri"] as? String } == ["spotify:track:trk1", "spotify:track:trk2", "spotify:track:trk3"],
+                "refilled from the default playlist after the restart")
+    }
+
     @Test func anAccessTokenAboutToExpireIsRefreshedBeforeTheCall() throws {
         let fixture = try SpotifyParty { $0.tokenLifetime(30) }
         let (spotify, party) = (fixture.spotify, fixture.party)
@@ -276,7 +321,7 @@ struct SpotifyTests {
         let (spotify, party) = (fixture.spotify, fixture.party)
         let token = try fixture.pairMonitor(sdkDevice: "sdk-first")
         try fixture.add("spotify:track:trk1")
-        Thread.sleep(forTimeInterval: 1.2)
+        #expect(try eventually { try fixture.party.current()["progressMs"] as? Int ?? 0 >= 1_000 }, "a second into the song")
         // The TV reloads: its SDK reports a new device id.
         _ = try party.client.send("PUT", "\(party.base)/spotify/deviceId", raw: "sdk-second", auth: token)
         #expect(eventually { !spotify.plays(device: "sdk-second").isEmpty })

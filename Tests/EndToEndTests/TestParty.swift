@@ -4,6 +4,9 @@ import Testing
 
 /// A demo party created through the API, with helpers that speak for its guests, host and monitor.
 struct TestParty {
+    /// The server the party lives on. The party holds it, so a party from `given()` keeps its server running as
+    /// long as the test uses either (ServerProcess kills its process when it is released).
+    let server: ServerProcess
     let client: HTTPClient
     let id: String
     let pin: String
@@ -12,7 +15,14 @@ struct TestParty {
     /// Where the host created the party from: it proved the host PIN there (issue 23).
     let creatorAddress: String
 
+    /// Given a party: a server of its own (with `arguments`) and a party on it, in place of the preamble
+    /// "start a server, stop it in defer, create a party".
+    static func given(provider: String = "demo", arguments: [String] = []) throws -> TestParty {
+        try TestParty(ServerProcess(arguments: arguments), provider: provider)
+    }
+
     init(_ server: ServerProcess, provider: String = "demo") throws {
+        self.server = server
         client = server.client
         // Each test party is created by a host of its own (a loopback address and network of its own): creation
         // is throttled per address and network, and a test that makes many parties plays many hosts.
@@ -48,9 +58,14 @@ struct TestParty {
         try client.send("POST", "\(base)/track/vote", json: ["uri": "demo:track:\(number)", "deviceId": device])
     }
 
+    /// The queue as the server answers it; throws on anything but a 200 with a queue, so a check that something is
+    /// missing from it cannot pass on an error reply.
     func queue(device: String? = nil) throws -> [[String: Any]] {
         let response = try client.get("\(base)/track/queue" + (device.map { "?deviceId=\($0)" } ?? ""))
-        return response.json["queue"] as? [[String: Any]] ?? []
+        guard response.status == 200, let queue = response.json["queue"] as? [[String: Any]] else {
+            throw TestFailure(description: "queue: \(response)")
+        }
+        return queue
     }
 
     func queueUris() throws -> [String] { try queue().compactMap { $0["uri"] as? String } }
@@ -69,7 +84,12 @@ struct TestParty {
         return token
     }
 
-    func current() throws -> [String: Any] { try client.get("\(base)/track/current").json }
+    /// The playback state; throws on anything but a 200 with a JSON object.
+    func current() throws -> [String: Any] {
+        let response = try client.get("\(base)/track/current")
+        guard response.status == 200, let object = response.jsonObject else { throw TestFailure(description: "current: \(response)") }
+        return object
+    }
 
     func events(monitorToken: String? = nil, lastEventId: Int? = nil, source: String = "127.0.0.1") throws -> SSEClient {
         var path = "/api/spotify/events?partyId=\(id)&source=web"
@@ -78,8 +98,12 @@ struct TestParty {
     }
 }
 
+/// How long a test waits for a state it polls for: generous, as two shared cores running suites in parallel can
+/// stall a process for seconds. A passing wait ends as soon as the state is there.
+let patience: TimeInterval = 15
+
 /// Polls `condition` until it holds or the timeout passes.
-func eventually(timeout: TimeInterval = 5, _ condition: () throws -> Bool) rethrows -> Bool {
+func eventually(timeout: TimeInterval = patience, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if try condition() { return true }

@@ -43,7 +43,7 @@ struct EventStreamTests {
             }
         }
         defer { reader.cancel() }
-        try await Task.sleep(nanoseconds: 400_000_000)
+        #expect(await eventually { seen.events.contains { $0.type == PartyEvent.connected } }, "the stream is open")
         try await first.client().add(created.id, uri: "demo:track:1", deviceId: "a")
         #expect(await eventually { party.queue.map(\.uri) == ["demo:track:1"] }, "queue-updated reached the kit")
         #expect(seen.events.contains { $0.type == "queue-updated" && $0.id != nil })

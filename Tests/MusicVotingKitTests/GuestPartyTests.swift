@@ -51,7 +51,9 @@ struct GuestPartyTests {
         try await server.client(hostPin: created.hostPin).remove(created.id, uri: entry.uri)
         await party.like(entry)
         #expect(party.message == "Song nicht in der Warteschlange.")
-        #expect(party.queue.first(where: { $0.id == entry.id }).map { $0.likeCount == 0 && $0.hasVoted == false } ?? true)
+        // Nothing reloads the queue here (no stream): the entry is still listed, with the like taken back.
+        let rolledBack = try #require(party.queue.first { $0.id == entry.id }, "the refused entry stays as it was")
+        #expect(rolledBack.likeCount == 0 && rolledBack.hasVoted == false, "the optimistic like is rolled back: \(rolledBack)")
     }
 
     @Test func theAddLimitAnswersWithTheServersMessage() async throws {

@@ -42,6 +42,18 @@ struct PinTests {
         #expect(Set(pins).count > 1900)
     }
 
+    /// R2: every PIN is drawn from the generator it is given (the app gives a cryptographic one).
+    @Test func pinsAreDrawnFromTheInjectedGenerator() throws {
+        var counting = CountingGenerator(base: SplitMix64(state: 7))
+        var replay = SplitMix64(state: 7)
+        let pin = PinGenerator.pin(using: &counting)
+        let expected = Int.random(in: 0..<100_000, using: &replay)
+        #expect(counting.draws > 0 && Int(pin) == expected, "the PIN is the generator's draw: \(pin), \(expected)")
+        let pair = try PinGenerator.pair(using: &counting, isTaken: { _ in false })
+        let guest = Int.random(in: 0..<100_000, using: &replay), host = Int.random(in: 0..<100_000, using: &replay)
+        #expect(Int(pair.guest) == guest && Int(pair.host) == host)
+    }
+
     @Test func guestAndHostPinsDifferAndAvoidPinsInUse() throws {
         var random = SplitMix64(state: 7)
         var taken: Set<String> = []
@@ -76,5 +88,15 @@ struct PinTests {
         #expect(ids.allSatisfy(Identifiers.isWellFormedToken))
         #expect(Set(ids).count == 100)
         #expect(!Identifiers.isWellFormedToken("../../etc/passwd"))
+    }
+}
+
+/// Passes a generator's numbers through and counts them.
+struct CountingGenerator<Base: RandomNumberGenerator>: RandomNumberGenerator {
+    var base: Base
+    var draws = 0
+    mutating func next() -> UInt64 {
+        draws += 1
+        return base.next()
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Rendering
 
@@ -21,9 +22,33 @@ struct QRCodeTests {
         #expect(png[24] == 8 && png[25] == 0, "8-bit grayscale")
     }
 
-    @Test func grayscaleEncodingRejectsNothingValid() throws {
-        let pixels = [UInt8](repeating: 255, count: 16)
-        let png = try PNGImage.grayscale(pixels: pixels, width: 4, height: 4)
-        #expect(png.count > 40)
+    /// R4: what a phone's camera reads is exactly the join URL (zbarimg from zbar-tools, .ci/apt-test.txt, reads it).
+    @Test func thePngDecodesToExactlyTheJoinUrl() throws {
+        for url in ["http://192.168.1.20:8080/join/01234", "https://Party.Example.test/join/99999"] {
+            let png = try QRCode(url).png(minimumPixels: 320)
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).png")
+            try Data(png).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
+            process.arguments = ["--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", file.path]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let decoded = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0 && decoded == url + "\n", "decoded \(decoded.debugDescription)")
+        }
+    }
+
+    @Test func grayscaleEncodingKeepsItsSizeAndFormat() throws {
+        let pixels = [UInt8](repeating: 255, count: 4 * 3)
+        let png = try PNGImage.grayscale(pixels: pixels, width: 4, height: 3)
+        #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "the PNG signature")
+        #expect(Array(png[12..<16]) == Array("IHDR".utf8), "the header chunk comes first")
+        #expect(png[16..<20].reduce(0) { $0 << 8 | Int($1) } == 4 && png[20..<24].reduce(0) { $0 << 8 | Int($1) } == 3,
+                "width and height as given")
+        #expect(png[24] == 8 && png[25] == 0, "8-bit grayscale")
+        #expect(Array(png.suffix(8).prefix(4)) == Array("IEND".utf8), "and it ends with IEND")
     }
 }

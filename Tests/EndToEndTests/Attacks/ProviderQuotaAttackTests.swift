@@ -6,12 +6,20 @@ import Testing
 /// Issue 10, item 5: searches spent the party's YouTube quota, and a slow upstream starved every client.
 @Suite("Attack: provider quota and threads", .serialized)
 struct ProviderQuotaAttackTests {
-    /// The YouTube fake of both quota suites: queries starting with "slow" take `slowSeconds`, like an overloaded
-    /// upstream; video ids starting with "zz" do not exist.
-    static func fakeYouTube(slowSeconds: TimeInterval = 1) throws -> FakeService {
+    /// Counts the slow searches the fake has answered, so a test can tell what came before the first of them.
+    final class SlowUpstream: Sendable {
+        let answered = Atomic(0)
+    }
+
+    /// The YouTube fake of both quota suites: queries starting with "slow" take `slowSeconds` each, like an
+    /// overloaded upstream; video ids starting with "zz" do not exist.
+    static func fakeYouTube(_ upstream: SlowUpstream = SlowUpstream(), slowSeconds: TimeInterval = 1) throws -> FakeService {
         try FakeService { router, _ in
             router.add("GET", "/youtube/v3/search") { request in
-                if request.query["q"]?.hasPrefix("slow") == true { Thread.sleep(forTimeInterval: slowSeconds) }
+                if request.query["q"]?.hasPrefix("slow") == true {
+                    Thread.sleep(forTimeInterval: slowSeconds)
+                    upstream.answered.add(1, ordering: .sequentiallyConsistent)
+                }
                 return FakeService.json("youtube/search")
             }
             router.add("GET", "/youtube/v3/videos") { request in
@@ -46,8 +54,11 @@ struct ProviderQuotaAttackTests {
         #expect(admitted == 25, "15 + 25 = the party's 40 a minute")
     }
 
+    /// Fail fast as an order of events, not a clock: the fake records how many slow searches it has answered, and
+    /// every 503 arrives before the first of them; a cached search answers while held ones are still unanswered.
     @Test func aSlowUpstreamFailsFastInsteadOfStarvingCachedSearches() throws {
-        let youtube = try Self.fakeYouTube()
+        let upstream = SlowUpstream()
+        let youtube = try Self.fakeYouTube(upstream)
         defer { youtube.stop() }
         let server = try ServerProcess(arguments: ["--youtube-key", "k", "--youtube-api-base", youtube.base + "/youtube/v3"])
         defer { server.stop() }
@@ -55,29 +66,33 @@ struct ProviderQuotaAttackTests {
         #expect(try party.client.get("\(party.base)/track/search?q=warm").status == 200)
 
         let statuses = Mutex<[Int: Int]>([:])
-        let fastFailures = Atomic(0)
+        let refusedBeforeUpstreamAnswered = Atomic(0)
         let group = DispatchGroup()
         let client = party.client, base = party.base
         for index in 0..<30 {
             group.enter()
             Thread {
-                let started = Date()
-                let status = (try? client.from("127.0.9.\(index + 1)").get("\(base)/track/search?q=slow\(index)").status) ?? 0
-                if status == 503 && Date().timeIntervalSince(started) < 0.5 { fastFailures.add(1, ordering: .relaxed) }
+                let response = try? client.from("127.0.9.\(index + 1)").get("\(base)/track/search?q=slow\(index)")
+                let status = response?.status ?? 0
+                if status == 503 && upstream.answered.load(ordering: .sequentiallyConsistent) == 0 {
+                    refusedBeforeUpstreamAnswered.add(1, ordering: .sequentiallyConsistent)
+                }
                 statuses.withLock { $0[status, default: 0] += 1 }
                 group.leave()
             }.start()
         }
-        Thread.sleep(forTimeInterval: 0.3)
-        let started = Date()
+        #expect(eventually { statuses.withLock { $0[503, default: 0] } >= 15 }, "the searches past those in flight are refused")
         let cached = try party.client.get("\(party.base)/track/search?q=warm")
-        let cachedSeconds = Date().timeIntervalSince(started)
+        let answeredAtCached = upstream.answered.load(ordering: .sequentiallyConsistent)
+        let refused = statuses.withLock { $0[503, default: 0] }
+        #expect(cached.status == 200 && answeredAtCached < 30 - refused,
+                "a cached search answers while held searches still wait upstream (\(answeredAtCached) answered; it took 72 s)")
         group.wait()
         let counts = statuses.withLock { $0 }
-        #expect(cached.status == 200 && cachedSeconds < 1, "a cached search answers at once (\(cachedSeconds) s; it took 72 s)")
-        // The upstream answers one search a second: with 8 in flight, the others must have been refused.
-        #expect(counts[503, default: 0] >= 15 && fastFailures.load(ordering: .relaxed) == counts[503, default: 0],
-                "past 8 calls in flight the rest fail fast with 503: \(counts)")
+        #expect(counts[503, default: 0] >= 15, "past the calls in flight the rest fail with 503: \(counts)")
+        #expect(refusedBeforeUpstreamAnswered.load(ordering: .sequentiallyConsistent) == counts[503, default: 0],
+                "every 503 came before the slow upstream answered its first search: \(counts)")
+        #expect(counts[200, default: 0] == upstream.answered.load(ordering: .sequentiallyConsistent), "the held ones get their answer")
         #expect(counts[200, default: 0] + counts[503, default: 0] == 30, "\(counts)")
         let busy = try party.client.from("127.0.9.200").get("\(party.base)/track/search?q=after")
         #expect(busy.status == 200 || busy.status == 503)
