@@ -75,10 +75,19 @@ def test_the_tv_pairing_screen_and_its_overlays_fit_and_read_from_the_sofa_at_ev
             wait(tv, lambda: server.api("GET", f"/api/party/{party['id']}/track/current")["deviceActive"] is False,
                  timeout=15, message="the TV left")
 
-    # Replaced (the last TV, 4K, by a newer one) and ended: a screen for the room, in the room's size.
-    newer = server.api("PUT", f"/api/party/{party['id']}/device", {"deviceId": "tv-newer", "kind": "monitor", "replace": True},
-                       auth=party["hostPin"])
-    assert newer["deviceActive"] is not None
+    # A second 4K TV opened with the host PIN asks before it replaces the connected one, readable from the sofa.
+    newer = browsers((3840, 2160))
+    newer.get(f"{server.base}/monitor#party={party['id']}&hostPin={party['hostPin']}")
+    dialog = wait(newer, lambda: newer.find_element(By.CSS_SELECTOR, "dialog[open]"), message="asked to replace")
+    assert font_px(newer, "dialog .dialog-message") >= 0.03 * 2160, font_px(newer, "dialog .dialog-message")
+    assert font_px(newer, "dialog [data-answer=yes]") >= 0.025 * 2160
+    assert newer.execute_script("""const r = document.querySelector('dialog[open]').getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= innerHeight && r.width >= innerWidth * 0.3""")
+    screenshot(newer, "tv-replace-question-3840")
+    assert axe_violations(newer) == []
+    dialog.find_element(By.CSS_SELECTOR, "[data-answer=yes]").click()
+    wait(newer, lambda: newer.find_element(By.ID, "stage").is_displayed(), message="the new TV plays")
+    # The replaced one says so: a screen for the room, in the room's size.
     wait(tv, lambda: tv.find_element(By.ID, "ended").is_displayed(), timeout=15, message="the replaced TV says so")
     assert font_px(tv, "#ended h1") >= 0.06 * 2160
     assert in_viewport(tv, "ended")
@@ -148,6 +157,28 @@ def test_the_host_without_a_tv_is_told_where_the_tv_goes_and_may_play_here_only_
     wait(host, lambda: host.find_element(By.CSS_SELECTOR, "dialog[open] [data-answer=yes]")).click()
     wait(host, lambda: "/monitor" in host.current_url and host.find_element(By.ID, "stage").is_displayed(), message="this phone plays")
     wait(host, lambda: server.api("GET", f"/api/party/{party['id']}/track/current")["deviceActive"] is True)
+
+
+def test_play_on_an_empty_party_with_nothing_to_refill_says_why(browsers):
+    import shutil, tempfile
+    from conftest import Server
+    # A music folder with no song yet: ▶ has no refill to start (a demo party starts its charts).
+    library = tempfile.mkdtemp(prefix="mv-empty-library-")
+    server = Server(arguments=("--library", library))
+    try:
+        party = server.api("POST", "/api/party", {"provider": "local"})
+        server.api("PUT", f"/api/party/{party['id']}/device", {"deviceId": "tv-api", "kind": "monitor"}, auth=party["hostPin"])
+        host = browsers(SMALL_PHONE)
+        host.get(f"{server.base}/host#party={party['id']}&hostPin={party['hostPin']}")
+        play = wait(host, lambda: host.find_element(By.ID, "play-pause") if host.find_element(By.ID, "play-pause").is_enabled() else None)
+        play.click()
+        wait(host, lambda: host.find_element(By.ID, "toast").text.startswith("Nichts zu spielen: Die Warteschlange ist leer"),
+             message="the empty start is explained")
+        screenshot(host, "host-start-empty-phone-360")
+        assert axe_violations(host) == []
+    finally:
+        server.stop()
+        shutil.rmtree(library, ignore_errors=True)
 
 
 def test_play_on_an_empty_party_starts_the_refill_and_the_host_adds_a_song_itself(server, browsers):

@@ -58,6 +58,7 @@ async function run(partyId, hostPin) {
   const stallBanner = document.getElementById('stall-banner');
   /** The provider's last message (`playback-error`), shown with a `provider-error` stall. */
   let lastPlayerError = '';
+  let lastPlayerErrorAt = 0;
   const queueList = document.getElementById('queue-list');
   const queueEmpty = document.getElementById('queue-empty');
   let current = { isPlaying: false, deviceActive: false };
@@ -241,9 +242,10 @@ async function run(partyId, hostPin) {
   playPause.addEventListener('click', async () => {
     if (current.isPlaying && current.track) return command('POST', '/track/pause');
     if (current.track) return command('POST', '/track/resume');
-    // SPEC: start on an empty queue answers `{"status":"empty"}` (no refill had a song): say so instead of nothing.
+    // Start on an empty queue refills first (R15); `{"status":"empty"}` means the refill had nothing either: say
+    // so instead of nothing, with the provider's reason when a `playback-error` just gave one.
     const answer = await command('POST', '/track/start');
-    if (answer?.status === 'empty') toast(t('host.startEmpty'));
+    if (answer?.status === 'empty') toast(Date.now() - lastPlayerErrorAt < 5000 ? `${t('host.startEmpty')} ${lastPlayerError}` : t('host.startEmpty'));
     return answer;
   });
   // Say what the skip did: the next song, an empty queue, or why it was refused (the toast of `command`).
@@ -335,6 +337,7 @@ async function run(partyId, hostPin) {
     onEvent: (event) => {
       if (event.type === 'playback-error') {
         lastPlayerError = event.payload.message || '';
+        lastPlayerErrorAt = Date.now();
         toast(event.payload.message);
         reloadSoon();
       } else if (event.type === 'pin-guessing') {
