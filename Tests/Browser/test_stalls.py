@@ -207,7 +207,9 @@ def test_an_offline_guest_sees_it_and_a_failed_like_rolls_back(server, browsers)
     network(guest, online=False)
     went = time.monotonic()
     wait(guest, lambda: guest.find_element(By.ID, "offline-banner").is_displayed(), message="it says it is offline")
-    assert not guest.find_elements(By.CSS_SELECTOR, "#queue-list .like-button")[0].is_enabled(), "actions are disabled"
+    # Rows re-render when the page notices it is offline: the button is looked at inside a wait.
+    wait(guest, lambda: not guest.find_elements(By.CSS_SELECTOR, "#queue-list .like-button")[0].is_enabled(),
+         message="actions are disabled")
     screenshot(guest, "guest-offline-phone")
     assert axe_violations(guest) == [], "the offline guest page is accessible"
     time.sleep(max(0, 15 - (time.monotonic() - went)))
