@@ -44,21 +44,10 @@ final class Database: SQLConnection {
         return Statement(handle: raw, sql: sql, database: self)
     }
 
-    /// Runs `body` in one transaction and rolls back when it throws. Inside another transaction it is a
-    /// savepoint, so a playback transition that calls a helper with its own transaction commits as one.
-    func transaction<T>(_ body: () throws -> T) throws -> T {
-        let nested = sqlite3_get_autocommit(handle) == 0
-        try execute(nested ? "SAVEPOINT nested" : dialect.beginTransaction)
-        do {
-            let result = try body()
-            try execute(nested ? "RELEASE nested" : "COMMIT")
-            return result
-        } catch {
-            if nested { try? execute("ROLLBACK TO nested") }
-            try? execute(nested ? "RELEASE nested" : "ROLLBACK")
-            throw error
-        }
-    }
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// SQLite commits what succeeded; nothing to check.
+    func checkCommittable() throws(DatabaseError) {}
 
     @discardableResult
     func run(_ sql: String, _ values: [SQLValue] = []) throws(DatabaseError) -> [Row] {

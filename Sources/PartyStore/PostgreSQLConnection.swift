@@ -7,7 +7,6 @@ final class PostgreSQLConnection: SQLConnection {
     private let handle: OpaquePointer
     /// The store's SQL in PostgreSQL's spelling (`$1 …`), translated once per distinct statement.
     private var translations: [String: String] = [:]
-    private var transactionDepth = 0
     private(set) var changes = 0
     private(set) var writeVersion: Int64 = 0
     var dialect: SQLDialect { .postgreSQL }
@@ -69,23 +68,12 @@ final class PostgreSQLConnection: SQLConnection {
         try check(PQexec(handle, sql), sql: sql)
     }
 
-    func transaction<T>(_ body: () throws -> T) throws -> T {
-        let nested = transactionDepth > 0
-        try execute(nested ? "SAVEPOINT nested" : dialect.beginTransaction)
-        transactionDepth += 1
-        defer { transactionDepth -= 1 }
-        do {
-            let result = try body()
-            // A failed statement aborts a PostgreSQL transaction, and COMMIT then rolls back without an error.
-            guard PQtransactionStatus(handle) != PQTRANS_INERROR else {
-                throw DatabaseError(code: 0, message: "a statement in this transaction failed", sqlState: "25P02")
-            }
-            try execute(nested ? "RELEASE nested" : "COMMIT")
-            return result
-        } catch {
-            if nested { try? execute("ROLLBACK TO nested") }
-            try? execute(nested ? "RELEASE nested" : "ROLLBACK")
-            throw error
+    var isInTransaction: Bool { [PQTRANS_INTRANS, PQTRANS_INERROR, PQTRANS_ACTIVE].contains(PQtransactionStatus(handle)) }
+
+    /// A failed statement aborts a PostgreSQL transaction, and COMMIT then rolls back without an error.
+    func checkCommittable() throws(DatabaseError) {
+        guard PQtransactionStatus(handle) != PQTRANS_INERROR else {
+            throw DatabaseError(code: 0, message: "a statement in this transaction failed", sqlState: "25P02")
         }
     }
 
@@ -98,7 +86,7 @@ final class PostgreSQLConnection: SQLConnection {
     /// A connection the server dropped (a restart) is opened again between transactions, never inside one:
     /// there the statements that already ran are gone, so the transaction has to fail.
     private func reconnectIfLost() {
-        if transactionDepth == 0 && PQstatus(handle) == CONNECTION_BAD { PQreset(handle) }
+        if !isInTransaction && PQstatus(handle) == CONNECTION_BAD { PQreset(handle) }
     }
 
     /// The rows of a successful result, or its error with SQLSTATE and the SQL; frees the result either way.

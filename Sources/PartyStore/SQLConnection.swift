@@ -14,6 +14,27 @@ protocol SQLConnection: AnyObject {
     var writeVersion: Int64 { get }
     /// Statements without parameters, several at once (migrations).
     func execute(_ sql: String) throws(DatabaseError)
-    /// Runs `body` in one transaction and rolls back when it throws; nested, a savepoint.
-    func transaction<T>(_ body: () throws -> T) throws -> T
+    /// Whether a transaction is open (a new one inside it is a savepoint).
+    var isInTransaction: Bool { get }
+    /// Throws when the open transaction cannot commit what `body` meant (PostgreSQL after a failed statement).
+    func checkCommittable() throws(DatabaseError)
+}
+
+extension SQLConnection {
+    /// Runs `body` in one transaction and rolls back when it throws. Inside another transaction it is a
+    /// savepoint, so a playback transition that calls a helper with its own transaction commits as one.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        let nested = isInTransaction
+        try execute(nested ? "SAVEPOINT nested" : dialect.beginTransaction)
+        do {
+            let result = try body()
+            try checkCommittable()
+            try execute(nested ? "RELEASE nested" : "COMMIT")
+            return result
+        } catch {
+            if nested { try? execute("ROLLBACK TO nested") }
+            try? execute(nested ? "RELEASE nested" : "ROLLBACK")
+            throw error
+        }
+    }
 }
