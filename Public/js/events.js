@@ -1,10 +1,13 @@
 import { api, partyPath } from './api.js';
 import { streamStatus, onRequestTimeout } from './connection.js';
 
-/** The server writes a keepalive comment (`: ping`) this often (EventHub.keepaliveInterval). */
-const KEEPALIVE_MS = 5000;
-/** Two keepalives and a second without a byte: the connection is dead, though nothing said so (a network switch). */
-const SILENCE_LIMIT_MS = 2 * KEEPALIVE_MS + 1000;
+/**
+ * The server writes a keepalive comment (`: ping`) every `keepaliveMs`, which each stream announces in its first
+ * bytes (`: keepalive-ms 4000`, from EventHub.keepaliveInterval). Two keepalives and half a second without a byte:
+ * the connection is dead, though nothing said so (a network switch). Until a stream has said, it is opening, and
+ * `OPEN_TIMEOUT_MS` applies.
+ */
+const silenceLimit = (keepaliveMs) => 2 * keepaliveMs + 500;
 /** The server answers a new stream with its retry hint at once; a stream silent this long sits on a dead connection. */
 const OPEN_TIMEOUT_MS = 5000;
 /**
@@ -21,7 +24,7 @@ const LAST_RETRY_MS = 6000;
 /**
  * The party's live events over fetch, not EventSource: EventSource hides the keepalive comments from JavaScript,
  * so a stream that died silently would look open for good. Every byte counts as a sign of life; a stream silent
- * past `SILENCE_LIMIT_MS` (or `OPEN_TIMEOUT_MS` while it opens) is dropped and reopened with backoff. `onResync`
+ * past two keepalive intervals (or `OPEN_TIMEOUT_MS` while it opens) is dropped and reopened with backoff. `onResync`
  * follows every reopen so the page reloads the state it may have missed; a party that is gone calls `onEnded`.
  */
 export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResync, onEnded, onStatus }) {
@@ -36,6 +39,8 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
   let retryTimer;
   let stopped = false;
   let connectedOnce = false;
+  /** Until the first stream announces it; only used once a stream is live, and so has announced it. */
+  let keepaliveMs = OPEN_TIMEOUT_MS;
 
   /** One try at a stream: its own abort controller, when it last heard a byte, and whether it got any. */
   async function open() {
@@ -76,7 +81,10 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
     const messages = text.split(/\r?\n\r?\n/);
     const rest = messages.pop();
     for (const message of messages) {
-      // SPEC: one `data:` line of JSON per message; comments (`: ping`), `id:` and `retry:` lines carry nothing for us.
+      // SPEC: one `data:` line of JSON per message; comments (`: ping`), `id:` and `retry:` lines carry nothing for
+      // us, except the interval a stream announces first.
+      const announced = /^: ?keepalive-ms (\d+)$/m.exec(message);
+      if (announced) keepaliveMs = Math.max(1000, Number(announced[1]));
       const data = message.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).replace(/^ /, '')).join('\n');
       if (!data || stopped) continue;
       let event;
@@ -116,7 +124,7 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
   let flushedAt = 0;
   /** Sends `PROBES` requests before the stream reopens, so it and the resync get live connections (see `PROBES`). */
   function flushDeadConnections() {
-    if (Date.now() - flushedAt < SILENCE_LIMIT_MS) return;
+    if (Date.now() - flushedAt < silenceLimit(keepaliveMs)) return;
     flushedAt = Date.now();
     for (let probe = 0; probe < PROBES; probe += 1) {
       const controller = new AbortController();
@@ -126,15 +134,15 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
     }
   }
 
-  const watchdog = setInterval(() => dropIfSilent(SILENCE_LIMIT_MS), 500);
+  const watchdog = setInterval(() => dropIfSilent(silenceLimit(keepaliveMs)), 250);
   // A request that got no answer while the stream has missed a keepalive: the network probably switched; do not
   // wait for the second keepalive.
   onRequestTimeout(() => {
     flushDeadConnections();
-    dropIfSilent(KEEPALIVE_MS + 1000);
+    dropIfSilent(keepaliveMs + 1000);
   });
   // Timers sleep in a hidden tab (a phone's locked screen): check at once when it shows again.
-  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'visible') dropIfSilent(SILENCE_LIMIT_MS); });
+  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'visible') dropIfSilent(silenceLimit(keepaliveMs)); });
 
   // Back on the network: a stream that looked open may have missed events, so open a fresh one (it resyncs the page).
   addEventListener('online', () => {

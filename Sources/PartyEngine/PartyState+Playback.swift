@@ -144,8 +144,11 @@ extension PartyState {
             ("isPlaying", String(playback.isPlaying)), ("progressMs", String(playback.positionMs(at: now))),
         ]
         if let entry {
+            // Issue 24: the entry and its cover too, so pages show the new song without fetching it.
             payload += [("uri", entry.track.uri), ("name", entry.track.name),
-                        ("artist", entry.track.artists.joined(separator: ", ")), ("durationMs", String(entry.track.durationMs))]
+                        ("artist", entry.track.artists.joined(separator: ", ")), ("durationMs", String(entry.track.durationMs)),
+                        ("entryId", String(entry.id))]
+            if let image = entry.track.imageURL { payload.append(("imageUrl", image)) }
         }
         if let startedAt = playback.startedAt {
             payload.append(("playbackStartedAt", String(Int(saturating: startedAt.timeIntervalSince1970 * 1000))))

@@ -11,7 +11,7 @@ from fault_proxy import FaultProxy
 
 # Generous ceilings for "within 10 s" on two shared cores: they bound the behaviour, they do not measure it.
 RECOVERY = 15
-# A page notices a silent connection after two keepalives (5 s each) or a request timeout (8 s), then opens anew.
+# A page notices a silent connection after two keepalives (4 s each, announced by the stream) or a request timeout (8 s), then opens anew.
 NOTICE = 20
 
 

@@ -8,6 +8,7 @@ import { deviceId } from '../storage.js';
 import { ask } from '../dialog.js';
 import { tabs } from '../tabs.js';
 import { applyVote } from '../queue-order.js';
+import { applyTrackChange, currentFromTrackChange } from '../track-change.js';
 
 const root = document.getElementById('guest');
 const partyId = root.dataset.party;
@@ -121,13 +122,16 @@ function start() {
     }
   };
 
+  const showCurrent = (current) => {
+    const image = current.track?.album?.images?.[0]?.url;
+    now.update(current, image ? coverImage(image) : null);
+    lastCurrent = current;
+    renderWaiting();
+  };
+
   const loadCurrent = async () => {
     try {
-      const current = await api('GET', `${base}/track/current`);
-      const image = current.track?.album?.images?.[0]?.url;
-      now.update(current, image ? coverImage(image) : null);
-      lastCurrent = current;
-      renderWaiting();
+      showCurrent(await api('GET', `${base}/track/current`));
     } catch (error) {
       if (error.status === 404) ended();
     }
@@ -220,10 +224,22 @@ function start() {
 
   const events = connectEvents(partyId, {
     onEvent: (event) => {
+      // Issue 24: likes and song changes are applied from the event; a page that holds something else reloads.
       if (event.type === 'vote-updated') {
         const reordered = applyVote(queue, event.payload);
         if (reordered) { queue = reordered; renderQueue(); return; }
       }
+      if (event.type === 'track-changed') {
+        const advanced = applyTrackChange(queue, event.payload);
+        const shown = currentFromTrackChange(event, lastCurrent);
+        if (advanced && shown) {
+          queue = advanced;
+          showCurrent(shown);
+          renderQueue();
+          return;
+        }
+      }
+      if (event.type === 'queue-updated' && event.payload.reason === 'advance') return;
       if (['queue-updated', 'vote-updated', 'track-changed', 'playback-changed', 'playback-stalled', 'device-changed'].includes(event.type)) reloadSoon();
     },
     onResync: reloadSoon,

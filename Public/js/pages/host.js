@@ -12,6 +12,7 @@ import { hostSearch } from '../host-search.js';
 import { undoableRemovals } from '../undo-removals.js';
 import { focusTvCode, setUpDeviceHint, setUpHostPin } from '../host-access.js';
 import { applyVote } from '../queue-order.js';
+import { applyTrackChange, currentFromTrackChange } from '../track-change.js';
 
 const STORAGE_KEY = 'musicvoting.host';
 const login = document.getElementById('login');
@@ -107,8 +108,9 @@ async function run(partyId, hostPin) {
     playPause.dataset.state = playing ? 'playing' : 'stopped';
   };
 
-  const loadCurrent = async () => {
-    current = await api('GET', `${base}/track/current`);
+  const loadCurrent = async () => showCurrent(await api('GET', `${base}/track/current`));
+  const showCurrent = (shown) => {
+    current = shown;
     const image = current.track?.album?.images?.[0]?.url || null;
     now.update(current, image === shownCover ? undefined : (image ? coverImage(image) : null));
     shownCover = image;
@@ -157,6 +159,17 @@ async function run(partyId, hostPin) {
     const reordered = applyVote(lastQueue, payload);
     if (!reordered) return false;
     lastQueue = reordered;
+    renderQueue();
+    search.render();
+    return true;
+  };
+  /** A song change applied from its event (issue 24); false when the page must reload instead. */
+  const applySongChange = (event) => {
+    const advanced = applyTrackChange(lastQueue, event.payload);
+    const shown = currentFromTrackChange(event, current);
+    if (!advanced || !shown) return false;
+    lastQueue = advanced;
+    showCurrent(shown);
     renderQueue();
     search.render();
     return true;
@@ -351,6 +364,10 @@ async function run(partyId, hostPin) {
         loadQueue().catch(() => {});
       } else if (event.type === 'vote-updated' && applyLike(event.payload)) {
         // Applied from the event (issue 24): no queue fetch per like.
+      } else if (event.type === 'track-changed' && applySongChange(event)) {
+        // Applied from the event too; the `queue-updated` (advance) that follows says nothing more.
+      } else if (event.type === 'queue-updated' && event.payload.reason === 'advance') {
+        // See above: a page that could not apply the song change reloaded already.
       } else if (event.type !== 'progress') {
         reloadSoon();
       }
