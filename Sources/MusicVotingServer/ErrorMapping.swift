@@ -74,19 +74,17 @@ enum ErrorMapping {
     }
 
     static func httpError(_ error: ProviderError) -> HTTPError {
-        let message = error.userMessage
+        let (message, code) = (error.userMessage, error.code)
         switch error {
-        case .notConfigured: return HTTPError(status: 503, message: message, code: "provider_not_configured")
-        case .unavailable: return HTTPError(status: 502, message: message, code: "provider_unavailable")
-        case .quotaExceeded: return HTTPError(status: 503, message: message, code: "quota_exceeded")
+        case .notConfigured, .quotaExceeded, .notLoggedIn: return HTTPError(status: 503, message: message, code: code)
+        case .unavailable: return HTTPError(status: 502, message: message, code: code)
         case .rateLimited(let seconds):
-            return HTTPError(status: 503, message: message, code: "provider_rate_limited", headers: [("Retry-After", String(seconds))])
-        case .deviceNotFound: return HTTPError(status: 409, message: message, code: "provider_device_not_found")
-        case .notLoggedIn: return HTTPError(status: 503, message: message, code: "provider_not_logged_in")
-        case .busy: return HTTPError(status: 503, message: message, code: "provider_busy", headers: [("Retry-After", "2")])
+            return HTTPError(status: 503, message: message, code: code, headers: [("Retry-After", String(seconds))])
+        case .deviceNotFound: return HTTPError(status: 409, message: message, code: code)
+        case .busy: return HTTPError(status: 503, message: message, code: code, headers: [("Retry-After", "2")])
         case .searchRateLimited(let seconds):
-            return HTTPError(status: 429, message: message, code: "search_rate_limited", headers: [("Retry-After", String(seconds))])
-        case .sessionExpired: return HTTPError(status: 401, message: message, code: "provider_session_expired")
+            return HTTPError(status: 429, message: message, code: code, headers: [("Retry-After", String(seconds))])
+        case .sessionExpired: return HTTPError(status: 401, message: message, code: code)
         }
     }
 }

@@ -288,7 +288,7 @@ public final class PartyService: Sendable {
         } catch {
             let reason = error.userMessage
             hub.publish(ServerEvent(type: .playbackError, partyId: party.id,
-                                    payload: [("message", "Kein Nachschub für die Warteschlange: \(reason)")]))
+                                    payload: [("message", "Kein Nachschub für die Warteschlange: \(reason)"), ("code", "refill_failed")]))
             return []
         }
     }
@@ -408,7 +408,7 @@ public final class PartyService: Sendable {
                 // Music must never stop silently: the host and the TV are told why, and a song that should play
                 // is stalled (R20a: provider-error) instead of counting on in silence.
                 let message = error.userMessage
-                hub.publish(ServerEvent(type: .playbackError, partyId: partyId, payload: [("message", message)]))
+                hub.publish(ServerEvent(type: .playbackError, partyId: partyId, payload: [("message", message), ("code", error.code)]))
                 if command.isPlaying { self?.withState { $0.stall(partyId: partyId, reason: .providerError) } }
             }
         }

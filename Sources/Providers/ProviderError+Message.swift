@@ -14,4 +14,19 @@ extension ProviderError {
         case .sessionExpired: return "Spotify-Sitzung abgelaufen. Bitte neu anmelden."
         }
     }
+
+    /// The stable `code` of the error body and of `playback-error` events: pages show their own text for it.
+    public var code: String {
+        switch self {
+        case .notConfigured: return "provider_not_configured"
+        case .unavailable: return "provider_unavailable"
+        case .quotaExceeded: return "quota_exceeded"
+        case .rateLimited: return "provider_rate_limited"
+        case .deviceNotFound: return "provider_device_not_found"
+        case .notLoggedIn: return "provider_not_logged_in"
+        case .busy: return "provider_busy"
+        case .searchRateLimited: return "search_rate_limited"
+        case .sessionExpired: return "provider_session_expired"
+        }
+    }
 }

@@ -338,6 +338,7 @@ struct SpotifyTests {
         try fixture.add("spotify:track:trk1")
         let failure = try stream.waitFor("playback-error")
         #expect(failure.payload["message"] as? String == "Spotify findet den Monitor nicht. Bitte die Monitor-Seite neu laden.")
+        #expect(failure.payload["code"] as? String == "provider_device_not_found", "pages say it in their language by code")
         let stalled = try stream.waitFor("playback-stalled")
         #expect(stalled.payload["reason"] as? String == "provider-error", "R20a: the song does not count on in silence")
         #expect(try fixture.party.current()["state"] as? String == "stalled")

@@ -88,6 +88,7 @@ struct YouTubeTests {
         let failure = try stream.waitFor("playback-error")
         #expect(failure.payload["message"] as? String == "Kein Nachschub für die Warteschlange: "
                 + "Das YouTube-Kontingent für heute ist aufgebraucht. Bitte später noch einmal versuchen.")
+        #expect(failure.payload["code"] as? String == "refill_failed")
         // Issue 24: ▶ on the empty party tries the refill; when there is none it says so (SPEC's `empty`), and why.
         let empty = try party.host("POST", "/track/start")
         #expect(empty.json["status"] as? String == "empty" && empty.json["message"] as? String == "Warteschlange ist leer")

@@ -13,6 +13,7 @@ import { undoableRemovals } from '../undo-removals.js';
 import { focusTvCode, setUpDeviceHint, setUpHostPin } from '../host-access.js';
 import { applyVote } from '../queue-order.js';
 import { applyTrackChange, currentFromTrackChange } from '../track-change.js';
+import { errorText } from '../error-text.js';
 
 const STORAGE_KEY = 'musicvoting.host';
 const login = document.getElementById('login');
@@ -349,9 +350,9 @@ async function run(partyId, hostPin) {
     hostPin,
     onEvent: (event) => {
       if (event.type === 'playback-error') {
-        lastPlayerError = event.payload.message || '';
+        lastPlayerError = errorText(event.payload.code, event.payload.message || '');
         lastPlayerErrorAt = Date.now();
-        toast(event.payload.message);
+        toast(lastPlayerError);
         reloadSoon();
       } else if (event.type === 'pin-guessing') {
         toast(t('host.pinGuessing', { failures: event.payload.failures }));

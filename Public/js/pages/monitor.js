@@ -8,6 +8,7 @@ import { createPlayer } from '../players/index.js';
 import { load, save, forget, takeHashParameters } from '../storage.js';
 import { pinForm } from '../pin-input.js';
 import { ask } from '../dialog.js';
+import { errorText } from '../error-text.js';
 
 const STORAGE_KEY = 'musicvoting.monitor';
 const pairSection = document.getElementById('pair');
@@ -284,7 +285,7 @@ async function run(partyId, token) {
       // A web login gives the Spotify player its token: start it afresh (an iOS login leaves it alone).
       if (event.type === 'login-success' && event.payload.source === 'web' && party.provider === 'spotify') location.reload();
       if (event.type === 'playback-error') {
-        notice.textContent = event.payload.message;
+        notice.textContent = errorText(event.payload.code, event.payload.message);
         notice.hidden = false;
       }
       if (['track-changed', 'playback-changed', 'playback-stalled', 'queue-updated', 'vote-updated'].includes(event.type)) syncSoon();
