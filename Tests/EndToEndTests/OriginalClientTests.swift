@@ -85,40 +85,4 @@ struct OriginalClientTests {
         let searchURL = ((first?["album"] as? [String: Any])?["images"] as? [[String: Any]])?.first?["url"] as? String
         #expect(searchURL?.hasPrefix("http://127.0.0.1:\(server.port)/demo/cover/") == true)
     }
-
-    @Test func theOriginalBackendsSmallerRoutesAnswerClearly() throws {
-        let party = try TestParty.given()
-        let save = try party.host("POST", "/track/saveToPlaylist", json: [String: Any]())
-        #expect(save.status == 501 && save.error == "Playlists speichern wird nicht unterstützt.", "not a misleading 405")
-        let device = try party.client.get("\(party.base)/spotify/deviceId")
-        #expect(device.status == 404 && device.error != nil, "no SDK device yet")
-        let blank = try party.host("DELETE", "/track/remove", json: ["uri": " "])
-        #expect(blank.status == 400 && blank.error == "Missing uri")
-        let token = try party.registerMonitor()
-        for body: [String: Any] in [[:], ["position": 5, "duration": "30000", "paused": "false"], ["position": NSNull()]] {
-            let progress = try party.client.send("POST", "\(party.base)/track/progress", json: body, auth: token)
-            #expect(progress.status == 204, "\(body)")
-        }
-        for body: [String: Any] in [["position": "x"], ["position": -1], ["paused": "maybe"], ["duration": "1e400"]] {
-            #expect(try party.client.send("POST", "\(party.base)/track/progress", json: body, auth: token).status == 400, "\(body)")
-        }
-    }
-
-    @Test func addsWithoutADeviceIdAreLimitedPerPartyAndPerForwardedClient() throws {
-        let server = try ServerProcess(arguments: ["--trusted-proxy", "127.0.0.1"])
-        defer { server.stop() }
-        let first = try TestParty(server)
-        let second = try TestParty(server)
-        // The original clients send no device id: the client address stands for the device (R11: 10 adds a minute
-        // per party).
-        func add(_ party: TestParty, _ number: Int, forwardedFor client: String) throws -> Int {
-            try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:\(number)"],
-                                  headers: ["X-Forwarded-For": client]).status
-        }
-        let statuses = try (1...11).map { try add(first, $0, forwardedFor: "198.51.100.7") }
-        #expect(statuses.prefix(10).allSatisfy { $0 == 200 }, "\(statuses)")
-        #expect(statuses.last == 429, "the 11th add from one client is refused")
-        #expect(try add(first, 22, forwardedFor: "198.51.100.8") == 200, "another guest behind the same proxy has their own")
-        #expect(try add(second, 1, forwardedFor: "198.51.100.7") == 200, "and the limit is per party")
-    }
 }
