@@ -20,6 +20,8 @@ struct PartyRoutesTests {
         let server = try TestServer()
         let missing = try server.client.send("POST", "/api/party", json: [String: String]())
         #expect(missing.isError(400, "Missing provider"), "\(missing)")
+        let empty = try server.client.send("POST", "/api/party")
+        #expect(empty.isError(400, "Missing provider"), "no body at all: \(empty)")
         let unknown = try server.client.send("POST", "/api/party", json: ["provider": "napster"])
         #expect(unknown.isError(400, "Invalid provider: must be 'demo', 'local', 'spotify' or 'youtube'"), "\(unknown)")
         let wrongType = try server.client.send("POST", "/api/party", json: ["provider": 5])
