@@ -18,12 +18,10 @@ struct PartyLifecycleTests {
     /// SPEC "Server-Sent Events": a client reconnecting to an ended party gets `party-ended` once and a stream
     /// that stays open with keepalives, never a 404 it would retry in a tight loop.
     @Test func aStreamForAnEndedPartySaysSoOnceAndStaysOpen() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         #expect(try party.host("DELETE", "").status == 204)
         for path in ["/api/spotify/events?partyId=\(party.id)&source=ios", "\(party.base)/events"] {
-            let stream = try SSEClient(port: server.port, path: path)
+            let stream = try SSEClient(port: party.server.port, path: path)
             defer { stream.close() }
             #expect(stream.status == 200 && stream.headers["content-type"]?.hasPrefix("text/event-stream") == true, "\(path)")
             #expect(try stream.waitFor("party-ended").payload["partyId"] as? String == party.id)
@@ -31,7 +29,7 @@ struct PartyLifecycleTests {
             #expect(eventually(timeout: 7) { stream.commentLines.count > pings }, "keepalives follow, the stream stays open")
             #expect(stream.received.count == 1, "party-ended once")
         }
-        #expect(try server.client.get("/api/spotify/events?partyId=\(String(repeating: "0", count: 32))&source=web").status == 404,
+        #expect(try party.client.get("/api/spotify/events?partyId=\(String(repeating: "0", count: 32))&source=web").status == 404,
                 "an id that never was a party is still 404")
     }
 }

@@ -6,19 +6,17 @@ struct RobustnessTests {
     /// The body cap and odd paths are the socket's (libmicrohttpd reads and URL-decodes them); the routes' answers to
     /// bad bodies are `APIContractTests/RobustnessRoutesTests`.
     @Test func oversizedBodiesAndOddPathsAnswer4xxAndTheServerLivesOn() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let huge = "[" + String(repeating: "\"demo:track:1\",", count: 8000) + "\"x\"]"
-        let tooLarge = try server.client.send("POST", "\(party.base)/track/addToPlaylist", raw: huge)
+        let tooLarge = try party.client.send("POST", "\(party.base)/track/addToPlaylist", raw: huge)
         #expect(tooLarge.status == 413 && tooLarge.error == "Request body too large", "\(tooLarge)")
         let odd = ["/api/party/%00", "/api/party/../../etc/passwd", "/api/party/\(party.id)/track/search?q=%FF%FE",
                    "/api/party/join/" + String(repeating: "9", count: 2000), "/assets/../Package.swift", "/demo/audio/0.wav"]
         for path in odd {
-            let response = try server.client.get(path)
+            let response = try party.client.get(path)
             #expect(response.status < 500, "\(path) → \(response.status)")
         }
-        #expect(try server.client.get("/healthz").json["status"] as? String == "ok", "the server still answers")
+        #expect(try party.client.get("/healthz").json["status"] as? String == "ok", "the server still answers")
     }
 }
 

@@ -5,7 +5,7 @@ import HTTPServer
 /// The real application (routes, party service, SQLite store in a folder of its own, demo provider) in this
 /// process, answering `Request` values through the pipeline the HTTP server uses, with no socket. Time is
 /// the injected `clock`.
-final class TestServer: @unchecked Sendable {
+final class TestServer {
     /// The public address parties name in their join URLs, as `--public-url` would set it.
     static let publicURL = "http://party.test:8080"
     let application: Application
