@@ -70,6 +70,8 @@ let package = Package(
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "CTagLib"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "ClientNetwork", "JSONKit", "TestSupport"]),
         .testTarget(name: "MusicVotingServerTests", dependencies: ["MusicVotingServer", "PartyEngine", "HTTPServer"]),
+        // The API contract in process (issue 25): requests through the real pipeline, routes and party service, no socket.
+        .testTarget(name: "APIContractTests", dependencies: ["MusicVotingServer", "PartyCore", "HTTPServer"]),
         .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore", "HTTPServer", "JSONKit", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         // The kit against the real binary on 127.0.0.1:0, and the CLI through tmux (issue 16).

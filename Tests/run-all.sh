@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Every test: unit, store and end-to-end (the real binary on 127.0.0.1, port 0), then the browser
-# suite (Debian's chromium + chromium-driver over WebDriver, python3-selenium) against the same binary, and the
-# checks of the standalone release binary.
+# Every test: unit, store, the API contract in process (APIContractTests) and end-to-end (the real binary on
+# 127.0.0.1, port 0), then the browser suite (Debian's chromium + chromium-driver over WebDriver, python3-selenium)
+# against the same binary, and the checks of the standalone release binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ulimit -n 65536 2>/dev/null || true

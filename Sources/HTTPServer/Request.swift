@@ -34,7 +34,9 @@ public struct Request: Sendable {
 
     /// The body as JSON, or nil when the body is empty.
     public func optionalJSON() throws(HTTPError) -> JSON? {
-        body.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } ? nil : try json()
+        // Not a ternary: JSON is ExpressibleByNilLiteral, so `blank ? nil : try json()` made an empty body `.null`.
+        guard body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else { return try json() }
+        return Optional<JSON>.none
     }
 
     public var bodyText: String { String(decoding: body, as: UTF8.self) }

@@ -12,6 +12,8 @@ public final class Application: @unchecked Sendable {
     let service: PartyService
     private let hub: EventHub
     private let server: Server
+    /// Every request the server reads goes through it; it answers without a socket too.
+    let pipeline: RequestPipeline
     /// Derived from the open-file limit, raised to its hard limit at start.
     let connectionLimit: Int
     private let upkeep = DispatchQueue(label: "musicvoting.upkeep")
@@ -59,25 +61,10 @@ public final class Application: @unchecked Sendable {
         let router = Routes(service: service, publicFiles: publicFiles, library: library,
                             pages: try PageRenderer(files: templateFiles, assetBase: "/assets/v-" + publicFiles.version,
                                                             publicBase: { [service] in service.publicBase })).router()
-        let trustedProxies = configuration.trustedProxies
         let allowedHosts = AllowedHosts(names: configuration.allowedHosts + Self.ownHostNames(publicURL: configuration.publicURL))
-        server = Server { received in
-            let started = DispatchTime.now().uptimeNanoseconds
-            let request = received.resolvingForwardedFor(trusting: trustedProxies)
-            guard allowedHosts.allows(request.header("host")) else {
-                Log.access(method: request.method, route: "(unknown host)", status: 421, milliseconds: 0)
-                return Response(error: HTTPError(status: 421, message: "Unbekannter Host-Name: bitte die Adresse aus dem QR-Code verwenden.",
-                                                 code: "unknown_host"))
-            }
-            let (route, response) = router.handle(request)
-            @Sendable func logged(_ response: Response) -> Response {
-                let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
-                Log.access(method: request.method, route: route, status: response.status, milliseconds: milliseconds)
-                return response
-            }
-            guard case .deferred(let deferred) = response.body else { return logged(response) }
-            return .deferred(after: deferred.delay) { logged(deferred.work()) }
-        }
+        let pipeline = RequestPipeline(router: router, trustedProxies: configuration.trustedProxies, allowedHosts: allowedHosts)
+        self.pipeline = pipeline
+        server = Server(respond: pipeline.respond)
     }
 
     /// Starts listening; returns the bound port.

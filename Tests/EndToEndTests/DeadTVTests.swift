@@ -21,9 +21,7 @@ struct DeadTVTests {
     }
 
     @Test func aTVWhoseStreamStaysOpenButStopsReportingIsNoTVWithinTenSeconds() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         // The TV's stream stays open: a power cut or a network switch closes nothing.
         let (token, tv) = try Self.connectTV(party)
         defer { tv.close() }
@@ -44,9 +42,7 @@ struct DeadTVTests {
     }
 
     @Test func aTVThatKeepsReportingStaysConnectedPastTheDeadline() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let (token, tv) = try Self.connectTV(party)
         defer { tv.close() }
         let host = try party.events(source: "127.0.0.9")
@@ -64,9 +60,7 @@ struct DeadTVTests {
     }
 
     @Test func registeringASecondTVWithTheHostPinAsksInsteadOfTakingOver() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let (first, stream) = try Self.connectTV(party, device: "living-room")
         defer { stream.close() }
         let asked = try party.host("PUT", "/device", json: ["deviceId": "kitchen", "kind": "monitor", "replace": false])

@@ -4,9 +4,7 @@ import Testing
 @Suite("Server-Sent Events")
 struct EventStreamTests {
     @Test func everyEventArrivesInOrderWithStringPayloads() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let stream = try party.events()
         #expect(stream.headers["content-type"]?.hasPrefix("text/event-stream") == true)
         let token = try party.registerMonitor()
@@ -63,9 +61,7 @@ struct EventStreamTests {
     }
 
     @Test func aClientResumesWithLastEventId() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let stream = try party.events()
         try party.add(1)
         let firstEvent = try stream.waitFor("queue-updated")
@@ -94,9 +90,7 @@ struct EventStreamTests {
     }
 
     @Test func manyClientsOfOnePartyAllReceiveAnEvent() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         // 200 phones on the party Wi-Fi: four streams from each of 50 addresses (one address may hold 8).
         let streams = try (0..<200).map { index in try party.events(source: "127.0.3.\(index / 4 + 1)") }
         try party.add(3)
@@ -135,9 +129,7 @@ struct EventStreamTests {
     /// Issue 24: a like's event carries the new count and the new order of the waiting songs (R9 decided by the
     /// server), so pages need not fetch the queue after every like.
     @Test func aLikeSaysItsCountAndTheNewOrder() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         for number in 1...4 { try party.add(number) }
         let stream = try party.events()
         defer { stream.close() }

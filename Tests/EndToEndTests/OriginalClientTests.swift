@@ -11,9 +11,7 @@ struct OriginalClientTests {
     /// An ended party's stream is answered and then kept open, so a listener that reconnects whenever its stream
     /// ends has nothing to reconnect for; a party id that never existed is a 404 that a tight loop gets later and later.
     @Test func aPartyEndIsNoReconnectStorm() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let path = "/api/spotify/events?partyId=\(party.id)&source=ios&installationId=phone-1"
         #expect(try party.host("DELETE", "").status == 204)
         let afterEnd = try SSEClient(port: party.client.port, path: path)
@@ -66,15 +64,13 @@ struct OriginalClientTests {
     }
 
     @Test func coversAreAbsolutePNGs() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         _ = try party.add(3)
         let urls = try party.queue().compactMap { (($0["album"] as? [String: Any])?["images"] as? [[String: Any]])?.first?["url"] as? String }
         #expect(!urls.isEmpty)
         for url in urls {
             let parsed = try #require(URLComponents(string: url))
-            #expect(parsed.scheme == "http" && parsed.host == "127.0.0.1" && parsed.port == Int(server.port), "absolute: \(url)")
+            #expect(parsed.scheme == "http" && parsed.host == "127.0.0.1" && parsed.port == Int(party.server.port), "absolute: \(url)")
             #expect(parsed.path.hasSuffix(".png"))
             let image = try party.client.get(parsed.path)
             #expect(image.status == 200 && image.header("content-type") == "image/png")
@@ -83,42 +79,6 @@ struct OriginalClientTests {
         let search = try party.client.get("\(party.base)/track/search?q=")
         let first = ((search.json["tracks"] as? [String: Any])?["items"] as? [[String: Any]])?.first
         let searchURL = ((first?["album"] as? [String: Any])?["images"] as? [[String: Any]])?.first?["url"] as? String
-        #expect(searchURL?.hasPrefix("http://127.0.0.1:\(server.port)/demo/cover/") == true)
-    }
-
-    @Test func theOriginalBackendsSmallerRoutesAnswerClearly() throws {
-        let party = try TestParty.given()
-        let save = try party.host("POST", "/track/saveToPlaylist", json: [String: Any]())
-        #expect(save.status == 501 && save.error == "Playlists speichern wird nicht unterstützt.", "not a misleading 405")
-        let device = try party.client.get("\(party.base)/spotify/deviceId")
-        #expect(device.status == 404 && device.error != nil, "no SDK device yet")
-        let blank = try party.host("DELETE", "/track/remove", json: ["uri": " "])
-        #expect(blank.status == 400 && blank.error == "Missing uri")
-        let token = try party.registerMonitor()
-        for body: [String: Any] in [[:], ["position": 5, "duration": "30000", "paused": "false"], ["position": NSNull()]] {
-            let progress = try party.client.send("POST", "\(party.base)/track/progress", json: body, auth: token)
-            #expect(progress.status == 204, "\(body)")
-        }
-        for body: [String: Any] in [["position": "x"], ["position": -1], ["paused": "maybe"], ["duration": "1e400"]] {
-            #expect(try party.client.send("POST", "\(party.base)/track/progress", json: body, auth: token).status == 400, "\(body)")
-        }
-    }
-
-    @Test func addsWithoutADeviceIdAreLimitedPerPartyAndPerForwardedClient() throws {
-        let server = try ServerProcess(arguments: ["--trusted-proxy", "127.0.0.1"])
-        defer { server.stop() }
-        let first = try TestParty(server)
-        let second = try TestParty(server)
-        // The original clients send no device id: the client address stands for the device (R11: 10 adds a minute
-        // per party).
-        func add(_ party: TestParty, _ number: Int, forwardedFor client: String) throws -> Int {
-            try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:\(number)"],
-                                  headers: ["X-Forwarded-For": client]).status
-        }
-        let statuses = try (1...11).map { try add(first, $0, forwardedFor: "198.51.100.7") }
-        #expect(statuses.prefix(10).allSatisfy { $0 == 200 }, "\(statuses)")
-        #expect(statuses.last == 429, "the 11th add from one client is refused")
-        #expect(try add(first, 22, forwardedFor: "198.51.100.8") == 200, "another guest behind the same proxy has their own")
-        #expect(try add(second, 1, forwardedFor: "198.51.100.7") == 200, "and the limit is per party")
+        #expect(searchURL?.hasPrefix("http://127.0.0.1:\(party.server.port)/demo/cover/") == true)
     }
 }

@@ -24,35 +24,31 @@ struct PageTests {
     }
 
     @Test func everyPageRendersWithItsScriptAndSafeHeaders() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         for (path, name) in [("/", "start"), ("/join/\(party.pin)", "guest"), ("/monitor", "monitor"), ("/host", "host")] {
-            let page = try server.client.get(path)
+            let page = try party.client.get(path)
             #expect(page.status == 200, "\(path)")
             let script = try #require(page.text.firstMatch(of: #/src="(/assets/v-[0-9a-z]+/js/pages/[a-z]+\.js)"/#)?.1, "\(path)")
             #expect(script.hasSuffix("/\(name).js"))
-            #expect(try server.client.get(String(script)).header("content-type")?.hasPrefix("text/javascript") == true)
+            #expect(try party.client.get(String(script)).header("content-type")?.hasPrefix("text/javascript") == true)
             #expect(page.header("content-security-policy")?.contains("script-src 'self'") == true)
             #expect(page.header("referrer-policy") == "strict-origin-when-cross-origin", "never no-referrer (YouTube error 153)")
         }
-        let browser = try server.client.get("/no/such/page", headers: ["Accept": "text/html,*/*;q=0.8", "Accept-Language": "en"])
+        let browser = try party.client.get("/no/such/page", headers: ["Accept": "text/html,*/*;q=0.8", "Accept-Language": "en"])
         #expect(browser.status == 404 && browser.header("content-type")?.hasPrefix("text/html") == true)
         #expect(browser.text.contains("<html lang=\"en\">") && browser.text.contains("<title>Page not found – MusicVoting</title>"))
-        let script = try server.client.get("/no/such/page")
+        let script = try party.client.get("/no/such/page")
         #expect(script.status == 404 && script.header("content-type")?.hasPrefix("application/json") == true, "API clients keep JSON")
-        let missing = try server.client.get("/join/99999")
+        let missing = try party.client.get("/join/99999")
         #expect(missing.status == 404 && missing.text.contains("Diese Party gibt es nicht (mehr)."))
     }
 
     @Test func theGuestPageShowsQueueAndNowPlayingBeforeAnyScriptRuns() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         _ = try party.registerMonitor()
         try party.add(3)
         try party.add(4)
-        let page = try server.client.get("/join/\(party.pin)").text
+        let page = try party.client.get("/join/\(party.pin)").text
         #expect(page.contains("id=\"now-title\">Tanz auf dem Dach</p>"))
         #expect(page.contains("/ <span id=\"now-duration\">0:30</span>"))
         #expect(page.contains("<span class=\"track-name\">Paper Planes at Noon</span>"))

@@ -5,18 +5,16 @@ import Testing
 @Suite("Attack: many addresses against the host PIN and party creation")
 struct AddressRotationAttackTests {
     @Test func aNewNetworkForEveryGuessGetsThirtyEvaluatedGuessesAMinuteAndNoMore() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         var statuses: [Int: Int] = [:]
         for guess in 0..<120 {
-            let attacker = server.client.from("127.\(guess / 200 + 10).\(guess % 200).1")
+            let attacker = party.client.from("127.\(guess / 200 + 10).\(guess % 200).1")
             let status = try attacker.send("GET", "\(party.base)/blacklist", auth: PinOracleAttackTests.wrong(party.hostPin, guess)).status
             statuses[status, default: 0] += 1
         }
         #expect(statuses[403] == 30, "evaluated guesses: \(statuses)")
         #expect(statuses[429] == 90)
-        #expect(try server.client.from(party.creatorAddress).send("GET", "\(party.base)/blacklist", auth: party.hostPin).status == 200,
+        #expect(try party.client.from(party.creatorAddress).send("GET", "\(party.base)/blacklist", auth: party.hostPin).status == 200,
                 "the host who proved the PIN is never locked out by the sweep")
     }
 
@@ -59,10 +57,8 @@ struct AddressRotationAttackTests {
     }
 
     @Test func aReplacedTVThatKeepsCallingNeitherLocksItsAddressOutNorKeepsPlaying() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
-        let sharedAddress = server.client.from("127.0.0.1")
+        let party = try TestParty.given()
+        let sharedAddress = party.client.from("127.0.0.1")
         var tokens: [String] = []
         for index in 0..<3 { tokens.append(try party.registerMonitor(device: "tv-\(index)")) }
         // The first two TVs keep reporting with their old tokens, from the host's own address.

@@ -16,15 +16,13 @@ struct CreationFloodAttackTests {
     /// What the flood costs guests in time is measured by Tests/Benchmarks/creation_flood.py (printed, not asserted:
     /// a latency ratio on two shared cores says more about the neighbours than about the server). Here: the behaviour.
     @Test func floodingCreationsIsRefusedAndGuestsAreStillServed() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         try party.add(1)
 
         // The flood: 30 addresses creating parties as fast as the old attack did (about 110 a second).
         let stop = Atomic(false)
         let created = Atomic(0), refused = Atomic(0), attempts = Atomic(0)
-        let client = server.client
+        let client = party.client
         let finished = DispatchSemaphore(value: 0)
         let flood = Thread {
             defer { finished.signal() }

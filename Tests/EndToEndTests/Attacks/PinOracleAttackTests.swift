@@ -65,15 +65,13 @@ struct PinOracleAttackTests {
     }
 
     @Test func aSweepFromManyAddressesIsSlowedButTheHostsRightPinStillWorks() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let host = try party.events()
         defer { host.close() }
         // 20 phones, 2 guesses each: 40 wrong PINs for the party in a minute, past its budget of 30.
         var slowed = 0
         for phone in 0..<20 {
-            let client = server.client.from("127.0.1.\(phone + 1)")
+            let client = party.client.from("127.0.1.\(phone + 1)")
             for guess in 0..<2 {
                 let response = try client.send("DELETE", party.base, auth: Self.wrong(party.hostPin, phone * 2 + guess))
                 if response.status == 429 { slowed += 1 } else { #expect(response.status == 403) }
@@ -82,14 +80,14 @@ struct PinOracleAttackTests {
         #expect(slowed > 0, "once the party is over its budget, an address that just failed must wait")
         let notice = try host.waitFor("pin-guessing")
         #expect(Int(notice.payload["failures"] as? String ?? "") ?? 0 >= 30, "the host is told")
-        let hostPhone = server.client.from(party.creatorAddress)
+        let hostPhone = party.client.from(party.creatorAddress)
         #expect(try hostPhone.send("GET", "\(party.base)/blacklist", auth: party.hostPin).status == 200,
                 "the host's right PIN is not refused because of other clients' failures")
         // Issue 23: a device that never proved the PIN waits while the party is under attack, and is told why.
-        let newDevice = try server.client.from("127.0.2.1").send("GET", "\(party.base)/blacklist", auth: party.hostPin)
+        let newDevice = try party.client.from("127.0.2.1").send("GET", "\(party.base)/blacklist", auth: party.hostPin)
         #expect(newDevice.status == 429 && newDevice.json["code"] as? String == "pin_guessing")
         #expect((newDevice.error ?? "").contains("schon angemeldet"), "the message says where it still works")
-        let again = try server.client.from("127.0.1.1").send("GET", "\(party.base)/blacklist", auth: Self.wrong(party.hostPin, 99))
+        let again = try party.client.from("127.0.1.1").send("GET", "\(party.base)/blacklist", auth: Self.wrong(party.hostPin, 99))
         #expect(again.status == 429 && Int(again.header("retry-after") ?? "") ?? 0 >= 1)
     }
 

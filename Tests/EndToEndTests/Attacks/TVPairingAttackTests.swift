@@ -13,15 +13,13 @@ struct TVPairingAttackTests {
     }
 
     @Test func aConnectedTVIsNeverReplacedSilentlyAndTheOldOneIsTold() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         let oldToken = try party.registerMonitor(device: "living-room")
         let oldStream = try party.events(monitorToken: oldToken, source: "127.0.0.1")
         defer { oldStream.close() }
         #expect(eventually(timeout: 15) { (try? party.current()["deviceActive"] as? Bool) == true })
 
-        let second = try Self.openPairing(server.client.from("127.0.31.1"))
+        let second = try Self.openPairing(party.client.from("127.0.31.1"))
         let silent = try party.host("POST", "/tv/pair", json: ["code": second.code])
         #expect(silent.status == 409 && silent.json["code"] as? String == "monitor_connected", "the host is asked first")
         #expect(try party.client.send("POST", "\(party.base)/track/progress", json: ["position": 0, "duration": 0, "paused": true],

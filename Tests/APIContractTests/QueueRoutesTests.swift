@@ -2,45 +2,52 @@ import Foundation
 import Testing
 
 @Suite("Search and queue (R9–R13, R17, R18)")
-struct QueueTests {
+struct QueueRoutesTests {
     @Test func searchAnswersSpotifyShapedTracksAndTopTenOnEmptyQuery() throws {
         let party = try TestParty.given()
         let top = try party.client.get("\(party.base)/track/search?q=")
         let items = (top.json["tracks"] as? [String: Any])?["items"] as? [[String: Any]] ?? []
-        #expect(items.count == 10)
+        #expect(top.status == 200 && items.count == 10, "\(top)")
         let found = try party.client.get("\(party.base)/track/search?q=treppenhaus")
         let first = ((found.json["tracks"] as? [String: Any])?["items"] as? [[String: Any]])?.first ?? [:]
         #expect(first["uri"] as? String == "demo:track:9")
+        #expect(first["id"] as? String == "9")
         #expect(first["name"] as? String == "Disco im Treppenhaus")
         #expect((first["artists"] as? [[String: Any]])?.first?["name"] as? String == "Die Hausmeister")
         let album = first["album"] as? [String: Any]
         #expect(album?["name"] as? String == "Erdgeschoss")
-        #expect(((album?["images"] as? [[String: Any]])?.first?["url"] as? String)?.hasSuffix(".png") == true)
+        let cover = (album?["images"] as? [[String: Any]])?.first?["url"] as? String ?? ""
+        #expect(cover.hasPrefix(TestServer.publicURL + "/") && cover.hasSuffix(".png"), "an absolute PNG cover: \(cover)")
         #expect(first["duration_ms"] as? Int == 33_000)
         let accent = try party.client.get("\(party.base)/track/search?q=SPATI")
         #expect((((accent.json["tracks"] as? [String: Any])?["items"]) as? [Any])?.count == 1, "accent- and case-insensitive")
         let single = try party.client.get("\(party.base)/track/9")
-        #expect(single.status == 200 && single.json["uri"] as? String == "demo:track:9")
-        #expect(try party.client.get("\(party.base)/track/999").status == 404)
+        #expect(single.status == 200 && single.json["uri"] as? String == "demo:track:9" && single.json["name"] as? String == "Disco im Treppenhaus")
+        let unknown = try party.client.get("\(party.base)/track/999")
+        #expect(unknown.isError(404, "Song nicht gefunden."), "\(unknown)")
     }
 
     @Test func addingRefusesDuplicatesUnknownSongsAndLinks() throws {
         let party = try TestParty.given()
-        #expect(try party.add(4).json["status"] as? String == "added")
+        let added = try party.add(4)
+        #expect(added.status == 200 && added.json["status"] as? String == "added", "\(added)")
         let duplicate = try party.add(4, device: "guest-2")
-        #expect(duplicate.status == 409 && duplicate.error == "Song ist schon in der Warteschlange.")
-        #expect(try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:999", "deviceId": "g"]).status == 404)
+        #expect(duplicate.isError(409, "Song ist schon in der Warteschlange.") && duplicate.code == "duplicate", "\(duplicate)")
+        let unknown = try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:999", "deviceId": "g"])
+        #expect(unknown.isError(404, "Song nicht gefunden."), "\(unknown)")
         let link = try party.client.send("POST", "\(party.base)/track/addToPlaylist",
                                          json: ["uri": "https://open.spotify.com/track/abc", "deviceId": "g"])
-        #expect(link.status == 400)
+        #expect(link.isError(400, "Ungültige Song-URI."), "R13: links are not parsed: \(link)")
         let none = try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: [String]())
-        #expect(none.status == 400 && none.error == "No tracks provided")
+        #expect(none.isError(400, "No tracks provided"), "\(none)")
+        let noUri = try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["deviceId": "g"])
+        #expect(noUri.isError(400, "No tracks provided"), "\(noUri)")
         let batch = try party.client.send("POST", "\(party.base)/track/addToPlaylist?deviceId=g3", json: ["demo:track:5", "demo:track:6"])
-        #expect(batch.status == 200)
+        #expect(batch.status == 200 && batch.json["status"] as? String == "added", "\(batch)")
         #expect(try party.queueUris() == ["demo:track:4", "demo:track:5", "demo:track:6"])
         let mixed = try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["demo:track:7", "demo:track:4"],
                                           headers: ["X-Device-Id": "g4"])
-        #expect(mixed.status == 409)
+        #expect(mixed.isError(409, "Song ist schon in der Warteschlange."), "\(mixed)")
         #expect(try !party.queueUris().contains("demo:track:7"), "a refused batch adds nothing")
     }
 
@@ -48,28 +55,38 @@ struct QueueTests {
         let party = try TestParty.given()
         for number in 1...10 { #expect(try party.add(number, device: "fast").status == 200) }
         let limited = try party.add(11, device: "fast")
-        #expect(limited.status == 429 && limited.error == "Zu viele Anfragen — bitte kurz warten.")
+        #expect(limited.isError(429, "Zu viele Anfragen — bitte kurz warten."), "\(limited)")
         #expect(Int(limited.header("retry-after") ?? "") ?? 0 > 0)
         #expect(try party.add(11, device: "other").status == 200)
+        party.server.clock.advance(by: 61)
+        let later = try party.add(12, device: "fast")
+        #expect(later.status == 200, "the minute rolls on: \(later)")
     }
 
     @Test func blacklistedTitlesAndArtistsAreRefused() throws {
         let party = try TestParty.given()
         #expect(try party.host("PUT", "/blacklist", json: ["word": "hausMEISTER"]).status == 200)
-        #expect(try party.host("PUT", "/blacklist", json: ["word": "Bahnsteig"]).json["words"] as? [String] == ["Bahnsteig", "hausMEISTER"])
+        let listed = try party.host("PUT", "/blacklist", json: ["word": "Bahnsteig"])
+        #expect(listed.status == 200 && listed.json["words"] as? [String] == ["Bahnsteig", "hausMEISTER"], "\(listed)")
+        let read = try party.host("GET", "/blacklist")
+        #expect(read.status == 200 && read.json["words"] as? [String] == ["Bahnsteig", "hausMEISTER"], "\(read)")
         let byArtist = try party.add(9)
-        #expect(byArtist.status == 403 && byArtist.error == "Nicht erlaubt.")
-        #expect(try party.add(11).status == 403, "title substring")
+        #expect(byArtist.isError(403, "Nicht erlaubt."), "\(byArtist)")
+        #expect(try party.add(11).isError(403, "Nicht erlaubt."), "title substring")
         #expect(try party.add(1).status == 200)
-        #expect(try party.host("DELETE", "/blacklist", json: ["word": "hausMEISTER"]).json["words"] as? [String] == ["Bahnsteig"])
+        let removed = try party.host("DELETE", "/blacklist", json: ["word": "hausMEISTER"])
+        #expect(removed.status == 200 && removed.json["words"] as? [String] == ["Bahnsteig"], "\(removed)")
         #expect(try party.add(9).status == 200)
-        #expect(try party.client.get("\(party.base)/blacklist").status == 401)
+        let byQuery = try party.client.send("DELETE", "\(party.base)/blacklist?word=Bahnsteig", auth: party.hostPin)
+        #expect(byQuery.status == 200 && byQuery.json["words"] as? [String] == [], "the word may come as a query: \(byQuery)")
+        let guest = try party.client.get("\(party.base)/blacklist")
+        #expect(guest.isError(401, "Host-PIN fehlt."), "the list is the host's: \(guest)")
+        let blank = try party.host("PUT", "/blacklist", json: ["word": " "])
+        #expect(blank.status == 400 && blank.error != nil, "\(blank)")
     }
 
     @Test func addingABlacklistWordNamesTheWaitingSongsItNowBlocks() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
-        let party = try TestParty(server)
+        let party = try TestParty.given()
         for number in [9, 1, 23] { #expect(try party.add(number).status == 200) }
         // The server's rule (folded case), not the page's: "HausMeister" matches the artist "Die Hausmeister".
         let added = try party.host("PUT", "/blacklist", json: ["word": "HausMeister"])
@@ -103,33 +120,50 @@ struct QueueTests {
         for number in [1, 2, 3] { try party.add(number) }
         #expect(try party.queueUris() == ["demo:track:1", "demo:track:2", "demo:track:3"])
         let liked = try party.vote(3, device: "a")
-        #expect(liked.json["liked"] as? Bool == true && liked.json["likeCount"] as? Int == 1)
+        #expect(liked.status == 200 && liked.json["liked"] as? Bool == true && liked.json["likeCount"] as? Int == 1, "\(liked)")
         try party.vote(3, device: "b")
         try party.vote(2, device: "a")
         #expect(try party.queueUris() == ["demo:track:3", "demo:track:2", "demo:track:1"])
         let mine = try party.queue(device: "b")
         #expect(mine.map { $0["hasVoted"] as? Bool } == [true, false, false])
+        #expect(mine.map { $0["likeCount"] as? Int } == [2, 1, 0])
         #expect(try party.queue().first?["hasVoted"] == nil)
         let unliked = try party.vote(3, device: "b")
         #expect(unliked.json["liked"] as? Bool == false && unliked.json["likeCount"] as? Int == 1)
         let missing = try party.vote(8, device: "a")
-        #expect(missing.status == 404 && missing.error == "Song nicht in der Warteschlange.")
+        #expect(missing.isError(404, "Song nicht in der Warteschlange."), "\(missing)")
         let incomplete = try party.client.send("POST", "\(party.base)/track/vote", json: ["uri": "demo:track:3"])
-        #expect(incomplete.status == 400 && incomplete.error == "Missing uri or deviceId")
+        #expect(incomplete.isError(400, "Missing uri or deviceId"), "\(incomplete)")
+        let noUri = try party.client.send("POST", "\(party.base)/track/vote", json: ["deviceId": "a"])
+        #expect(noUri.isError(400, "Missing uri or deviceId"), "\(noUri)")
+    }
+
+    @Test func queueEntriesCarryTheContractsFields() throws {
+        let party = try TestParty.given()
+        try party.add(5)
+        let entry = try #require(try party.queue().first)
+        for key in ["id", "uri", "name", "artists", "album", "duration_ms", "likeCount", "isCurrentlyPlaying", "autofilled"] {
+            #expect(entry[key] != nil, "\(key) in \(entry)")
+        }
+        #expect(entry["isCurrentlyPlaying"] as? Bool == false && entry["autofilled"] as? Bool == false && entry["likeCount"] as? Int == 0)
     }
 
     @Test func hostRemovesSongs() throws {
         let party = try TestParty.given()
         try party.add(1)
         try party.add(2)
-        #expect(try party.client.send("DELETE", "\(party.base)/track/remove", json: ["uri": "demo:track:1"]).status == 401)
+        let guest = try party.client.send("DELETE", "\(party.base)/track/remove", json: ["uri": "demo:track:1"])
+        #expect(guest.isError(401, "Host-PIN fehlt."), "\(guest)")
         let removed = try party.host("DELETE", "/track/remove", json: ["uri": "demo:track:1"])
         #expect(removed.status == 200 && removed.json["status"] as? String == "removed")
         #expect(try party.queueUris() == ["demo:track:2"])
+        let byQuery = try party.client.send("DELETE", "\(party.base)/track/remove?uri=demo:track:2", auth: party.hostPin)
+        #expect(byQuery.status == 200 && byQuery.json["status"] as? String == "removed", "the uri may come as a query: \(byQuery)")
+        #expect(try party.queueUris().isEmpty)
         let again = try party.host("DELETE", "/track/remove", json: ["uri": "demo:track:1"])
-        #expect(again.status == 404 && again.error == "Song nicht in der Warteschlange.")
+        #expect(again.isError(404, "Song nicht in der Warteschlange."), "\(again)")
         let noUri = try party.host("DELETE", "/track/remove", json: [String: String]())
-        #expect(noUri.status == 400 && noUri.error == "Missing uri")
+        #expect(noUri.isError(400, "Missing uri"), "\(noUri)")
     }
 
     /// R10: the playing track may be queued again, once; a like and a removal of its uri then mean the waiting copy.
@@ -137,12 +171,12 @@ struct QueueTests {
         let party = try TestParty.given()
         _ = try party.registerMonitor()
         try party.add(1)
-        #expect(try (party.current()["track"] as? [String: Any])?["uri"] as? String == "demo:track:1", "R16: it plays")
+        #expect(try party.currentUri() == "demo:track:1", "R16: it plays")
         let playingId = try #require((party.current()["track"] as? [String: Any])?["id"] as? String)
         let again = try party.add(1, device: "guest-2")
         #expect(again.status == 200, "the playing track may be queued again: \(again)")
         let twice = try party.add(1, device: "guest-3")
-        #expect(twice.status == 409 && twice.error == "Song ist schon in der Warteschlange.", "but only once: \(twice)")
+        #expect(twice.isError(409, "Song ist schon in der Warteschlange."), "but only once: \(twice)")
         func copies() throws -> (playing: [String: Any]?, waiting: [String: Any]?) {
             let queue = try party.queue(device: "fan").filter { $0["uri"] as? String == "demo:track:1" }
             return (queue.first { $0["isCurrentlyPlaying"] as? Bool == true }, queue.first { $0["isCurrentlyPlaying"] as? Bool == false })
@@ -167,9 +201,14 @@ struct QueueTests {
         let party = try TestParty.given()
         let playlists = try party.host("GET", "/spotify/playlists")
         let first = (playlists.json["playlists"] as? [[String: Any]])?.first
-        #expect(first?["id"] as? String == "album1" && first?["trackCount"] as? Int ?? 0 > 0)
-        #expect(try party.host("PUT", "/default-playlist", json: ["playlistId": "album1"]).json["defaultPlaylistId"] as? String == "album1")
+        #expect(first?["id"] as? String == "album1" && first?["trackCount"] as? Int ?? 0 > 0, "\(playlists)")
+        let guestList = try party.client.get("\(party.base)/spotify/playlists")
+        #expect(guestList.isError(401, "Host-PIN fehlt."), "\(guestList)")
+        let set = try party.host("PUT", "/default-playlist", json: ["playlistId": "album1"])
+        #expect(set.status == 200 && set.json["defaultPlaylistId"] as? String == "album1", "\(set)")
         let cleared = try party.host("PUT", "/default-playlist", json: ["playlistId": " "])
-        #expect(cleared.status == 200 && cleared.json["defaultPlaylistId"] is NSNull)
+        #expect(cleared.status == 200 && cleared.json["defaultPlaylistId"] is NSNull, "\(cleared)")
+        let guest = try party.client.send("PUT", "\(party.base)/default-playlist", json: ["playlistId": "album1"])
+        #expect(guest.isError(401, "Host-PIN fehlt."), "\(guest)")
     }
 }
