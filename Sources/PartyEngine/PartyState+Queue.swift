@@ -40,16 +40,20 @@ extension PartyState {
         let current = try cachedParty(id: party.id)?.playback.currentEntryId
         let candidates = Queue(entries: try store.entries(partyId: party.id, uri: uri), currentEntryId: current)
         guard let entry = candidates.target(uri: uri) else { throw PartyError.notInQueue }
-        return try transaction { state in
+        let (liked, count, queue) = try transaction { state in
             let liked = try state.store.toggleVote(entryId: entry.id, deviceId: deviceId)
             let count = entry.likeCount + (liked ? 1 : -1)
             // Issue 24: the event carries what changed, the count and the new order of the waiting entries (R9 decided
-            // here, once), so pages apply it instead of every page fetching the queue after every like. The read is
-            // the one GET queue would make next; it stays cached for them.
-            let order = try state.queue(of: party).waiting.map(\.id)
-            state.publish(.voteUpdated(uri: uri, likeCount: count, entryId: entry.id, order: order), partyId: party.id)
-            return (liked, count)
+            // here, once), so pages apply it instead of every page fetching the queue after every like.
+            let queue = try state.queue(of: party)
+            state.publish(.voteUpdated(uri: uri, likeCount: count, entryId: entry.id, order: queue.waiting.map(\.id)), partyId: party.id)
+            return (liked, count, queue)
         }
+        // The read is the one GET queue would make next: it stays cached for them, though appending the event moved
+        // the write version on (the log is no part of the queue).
+        readCache.align(to: store.writeVersion)
+        readCache.remember(queue: queue, partyId: party.id)
+        return (liked, count)
     }
 
     /// Host removal of a waiting entry; returns true, removing nothing, when the uri is the playing entry
