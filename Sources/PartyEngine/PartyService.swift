@@ -22,11 +22,8 @@ public final class PartyService: Sendable {
     /// Set once the listening port is known (port 0 picks one).
     private let joinBase = Mutex("")
     private static let remoteControl = DispatchQueue(label: "musicvoting.remote-playback")
-    /// Events reach the hub in the order their transactions committed (a stream's ids only grow), though each is
-    /// sent after the state lock: a writer takes this lock before it lets go of the state lock and drops it once
-    /// its events are handed to the hub. An `NSLock` because it is held across that hand-over, not one scope; the
-    /// hub never waits for the state lock while this is held.
-    private let publishing = NSLock()
+    /// Events reach the hub in commit order, though after the state lock (`PublishOrder`).
+    private let publishOrder = PublishOrder()
 
     public init(store: sending any PartyStoring, clock: any PartyClock, random: sending any RandomNumberGenerator, providers: ProviderRegistry,
          hub: EventHub) {
@@ -52,20 +49,20 @@ public final class PartyService: Sendable {
     @discardableResult
     func withState<T: Sendable>(_ body: (inout sending PartyState) throws -> sending T) rethrows -> T {
         var effects = PartyState.Effects()
-        defer { perform(effects) }
+        var ticket: UInt64?
+        defer { perform(effects, ticket: ticket) }
         return try state.withLock { state in
             defer {
                 effects = state.takeEffects()
-                if !effects.events.isEmpty { publishing.lock() }
+                if !effects.events.isEmpty { ticket = publishOrder.ticket() }
             }
             return try body(&state)
         }
     }
 
-    private func perform(_ effects: PartyState.Effects) {
-        if !effects.events.isEmpty {
-            for event in effects.events { hub.publish(event) }
-            publishing.unlock()
+    private func perform(_ effects: PartyState.Effects, ticket: UInt64?) {
+        if let ticket {
+            publishOrder.inTurn(ticket) { for event in effects.events { hub.publish(event) } }
         }
         for partyId in effects.closedParties { hub.closeParty(partyId) }
         for partyId in effects.closedMonitorStreams { hub.closeMonitorStreams(partyId: partyId) }
