@@ -23,7 +23,9 @@ extension PartyState {
         var event = ServerEvent(kind: kind, partyId: partyId, source: source, audience: audience, at: now)
         if kind.isLogged, openTransactions == 0 {
             do {
-                event.sequence = try store.transaction { try store.appendEvents([event.logged], partyId: partyId).first }
+                let logged = event.logged
+                event.sequence = try store.transaction { try store.appendEvents([logged], partyId: partyId).first }
+                event.encodedMessage = logged.message
             } catch {
                 Log.error("event log: \(kind.type) for \(partyId) is sent without an id: \(error)")
             }
@@ -41,8 +43,12 @@ extension PartyState {
         for position in pending where !parties.contains(effects.events[position].partyId) { parties.append(effects.events[position].partyId) }
         for partyId in parties {
             let positions = pending.filter { effects.events[$0].partyId == partyId }
-            let sequences = try store.appendEvents(positions.map { effects.events[$0].logged }, partyId: partyId)
-            for (position, sequence) in zip(positions, sequences) { effects.events[position].sequence = sequence }
+            let logged = positions.map { effects.events[$0].logged }
+            let sequences = try store.appendEvents(logged, partyId: partyId)
+            for (index, position) in positions.enumerated() {
+                effects.events[position].sequence = sequences[index]
+                effects.events[position].encodedMessage = logged[index].message
+            }
         }
     }
 

@@ -31,6 +31,8 @@ struct ServerEvent: Sendable {
     var at: Date
     /// The party's sequence number once the event is in its log (issue 26); nil: sent live only, without `id:`.
     var sequence: Int64? = nil
+    /// `message` as the log keeps it, once appended: the frame reuses it instead of encoding it again.
+    var encodedMessage: String? = nil
 
     /// The `data:` JSON: `{"type", "timestamp", "payload":{partyId, source, …}}`, payload values all strings.
     var message: String {
@@ -50,7 +52,7 @@ struct ServerEvent: Sendable {
                     audienceInstallationId: audience?.installationId, createdAt: at)
     }
 
-    func frame() -> [UInt8] { Self.frame(id: sequence, message: message) }
+    func frame() -> [UInt8] { Self.frame(id: sequence, message: encodedMessage ?? message) }
 
     /// The SSE frame: `id:` (when logged) then one `data:` line per line of the message, then a blank line.
     static func frame(id: Int64?, message: String) -> [UInt8] {
