@@ -80,6 +80,26 @@ struct EventLogServiceTests {
         #expect(try Self.types(open(service, party, after: 1_100 - 1_000)) == [EventLog.resyncType])
     }
 
+    /// Writers commit one after another under the state lock but publish after it: a stream still sees the ids in
+    /// order, each once, with no gap (`PublishOrder`).
+    @Test func concurrentWritersReachAStreamInCommitOrder() throws {
+        let service = try makeService()
+        let party = try service.createParty(provider: "demo")
+        for number in 1...4 { try service.add(uris: ["demo:track:\(number)"], deviceId: "adder-\(number)", party: party) }
+        let stream = try service.openEventStream(party: party, clientAddress: "10.0.0.1", caller: nil, lastEventId: nil) {
+            EventStream(capacity: 1 << 20, initial: $0)
+        }
+        defer { stream.finish() }
+        let head = try #require(Self.ids(EventHubTests.drain(stream)).first)
+        let likes = 200
+        DispatchQueue.concurrentPerform(iterations: likes) { index in
+            _ = try? service.vote(uri: "demo:track:\(index % 4 + 1)", deviceId: "liker-\(index)",
+                                  clientAddress: "10.\(index / 250 + 1).\(index % 250).1", party: party)
+        }
+        let ids = Self.ids(EventHubTests.drain(stream))
+        #expect(ids == Array((head + 1)...(head + Int64(likes))), "every like once, in order: \(ids.prefix(20))…")
+    }
+
     @Test func progressIsSentLiveWithoutAnIdAndNotLogged() throws {
         let service = try makeService()
         let party = try service.createParty(provider: "demo")
