@@ -89,6 +89,10 @@ struct EventLogTests {
         let unknown = try Self.stream(second, party, after: 1_764_880_000_000)
         defer { unknown.close() }
         #expect(try unknown.waitFor("resync").payload["reason"] as? String == "unknown")
+        // The query form (for EventSource clients that cannot set the header) is read the same way.
+        let byQuery = try SSEClient(port: second.port, path: "/api/party/\(party.id)/events?lastEventId=1")
+        defer { byQuery.close() }
+        #expect(try byQuery.waitFor("resync").payload["reason"] as? String == "expired")
         // 103…1,102: the last 1,000 (the add above is 1,102).
         let kept = try Self.stream(second, party, after: 102)
         defer { kept.close() }
