@@ -98,7 +98,7 @@ public final class GuestParty: AssignsChanges {
                 sessions.leaveGuest()
                 set(\.ended, true)
             }
-        case "queue-updated", "vote-updated", "track-changed", "playback-changed", PartyEvent.connected:
+        case "queue-updated", "vote-updated", "track-changed", "playback-changed", PartyEvent.connected, PartyEvent.resync:
             await loadQueue()
         default:
             break

@@ -107,4 +107,8 @@ public struct PartyEvent: Hashable, Sendable {
     /// Not from the server: the stream is open (first or again). Events published before it (or that the server
     /// could not replay after a restart) may be missing, so models reload their state on it.
     public static let connected = "stream-connected"
+
+    /// From the server (issue 26): the `Last-Event-ID` this stream resumed with is older than the party's event log
+    /// keeps (or unknown), so events were missed that no replay brings back: models reload, as on `connected`.
+    public static let resync = "resync"
 }

@@ -54,10 +54,12 @@ extension Routes {
                     guard Identifiers.isWellFormedDeviceId(id) else { throw PartyError.invalidInput("Invalid installationId") }
                     return id
                 }
-                let lastEventId = (request.header("last-event-id") ?? request.query["lastEventId"]).flatMap { Int($0) }
+                // Issue 26: the party's sequence number to resume after; one that is no number is no id we gave out
+                // (-1: the stream says `resync`).
+                let lastEventId = (request.header("last-event-id") ?? request.query["lastEventId"]).flatMap { $0.isEmpty ? nil : Int64($0) ?? -1 }
                 if partyId.isEmpty, source == "ios", let installationId {
                     return Self.eventStreamResponse(try service.openInstallationStream(
-                        installationId: installationId, clientAddress: request.clientAddress, lastEventId: lastEventId) { EventStream(initial: $0) })
+                        installationId: installationId, clientAddress: request.clientAddress) { EventStream(initial: $0) })
                 }
                 let party: Party
                 do {

@@ -2,21 +2,26 @@ import ClientNetwork
 import Foundation
 import PartyCore
 
-/// Fans events out to the SSE streams of each party. Every stream has a bounded buffer (the app's sink);
-/// a recent-events ring per party lets a client resume with `Last-Event-ID`.
-/// `@unchecked Sendable`: all state is guarded by `lock`.
+/// Fans events out to the SSE streams of each party. Every stream has a bounded buffer (the app's sink). What a
+/// client missed comes from the party's log (issue 26), read by the service when the stream opens; the hub keeps
+/// no events. `@unchecked Sendable`: all state is guarded by `lock`.
 public final class EventHub: @unchecked Sendable {
-    static let replayLimit = 64
-    /// A party's replay ring outlives its last listener this long (a phone's reconnect), then it is dropped.
-    static let replayRetention: TimeInterval = 60
     /// SPEC asks for at least every 15 s. 4 s finds clients that left within two pings, since a suspended
     /// connection does not notice a closed socket (NOTES-libmicrohttpd) and the first write to it succeeds; and a
     /// page that hears nothing for two intervals reopens its stream within 10 s of a silent network switch (issue
     /// 24). Streams announce it in their first bytes (`: keepalive-ms 4000`), the one place pages learn it from.
     public static let keepaliveInterval: TimeInterval = 4
     /// The first bytes of every stream: the reconnect hint and the keepalive interval.
-    static let streamPreamble = Array("retry: 3000\n: keepalive-ms \(Int(keepaliveInterval * 1000))\n\n".utf8)
+    static let streamPreamble = preamble(lastSequence: nil)
     private static let ping = Array(": ping\n\n".utf8)
+
+    /// The first bytes of a stream; with the party's newest sequence number as its `id:` (a block without data
+    /// sets the client's last event id and dispatches nothing), so even a client that hears no event before it
+    /// drops resumes from where it joined.
+    static func preamble(lastSequence: Int64?) -> [UInt8] {
+        Array(("retry: 3000\n" + (lastSequence.map { "id: \($0)\n" } ?? "")
+               + ": keepalive-ms \(Int(keepaliveInterval * 1000))\n\n").utf8)
+    }
 
     /// How many streams one address (an IPv6 /64 counts as one), one network, one party and the whole server may
     /// hold (0: no per-address limit). Issue 23: a party keeps `reservedPerParty` of its slots for streams that
@@ -58,6 +63,8 @@ public final class EventHub: @unchecked Sendable {
         let isMonitor: Bool
         let standing: Standing
         let audience: Audience
+        /// The newest sequence number the stream's first bytes covered: live events up to it are not sent again.
+        let resumedAt: Int64?
         /// A stream of an ended party closes by itself then (SPEC: after at most 10 minutes).
         var closesAt: Date? = nil
     }
@@ -79,16 +86,10 @@ public final class EventHub: @unchecked Sendable {
     /// Told (off the lock) when a stream opens or closes: party, address, whether a monitor. Set once, before any stream.
     private var onStreamChange: (@Sendable (String, String, Bool) -> Void)?
     private var total = 0
-    private var recent: [String: [(id: Int, frame: [UInt8], audience: Audience?)]] = [:]
-    /// When each party without listeners lost its last one; its ring goes after `replayRetention`.
-    private var unattendedSince: [String: Date] = [:]
-    /// Starts at the wall clock in ms so ids keep growing across restarts.
-    private var lastId: Int
 
     public init(clock: any PartyClock, limits: Limits = Limits(perAddress: 0, perParty: PartyLimits().streamsPerParty, total: 12_000)) {
         self.clock = clock
         self.limits = limits
-        lastId = Int(saturating: clock.now().timeIntervalSince1970 * 1000)
     }
 
     /// Who hears that streams opened or closed (the service, which announces `device-changed`).
@@ -106,55 +107,51 @@ public final class EventHub: @unchecked Sendable {
         return monitorStreams[partyId, default: 0] + (address.map { partyAddressStreams[partyId + "|" + $0, default: 0] } ?? 0)
     }
 
-    /// A new stream for `partyId`, primed with the retry hint and any events after `lastEventId`;
-    /// `.tooManyStreams` past a limit, so one phone cannot hold every connection of the party or the server.
-    /// The hub alone owns the stream's end: it forgets it and, for a monitor, reports the change.
-    /// `makeSink` gets the bytes the stream starts with (retry hint and replayed events).
-    func subscribe<Sink: EventSink>(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool = false,
-                                    standing: Standing = .guest, audience: Audience = Audience(source: "web"),
+    /// A new stream for `partyId` whose first bytes are `initial` (the preamble and what the log replays up to
+    /// `resumedAt`); `.tooManyStreams` past a limit, so one phone cannot hold every connection of the party or the
+    /// server. The hub alone owns the stream's end: it forgets it and, for a monitor, reports the change.
+    func subscribe<Sink: EventSink>(partyId: String, address: String, initial: [UInt8] = EventHub.streamPreamble, resumedAt: Int64? = nil,
+                                    isMonitor: Bool = false, standing: Standing = .guest, audience: Audience = Audience(source: "web"),
                                     makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
-        let stream = try register(partyId: partyId, address: address, lastEventId: lastEventId, isMonitor: isMonitor,
-                                  standing: isMonitor ? .privileged : standing, audience: audience, makeSink: makeSink)
+        let stream = try register(partyId: partyId, address: address, initial: initial, resumedAt: resumedAt, isMonitor: isMonitor,
+                                  standing: standing, audience: audience, makeSink: makeSink)
         streamsChanged(partyId, address, isMonitor)
         return stream
     }
 
     /// SPEC: a stream asked for a party that has ended answers with one `party-ended` event and then stays
     /// open with keepalives for 10 minutes, so a client that reconnects at once is not answered with a 404
-    /// it would retry in a tight loop.
-    func subscribeToEndedParty<Sink: EventSink>(partyId: String, address: String, makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
-        try register(partyId: partyId, address: address, lastEventId: nil, isMonitor: false, standing: .guest,
-                     audience: Audience(source: "web"), ended: true, makeSink: makeSink)
+    /// it would retry in a tight loop. Its id is the party's last (`party-ended` is the last event it logs).
+    func subscribeToEndedParty<Sink: EventSink>(partyId: String, address: String, lastSequence: Int64?,
+                                                makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
+        let ended = ServerEvent(kind: .partyEnded, partyId: partyId, at: clock.now())
+        return try register(partyId: partyId, address: address,
+                            initial: Self.preamble(lastSequence: nil) + ServerEvent.frame(id: lastSequence, message: ended.message),
+                            resumedAt: lastSequence, isMonitor: false, standing: .guest, audience: Audience(source: "web"),
+                            closesAt: clock.now().addingTimeInterval(Self.endedPartyStreamLifetime), makeSink: makeSink)
     }
 
-    private func register<Sink: EventSink>(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool, standing: Standing,
-                                           audience: Audience, ended: Bool = false, makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
+    /// Adds the stream without telling `whenStreamsChange` (the caller does, with `streamsChanged`, once it holds
+    /// no lock the listener takes): the service registers under its own lock, so no event commits between its
+    /// read of the log and the stream joining.
+    func register<Sink: EventSink>(partyId: String, address: String, initial: [UInt8], resumedAt: Int64?, isMonitor: Bool,
+                                   standing: Standing, audience: Audience, closesAt: Date? = nil,
+                                   makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
+        let standing = isMonitor ? .privileged : standing
         lock.lock()
         defer { lock.unlock() }
         let (device, network) = (AddressPrefix.device(of: address), AddressPrefix.network(of: address))
         guard admits(standing, partyId: partyId, device: device, network: network) else { throw .tooManyStreams }
-        var initial = Self.streamPreamble
-        if let lastEventId {
-            for event in recent[partyId] ?? [] where event.id > lastEventId && event.audience?.admits(audience) ?? true {
-                initial += event.frame
-            }
-        }
-        var closesAt: Date?
-        if ended {
-            lastId += 1
-            initial += ServerEvent(type: .partyEnded, partyId: partyId).frame(id: lastId, at: clock.now())
-            closesAt = clock.now().addingTimeInterval(Self.endedPartyStreamLifetime)
-        }
         let stream = makeSink(initial)
         streams[partyId, default: [:]][ObjectIdentifier(stream)] = Subscriber(stream: stream, address: address, isMonitor: isMonitor,
-                                                                              standing: standing, audience: audience, closesAt: closesAt)
+                                                                              standing: standing, audience: audience,
+                                                                              resumedAt: resumedAt, closesAt: closesAt)
         streamsPerAddress[device, default: 0] += 1
         streamsPerNetwork[network, default: 0] += 1
         if standing == .installation { installationStreams += 1 }
         partyAddressStreams[partyId + "|" + address, default: 0] += 1
         if isMonitor { monitorStreams[partyId, default: 0] += 1 }
         total += 1
-        unattendedSince[partyId] = nil
         stream.whenFinished { [weak self, weak stream] in
             guard let self, let stream else { return }
             self.remove(stream, partyId: partyId)
@@ -178,33 +175,25 @@ public final class EventHub: @unchecked Sendable {
             && streamsPerNetwork[network, default: 0] < limits.perNetwork
     }
 
+    /// Sends the event to the party's streams its audience admits. A logged event a stream's first bytes already
+    /// replayed (it committed before the stream opened, and is published after) is not sent twice. The service
+    /// publishes in commit order, so each stream's ids only grow.
     func publish(_ event: ServerEvent) {
         lock.lock()
         defer { lock.unlock() }
-        lastId += 1
-        let listeners = streams[event.partyId]
-        // Nobody listens and nobody left recently: no ring, so a flood of parties costs no memory here.
-        guard listeners != nil || unattendedSince[event.partyId] != nil else { return }
-        let frame = event.frame(id: lastId, at: clock.now())
-        var ring = recent[event.partyId] ?? []
-        ring.append((lastId, frame, event.audience))
-        if ring.count > Self.replayLimit { ring.removeFirst(ring.count - Self.replayLimit) }
-        recent[event.partyId] = ring
-        for subscriber in (listeners ?? [:]).values where event.audience?.admits(subscriber.audience) ?? true {
+        guard let listeners = streams[event.partyId] else { return }
+        let frame = event.frame()
+        for subscriber in listeners.values where event.audience?.admits(subscriber.audience) ?? true {
+            if let sequence = event.sequence, let resumedAt = subscriber.resumedAt, sequence <= resumedAt { continue }
             subscriber.stream.send(frame)
         }
     }
 
     /// Keepalive comments: keep proxies from closing idle streams and reveal clients that left.
-    /// Also drops the replay rings of parties nobody has listened to for a while.
     public func pingAll() {
         lock.lock()
         let all = streams.values.flatMap(\.values)
         let now = clock.now()
-        for (partyId, since) in unattendedSince where now.timeIntervalSince(since) > Self.replayRetention {
-            unattendedSince[partyId] = nil
-            recent[partyId] = nil
-        }
         lock.unlock()
         for subscriber in all {
             if let closesAt = subscriber.closesAt, closesAt <= now { subscriber.stream.close() } else { subscriber.stream.send(Self.ping) }
@@ -218,12 +207,10 @@ public final class EventHub: @unchecked Sendable {
         return partyId.map { streams[$0]?.count ?? 0 } ?? total
     }
 
-    /// Ends the streams of one party (after party-ended) and forgets its replay ring.
+    /// Ends the streams of one party (after party-ended).
     func closeParty(_ partyId: String) {
         lock.lock()
         let party = streams[partyId].map { Array($0.values) } ?? []
-        recent[partyId] = nil
-        unattendedSince[partyId] = nil
         lock.unlock()
         for subscriber in party { subscriber.stream.close() }
     }
@@ -247,7 +234,7 @@ public final class EventHub: @unchecked Sendable {
         if let subscriber = unregister(stream, partyId: partyId) { streamsChanged(partyId, subscriber.address, subscriber.isMonitor) }
     }
 
-    private func streamsChanged(_ partyId: String, _ address: String, _ isMonitor: Bool) {
+    func streamsChanged(_ partyId: String, _ address: String, _ isMonitor: Bool) {
         lock.lock()
         let action = onStreamChange
         lock.unlock()
@@ -272,10 +259,7 @@ public final class EventHub: @unchecked Sendable {
         let key = partyId + "|" + subscriber.address
         partyAddressStreams[key, default: 1] -= 1
         if partyAddressStreams[key] == 0 { partyAddressStreams[key] = nil }
-        if streams[partyId]?.isEmpty == true {
-            streams[partyId] = nil
-            if recent[partyId] != nil { unattendedSince[partyId] = clock.now() }
-        }
+        if streams[partyId]?.isEmpty == true { streams[partyId] = nil }
         return subscriber
     }
 }

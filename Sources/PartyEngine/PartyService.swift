@@ -22,6 +22,8 @@ public final class PartyService: Sendable {
     /// Set once the listening port is known (port 0 picks one).
     private let joinBase = Mutex("")
     private static let remoteControl = DispatchQueue(label: "musicvoting.remote-playback")
+    /// Events reach the hub in commit order, though after the state lock (`PublishOrder`).
+    private let publishOrder = PublishOrder()
 
     public init(store: sending any PartyStoring, clock: any PartyClock, random: sending any RandomNumberGenerator, providers: ProviderRegistry,
          hub: EventHub) {
@@ -47,15 +49,21 @@ public final class PartyService: Sendable {
     @discardableResult
     func withState<T: Sendable>(_ body: (inout sending PartyState) throws -> sending T) rethrows -> T {
         var effects = PartyState.Effects()
-        defer { perform(effects) }
+        var ticket: UInt64?
+        defer { perform(effects, ticket: ticket) }
         return try state.withLock { state in
-            defer { effects = state.takeEffects() }
+            defer {
+                effects = state.takeEffects()
+                if !effects.events.isEmpty { ticket = publishOrder.ticket() }
+            }
             return try body(&state)
         }
     }
 
-    private func perform(_ effects: PartyState.Effects) {
-        for event in effects.events { hub.publish(event) }
+    private func perform(_ effects: PartyState.Effects, ticket: UInt64?) {
+        if let ticket {
+            publishOrder.inTurn(ticket) { for event in effects.events { hub.publish(event) } }
+        }
         for partyId in effects.closedParties { hub.closeParty(partyId) }
         for partyId in effects.closedMonitorStreams { hub.closeMonitorStreams(partyId: partyId) }
         for partyId in Set(effects.playersToDrive) { driveRemotePlayer(partyId: partyId) }
@@ -268,9 +276,11 @@ public final class PartyService: Sendable {
         guard try withState({ try $0.queue(of: party).waiting.isEmpty }) else { return }
         let tracks = refillTracks(for: party)
         try withState { state in
-            var queue = try state.queue(of: party)
-            guard queue.waiting.isEmpty else { return }
-            try state.insertRefill(tracks, into: &queue, partyId: party.id)
+            try state.transaction { state in
+                var queue = try state.queue(of: party)
+                guard queue.waiting.isEmpty else { return }
+                try state.insertRefill(tracks, into: &queue, partyId: party.id)
+            }
         }
     }
 
@@ -287,8 +297,8 @@ public final class PartyService: Sendable {
             return try provider.charts()
         } catch {
             let reason = error.userMessage
-            hub.publish(ServerEvent(type: .playbackError, partyId: party.id,
-                                    payload: [("message", "Kein Nachschub für die Warteschlange: \(reason)"), ("code", "refill_failed")]))
+            hub.publish(ServerEvent(kind: .playbackError(message: "Kein Nachschub für die Warteschlange: \(reason)", code: "refill_failed"), partyId: party.id,
+                                    at: now))
             return []
         }
     }
@@ -336,12 +346,21 @@ public final class PartyService: Sendable {
     }
 
     /// Opens an SSE stream; a monitor's stream keeps `deviceActive` true while it is open (the hub counts it).
-    /// `caller` is what the stream proved (the host's streams may use the party's reserved slots too).
-    public func openEventStream<Sink: EventSink>(party: Party, clientAddress: String, caller: Caller?, lastEventId: Int?,
+    /// `caller` is what the stream proved (the host's streams may use the party's reserved slots too). Issue 26:
+    /// the stream starts with the party's log after `lastEventId` (or `resync`), read under the state lock with
+    /// the stream joining the hub, so no event commits in between; one the hub is still to send is not sent twice.
+    public func openEventStream<Sink: EventSink>(party: Party, clientAddress: String, caller: Caller?, lastEventId: Int64?,
                                                  audience: Audience = Audience(source: "web"),
                                                  makeSink: ([UInt8]) -> Sink) throws -> Sink {
-        try hub.subscribe(partyId: party.id, address: clientAddress, lastEventId: lastEventId, isMonitor: caller == .monitor,
-                          standing: caller == nil ? .guest : .privileged, audience: audience, makeSink: makeSink)
+        let hub = self.hub
+        let stream = try withState { state in
+            let (initial, lastSequence) = try state.streamStart(partyId: party.id, lastEventId: lastEventId, audience: audience)
+            return try hub.register(partyId: party.id, address: clientAddress, initial: initial, resumedAt: lastSequence,
+                                    isMonitor: caller == .monitor, standing: caller == nil ? .guest : .privileged, audience: audience,
+                                    makeSink: makeSink)
+        }
+        hub.streamsChanged(party.id, clientAddress, caller == .monitor)
+        return stream
     }
 
     /// A client that reopens its event stream in a tight loop (the original iOS listeners retry at once after a
@@ -357,11 +376,13 @@ public final class PartyService: Sendable {
     }
 
     /// SPEC: the iOS app waits for its login on a stream without `partyId`; it carries only the
-    /// `login-success` events of its installation (and keepalives).
-    public func openInstallationStream<Sink: EventSink>(installationId: String, clientAddress: String, lastEventId: Int?,
+    /// `login-success` events of its installation (and keepalives). Issue 26: such a stream has no party and so no
+    /// log: its events carry no `id:` and a `Last-Event-ID` replays nothing (the app asks the login status when
+    /// it comes back; the party's own stream replays the login, scoped to the installation).
+    public func openInstallationStream<Sink: EventSink>(installationId: String, clientAddress: String,
                                                         makeSink: ([UInt8]) -> Sink) throws -> Sink {
-        try hub.subscribe(partyId: Self.installationChannel(installationId), address: clientAddress, lastEventId: lastEventId,
-                          standing: .installation, audience: Audience(source: "ios", installationId: installationId), makeSink: makeSink)
+        try hub.subscribe(partyId: Self.installationChannel(installationId), address: clientAddress, standing: .installation,
+                          audience: Audience(source: "ios", installationId: installationId), makeSink: makeSink)
     }
 
     /// The hub's key for an installation's stream (party ids are hex, so they never collide with it).
@@ -371,10 +392,12 @@ public final class PartyService: Sendable {
     /// with keepalives for 10 minutes; an id that never was a party is `.partyNotFound`.
     public func openEndedPartyStream<Sink: EventSink>(partyId: String, clientAddress: String,
                                                       makeSink: ([UInt8]) -> Sink) throws -> Sink {
-        guard try withState({ state in try state.store.party(id: partyId).map { !$0.isActive } ?? false }) else {
-            throw PartyError.partyNotFound
+        let lastSequence = try withState { state -> Int64?? in
+            guard let party = try state.store.party(id: partyId), !party.isActive else { return nil }
+            return .some(try state.store.lastEventSequence(partyId: partyId))
         }
-        return try hub.subscribeToEndedParty(partyId: partyId, address: clientAddress, makeSink: makeSink)
+        guard let lastSequence else { throw PartyError.partyNotFound }
+        return try hub.subscribeToEndedParty(partyId: partyId, address: clientAddress, lastSequence: lastSequence, makeSink: makeSink)
     }
 
     /// Once a second: `device-changed` for every party whose `deviceActive` changed (heartbeats run out), and
@@ -399,7 +422,7 @@ public final class PartyService: Sendable {
     public func driveRemotePlayer(partyId: String) {
         let providers = self.providers
         guard let command = withState({ $0.remotePlayerCommand(partyId: partyId, providers: providers) }) else { return }
-        let hub = self.hub
+        let hub = self.hub, clock = self.clock
         Self.remoteControl.async { [weak self] in
             do throws(ProviderError) {
                 try command.spotify.control(deviceId: command.deviceId, uri: command.uri, positionMs: command.positionMs,
@@ -408,26 +431,30 @@ public final class PartyService: Sendable {
                 // Music must never stop silently: the host and the TV are told why, and a song that should play
                 // is stalled (R20a: provider-error) instead of counting on in silence.
                 let message = error.userMessage
-                hub.publish(ServerEvent(type: .playbackError, partyId: partyId, payload: [("message", message), ("code", error.code)]))
+                hub.publish(ServerEvent(kind: .playbackError(message: message, code: error.code), partyId: partyId, at: clock.now()))
                 if command.isPlaying { self?.withState { $0.stall(partyId: partyId, reason: .providerError) } }
             }
         }
     }
 
-    /// `login-success`, scoped to the party; an iOS login says `source: ios` (+ installationId) so the web
-    /// monitor does not re-initialise its player.
+    /// `login-success`, scoped to the party and logged (a replay keeps its scope); an iOS login says `source: ios`
+    /// (+ installationId) so the web monitor does not re-initialise its player.
     public func publishLogin(party: Party, source: String, installationId: String?) {
-        var payload: [(String, String)] = []
-        if let installationId, source == "ios" { payload.append(("installationId", installationId)) }
-        let audience = Audience(source: source, installationId: source == "ios" ? installationId : nil)
-        hub.publish(ServerEvent(type: .loginSuccess, partyId: party.id, source: source, payload: payload, audience: audience))
-        if source == "ios", let installationId {
+        let installationId = source == "ios" ? installationId : nil
+        let audience = Audience(source: source, installationId: installationId)
+        do {
+            try withState { state in
+                try state.transaction { $0.publish(.loginSuccess(installationId: installationId), partyId: party.id, source: source,
+                                                   audience: audience) }
+            }
+        } catch {
+            Log.error("event log: login-success for \(party.id) not sent: \(error)")
+        }
+        if let installationId {
             // The same event on the installation's own stream (the app may not know the party's id yet); its
-            // `partyId` still names the party.
-            var event = ServerEvent(type: .loginSuccess, partyId: Self.installationChannel(installationId), source: source,
-                                    payload: payload, audience: audience)
-            event.displayedPartyId = party.id
-            hub.publish(event)
+            // `partyId` still names the party. Not logged: that stream has no party.
+            hub.publish(ServerEvent(kind: .loginSuccess(installationId: installationId), partyId: Self.installationChannel(installationId),
+                                    source: source, audience: audience, displayedPartyId: party.id, at: now))
         }
     }
 }

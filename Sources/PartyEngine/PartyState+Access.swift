@@ -41,8 +41,7 @@ extension PartyState {
         if PinGenerator.isWellFormed(token) { try store.countWrongPinCheck(partyId: party.id) }
         if secretGuard.recordFailure(address: clientAddress, scope: party.id, at: now) {
             // Tells the host page that somebody is guessing its PIN and that checks are slowed down.
-            publish(ServerEvent(type: .pinGuessing, partyId: party.id,
-                                payload: [("failures", String(secretGuard.failures(scope: party.id, at: now)))]))
+            publish(.pinGuessing(failures: secretGuard.failures(scope: party.id, at: now)), partyId: party.id)
         }
         return nil
     }

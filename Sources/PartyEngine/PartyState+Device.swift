@@ -41,9 +41,14 @@ extension PartyState {
     }
 
     /// R22: tells every client (the monitor first of all) what plays and where, after a re-register.
+    /// Issue 26: its two events are logged together, though nothing changed.
     mutating func republishCurrentTrack(partyId: String) {
         guard let (playback, queue) = try? storedPlayback(partyId: partyId), let entry = queue.current else { return }
-        publishTrackChanged(partyId: partyId, entry: entry, playback: playback)
+        do {
+            try transaction { $0.publishTrackChanged(partyId: partyId, entry: entry, playback: playback) }
+        } catch {
+            Log.error("event log: track-changed for \(partyId) not sent: \(error)")
+        }
     }
 
     /// R23: relays the monitor's report as a `progress` event and counts as a heartbeat; R20a: whether the
@@ -53,9 +58,7 @@ extension PartyState {
         announceDeviceChanges()
         // An idle TV reports too (its heartbeat, issue 24); with no song there is no progress to tell anyone.
         guard party.playback.currentEntryId != nil else { return }
-        publish(ServerEvent(type: .progress, partyId: party.id, payload: [
-            ("position", String(report.positionMs)), ("duration", String(report.durationMs)), ("paused", String(report.paused)),
-        ]))
+        publish(.progress(positionMs: report.positionMs, durationMs: report.durationMs, paused: report.paused), partyId: party.id)
         hearMonitor(positionMs: report.positionMs, paused: report.paused, blocked: report.blocked, error: report.error, partyId: party.id)
     }
 
@@ -80,7 +83,7 @@ extension PartyState {
         let addresses = deviceAddresses
         for change in presence.changes(at: now, monitorStreams: { counter($0, addresses[$0]) }, reports: { addresses[$0] == nil },
                                        also: partyIds) {
-            publish(ServerEvent(type: .deviceChanged, partyId: change.partyId, payload: [("deviceActive", String(change.active))]))
+            publish(.deviceChanged(active: change.active), partyId: change.partyId)
         }
     }
 

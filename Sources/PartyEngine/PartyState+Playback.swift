@@ -88,11 +88,13 @@ extension PartyState {
 
     mutating func pause(_ party: Party) throws -> Playback {
         try requireDevice(party)
-        var (playback, _) = try storedPlayback(partyId: party.id)
-        playback.pause(at: now)
-        try savePlayback(playback, partyId: party.id)
-        publishPlayback(partyId: party.id, playback)
-        return playback
+        return try transaction { state in
+            var (playback, _) = try state.storedPlayback(partyId: party.id)
+            playback.pause(at: state.now)
+            try state.savePlayback(playback, partyId: party.id)
+            state.publishPlayback(partyId: party.id, playback)
+            return playback
+        }
     }
 
     /// R19: resume continues the current entry at its position; with nothing current it starts.
@@ -129,32 +131,18 @@ extension PartyState {
             let id = try store.insertEntry(partyId: partyId, track: track, addedAt: now, addedBy: "autofill", autofilled: true)
             queue.entries.append(QueueEntry(id: id, track: track, addedAt: now, addedBy: "autofill", autofilled: true))
         }
-        if !chosen.isEmpty { publish(ServerEvent(type: .queueUpdated, partyId: partyId, payload: [("reason", "refill")])) }
+        if !chosen.isEmpty { publish(.queueUpdated(.refill), partyId: partyId) }
     }
 
     mutating func publishPlayback(partyId: String, _ playback: Playback) {
         drivePlayer(partyId: partyId)
-        publish(ServerEvent(type: .playbackChanged, partyId: partyId, payload: [
-            ("isPlaying", String(playback.isPlaying)), ("progressMs", String(playback.positionMs(at: now))),
-        ]))
+        publish(.playbackChanged(isPlaying: playback.isPlaying, progressMs: playback.positionMs(at: now)), partyId: partyId)
     }
 
     mutating func publishTrackChanged(partyId: String, entry: QueueEntry?, playback: Playback) {
-        var payload: [(String, String)] = [
-            ("isPlaying", String(playback.isPlaying)), ("progressMs", String(playback.positionMs(at: now))),
-        ]
-        if let entry {
-            // Issue 24: the entry and its cover too, so pages show the new song without fetching it.
-            payload += [("uri", entry.track.uri), ("name", entry.track.name),
-                        ("artist", entry.track.artists.joined(separator: ", ")), ("durationMs", String(entry.track.durationMs)),
-                        ("entryId", String(entry.id))]
-            if let image = entry.track.imageURL { payload.append(("imageUrl", image)) }
-        }
-        if let startedAt = playback.startedAt {
-            payload.append(("playbackStartedAt", String(Int(saturating: startedAt.timeIntervalSince1970 * 1000))))
-        }
-        publish(ServerEvent(type: .trackChanged, partyId: partyId, payload: payload))
+        publish(.trackChanged(.init(isPlaying: playback.isPlaying, progressMs: playback.positionMs(at: now), entry: entry,
+                                    playbackStartedAt: playback.startedAt)), partyId: partyId)
         drivePlayer(partyId: partyId)
-        publish(ServerEvent(type: .queueUpdated, partyId: partyId, payload: [("reason", "advance")]))
+        publish(.queueUpdated(.advance), partyId: partyId)
     }
 }

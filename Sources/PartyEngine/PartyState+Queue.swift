@@ -25,10 +25,10 @@ extension PartyState {
                     queue.entries.append(QueueEntry(id: id, track: track, addedAt: now, addedBy: deviceId))
                 }
             }
+            state.publish(.queueUpdated(.add), partyId: party.id)
             return playback
         }
         guestLimits.recordAdds(tracks.count, device: deviceId, address: clientAddress, party: party.id, at: now)
-        publish(ServerEvent(type: .queueUpdated, partyId: party.id, payload: [("reason", "add")]))
         // R16: an idle party starts by itself, once a monitor can play it (R21).
         return playback.isIdle && deviceActive(partyId: party.id)
     }
@@ -40,14 +40,19 @@ extension PartyState {
         let current = try cachedParty(id: party.id)?.playback.currentEntryId
         let candidates = Queue(entries: try store.entries(partyId: party.id, uri: uri), currentEntryId: current)
         guard let entry = candidates.target(uri: uri) else { throw PartyError.notInQueue }
-        let liked = try store.toggleVote(entryId: entry.id, deviceId: deviceId)
-        let count = entry.likeCount + (liked ? 1 : -1)
-        // Issue 24: the event carries what changed, the count and the new order of the waiting entries (R9 decided
-        // here, once), so pages apply it instead of every page fetching the queue after every like. The read is
-        // the one GET queue would make next; it stays cached for them.
-        let order = try queue(of: party).waiting.map { String($0.id) }.joined(separator: ",")
-        publish(ServerEvent(type: .voteUpdated, partyId: party.id,
-                            payload: [("uri", uri), ("likeCount", String(count)), ("entryId", String(entry.id)), ("order", order)]))
+        let (liked, count, queue) = try transaction { state in
+            let liked = try state.store.toggleVote(entryId: entry.id, deviceId: deviceId)
+            let count = entry.likeCount + (liked ? 1 : -1)
+            // Issue 24: the event carries what changed, the count and the new order of the waiting entries (R9 decided
+            // here, once), so pages apply it instead of every page fetching the queue after every like.
+            let queue = try state.queue(of: party)
+            state.publish(.voteUpdated(uri: uri, likeCount: count, entryId: entry.id, order: queue.waiting.map(\.id)), partyId: party.id)
+            return (liked, count, queue)
+        }
+        // The read is the one GET queue would make next: it stays cached for them, though appending the event moved
+        // the write version on (the log is no part of the queue).
+        readCache.align(to: store.writeVersion)
+        readCache.remember(queue: queue, partyId: party.id)
         return (liked, count)
     }
 
@@ -57,8 +62,10 @@ extension PartyState {
         let queue = try queue(of: party)
         guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
         if entry.id == queue.currentEntryId { return true }
-        try store.deleteEntry(id: entry.id)
-        publish(ServerEvent(type: .queueUpdated, partyId: party.id, payload: [("reason", "remove")]))
+        try transaction { state in
+            try state.store.deleteEntry(id: entry.id)
+            state.publish(.queueUpdated(.remove), partyId: party.id)
+        }
         return false
     }
 

@@ -53,7 +53,7 @@ extension PartyState {
         if let error {
             // Said once per stall, though the monitor repeats it with every report.
             if stallReasons[partyId] != .providerError {
-                publish(ServerEvent(type: .playbackError, partyId: partyId, payload: [("message", error)]))
+                publish(.playbackError(message: error), partyId: partyId)
             }
             stall(partyId: partyId, reason: .providerError, atMs: positionMs)
         } else if blocked {
@@ -96,28 +96,44 @@ extension PartyState {
     mutating func stall(partyId: String, reason: StallReason, atMs reported: Int? = nil) {
         guard let heard = listening[partyId], stallReasons[partyId] != reason,
               var (playback, _) = try? storedPlayback(partyId: partyId), playback.isPlaying || playback.isStalled else { return }
-        if playback.isPlaying {
+        let wasPlaying = playback.isPlaying
+        if wasPlaying {
             let sinceReport = Int(saturating: now.timeIntervalSince(heard.reportedAt) * 1000)
             let estimate = reported ?? (heard.positionMs + min(max(0, sinceReport), 1000))
             playback.stall(atMs: min(estimate, playback.positionMs(at: now)))
-            do { try savePlayback(playback, partyId: partyId) } catch { return }
+        }
+        let stalled = playback
+        do {
+            try transaction { state in
+                if wasPlaying { try state.savePlayback(stalled, partyId: partyId) }
+                state.publish(.playbackStalled(reason: reason, positionMs: stalled.pausedPositionMs), partyId: partyId)
+            }
+        } catch {
+            Log.error("stall of \(partyId) not saved: \(error)")
+            return
         }
         stallReasons[partyId] = reason
-        publish(ServerEvent(type: .playbackStalled, partyId: partyId, payload: [
-            ("reason", reason.rawValue), ("positionMs", String(playback.pausedPositionMs)),
-        ]))
     }
 
     /// R20a: the monitor is heard again; the clock runs on from where the audio is.
     mutating func unstall(partyId: String, atMs positionMs: Int) {
-        guard var (playback, queue) = try? storedPlayback(partyId: partyId), playback.isStalled else {
+        guard let (stored, queue) = try? storedPlayback(partyId: partyId), stored.isStalled else {
             stallReasons[partyId] = nil
             return
         }
+        var playback = stored
         let duration = queue.current?.track.durationMs ?? positionMs
         playback.unstall(atMs: min(max(0, positionMs), max(0, duration)), at: now)
-        do { try savePlayback(playback, partyId: partyId) } catch { return }
+        let playing = playback
+        do {
+            try transaction { state in
+                try state.savePlayback(playing, partyId: partyId)
+                state.publishPlayback(partyId: partyId, playing)
+            }
+        } catch {
+            Log.error("unstall of \(partyId) not saved: \(error)")
+            return
+        }
         listening[partyId]?.positionMs = positionMs
-        publishPlayback(partyId: partyId, playback)
     }
 }

@@ -56,7 +56,9 @@ struct PartyState {
     var claimsPerAddress = SlidingWindowLimiter(limit: 10)
     var claimsPerNetwork = SlidingWindowLimiter(limit: 30)
     var claimsOverall = SlidingWindowLimiter(limit: 300)
-    private(set) var effects = Effects()
+    var effects = Effects()
+    /// `transaction`s open now (they nest): a logged event recorded inside one is appended before it commits.
+    private(set) var openTransactions = 0
 
     /// What a change caused, done after the lock: events to send, streams to close, Spotify players to drive.
     struct Effects {
@@ -80,8 +82,6 @@ struct PartyState {
     /// Open streams of the party's player (monitor streams, or streams from its registered address).
     func monitorStreams(_ partyId: String) -> Int { playerStreams(partyId, deviceAddresses[partyId]) }
 
-    mutating func publish(_ event: ServerEvent) { effects.events.append(event) }
-
     mutating func drivePlayer(partyId: String) { effects.playersToDrive.append(partyId) }
 
     mutating func closeStreams(partyId: String) { effects.closedParties.append(partyId) }
@@ -93,12 +93,19 @@ struct PartyState {
         return effects
     }
 
-    /// Runs `body` in one database transaction. When it throws, its writes roll back and so do the effects
-    /// it recorded: nothing is announced that did not happen. Effects recorded before it stay.
+    /// Runs `body` in one database transaction, whose last statements append the events it recorded to their
+    /// party's log (issue 26). When it throws, its writes roll back and so do the effects it recorded: nothing
+    /// is announced, or logged, that did not happen. Effects recorded before it stay.
     mutating func transaction<T>(_ body: (inout PartyState) throws -> T) throws -> T {
         let before = effects
+        openTransactions += 1
+        defer { openTransactions -= 1 }
         do {
-            return try store.transaction { try body(&self) }
+            return try store.transaction {
+                let result = try body(&self)
+                try appendLoggedEvents(since: before.events.count)
+                return result
+            }
         } catch {
             effects = before
             throw error
@@ -160,7 +167,10 @@ struct PartyState {
 
     /// R5: queue emptied, tokens deleted, party ended, `party-ended` sent, streams closed.
     mutating func end(_ party: Party) throws {
-        try store.end(partyId: party.id, at: now)
+        try transaction { state in
+            try state.store.end(partyId: party.id, at: state.now)
+            state.publish(.partyEnded, partyId: party.id)
+        }
         presence.forget(partyId: party.id)
         deviceAddresses[party.id] = nil
         listening[party.id] = nil
@@ -168,14 +178,14 @@ struct PartyState {
         sdkDevices[party.id] = nil
         retiredMonitorTokens[party.id] = nil
         secretGuard.forget(scope: party.id)
-        publish(ServerEvent(type: .partyEnded, partyId: party.id))
         closeStreams(partyId: party.id)
     }
 
-    /// R6: ends overdue parties and purges long-ended ones.
+    /// R6: ends overdue parties and purges long-ended ones; issue 26: prunes the event logs to what they keep.
     mutating func expireParties() throws {
         for party in try store.activeParties() where party.isDueToAutoEnd(at: now) { try end(party) }
         _ = try store.purge(endedBefore: now.addingTimeInterval(-Party.purgeAfterEnd))
+        try store.pruneEvents(before: now.addingTimeInterval(-EventLog.keptFor), keepingLast: EventLog.keptEvents)
     }
 }
 

@@ -1,25 +1,7 @@
 import Foundation
 import JSONKit
+import PartyStore
 
-/// SPEC "Server-Sent Events": the event types clients know.
-enum EventType: String, Sendable {
-    case queueUpdated = "queue-updated"
-    case voteUpdated = "vote-updated"
-    case trackChanged = "track-changed"
-    case progress
-    case partyEnded = "party-ended"
-    case loginSuccess = "login-success"
-    case deviceChanged = "device-changed"
-    case playbackChanged = "playback-changed"
-    /// Ours: the provider refused to play; the host and the monitor show `message`.
-    case playbackError = "playback-error"
-    /// Ours (R20a): the current song is not heard; `reason` and the frozen `positionMs`.
-    case playbackStalled = "playback-stalled"
-    /// Ours (R24a): wrong host PINs for this party passed its budget; checks are slowed, the host page says so.
-    case pinGuessing = "pin-guessing"
-}
-
-/// One event; payload values are strings only, because the existing clients drop any other kind.
 /// Who a stream is for (its `source` and, for the iOS app, its `installationId`), and so which scoped events reach it.
 public struct Audience: Sendable, Equatable {
     public var source: String
@@ -36,27 +18,57 @@ public struct Audience: Sendable, Equatable {
     }
 }
 
+/// One event on its way to the streams: what happened (`kind`), whose it is, and, once logged, its place in the
+/// party's log. Encoded once (`message`); the log keeps exactly those bytes for replay.
 struct ServerEvent: Sendable {
-    var type: EventType
+    var kind: EventKind
     var partyId: String
     var source: String = "server"
-    var payload: [(String, String)] = []
     /// Only streams this audience admits get the event (nil: every stream of the party).
     var audience: Audience? = nil
     /// The `partyId` the payload names when the event travels on another channel (an installation's stream).
     var displayedPartyId: String? = nil
+    var at: Date
+    /// The party's sequence number once the event is in its log (issue 26); nil: sent live only, without `id:`.
+    var sequence: Int64? = nil
+    /// `message` as the log keeps it, once appended: the frame reuses it instead of encoding it again.
+    var encodedMessage: String? = nil
 
-    /// The SSE frame: `id:` then one `data:` line per line of the JSON message, then a blank line.
-    func frame(id: Int, at now: Date) -> [UInt8] {
-        let members: [(String, JSON)] = [("partyId", .string(displayedPartyId ?? partyId)), ("source", .string(source))]
-            + payload.map { ($0.0, .string($0.1)) }
-        let message: JSON = ["type": .string(type.rawValue), "timestamp": .integer(Int(now.timeIntervalSince1970 * 1000)),
-                             "payload": .object(members)]
-        var text = "id: \(id)\n"
-        for line in message.serialized.split(separator: "\n", omittingEmptySubsequences: false) {
+    /// The `data:` JSON: `{"type", "timestamp", "payload":{partyId, source, …}}`, payload values all strings.
+    var message: String {
+        Self.message(type: kind.type, at: at, payload: [("partyId", displayedPartyId ?? partyId), ("source", source)] + kind.payload)
+    }
+
+    /// The one encoding of a message: SPEC's shape, payload values strings only.
+    static func message(type: String, at: Date, payload: [(String, String)]) -> String {
+        let message: JSON = ["type": .string(type), "timestamp": .integer(Int(at.timeIntervalSince1970 * 1000)),
+                             "payload": .object(payload.map { ($0.0, .string($0.1)) })]
+        return message.serialized
+    }
+
+    /// The row the log keeps.
+    var logged: LoggedEvent {
+        LoggedEvent(type: kind.type, message: message, audienceSource: audience?.source,
+                    audienceInstallationId: audience?.installationId, createdAt: at)
+    }
+
+    func frame() -> [UInt8] { Self.frame(id: sequence, message: encodedMessage ?? message) }
+
+    /// The SSE frame: `id:` (when logged) then one `data:` line per line of the message, then a blank line.
+    static func frame(id: Int64?, message: String) -> [UInt8] {
+        var text = id.map { "id: \($0)\n" } ?? ""
+        for line in message.split(separator: "\n", omittingEmptySubsequences: false) {
             text += "data: \(line)\n"
         }
         text += "\n"
         return Array(text.utf8)
+    }
+}
+
+extension LoggedEvent {
+    /// Whether a stream of `audience` may hear this logged event (scoping survives replay).
+    func admits(_ stream: Audience) -> Bool {
+        guard let source = audienceSource else { return true }
+        return Audience(source: source, installationId: audienceInstallationId).admits(stream)
     }
 }

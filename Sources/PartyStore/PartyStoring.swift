@@ -46,6 +46,12 @@ public protocol PartyStoring: AnyObject {
     func save(tokens: ProviderTokens, partyId: String) throws
     func tokens(partyId: String) throws -> ProviderTokens?
     func deleteTokens(partyId: String) throws
+
+    /// Issue 26: the party's event log (`PartyStore+Events.swift`).
+    func appendEvents(_ events: [LoggedEvent], partyId: String) throws -> [Int64]
+    func lastEventSequence(partyId: String) throws -> Int64?
+    func events(partyId: String, after sequence: Int64, limit: Int) throws -> [LoggedEvent]
+    @discardableResult func pruneEvents(before cutoff: Date, keepingLast keep: Int) throws -> Int
 }
 
 

@@ -78,6 +78,22 @@ enum Schema {
             """
             ALTER TABLE parties ADD COLUMN wrong_pin_checks \(integer) NOT NULL DEFAULT 0;
             """,
+            // Issue 26: each party's events as a log, written in the transaction of the change they tell of. The
+            // party's counter hands out the SSE ids (per party, in commit order: its row is locked until commit);
+            // `message` is the `data:` JSON exactly as sent; the audience columns keep a scoped event scoped on replay.
+            """
+            ALTER TABLE parties ADD COLUMN last_event_seq \(integer) NOT NULL DEFAULT 0;
+            CREATE TABLE party_events (
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                seq \(integer) NOT NULL,
+                type TEXT NOT NULL,
+                message TEXT NOT NULL,
+                audience_source TEXT,
+                audience_installation_id TEXT,
+                created_at \(real) NOT NULL,
+                PRIMARY KEY (party_id, seq)
+            )\(dialect.withoutRowID);
+            """,
         ]
     }
 }

@@ -56,6 +56,18 @@ struct GuestPartyTests {
         #expect(rolledBack.likeCount == 0 && rolledBack.hasVoted == false, "the optimistic like is rolled back: \(rolledBack)")
     }
 
+    /// Issue 26: the server says `resync` when a stream's Last-Event-ID is older than the party's log keeps; the
+    /// guest then reloads what it shows, as after any reconnect.
+    @Test func aResyncFromTheServerReloadsTheQueue() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let (created, party, _) = try await Self.guest(of: server)
+        try await server.client().add(created.id, uri: "demo:track:3", deviceId: "someone-else")
+        #expect(party.queue.isEmpty)
+        await party.handle(PartyEvent(id: "42", type: PartyEvent.resync, payload: ["partyId": created.id, "reason": "expired"]))
+        #expect(party.queue.map(\.uri) == ["demo:track:3"])
+    }
+
     @Test func theAddLimitAnswersWithTheServersMessage() async throws {
         let server = try KitServer()
         defer { server.stop() }

@@ -6,7 +6,8 @@ import Testing
 @testable import MusicVotingServer
 @testable import PartyEngine
 
-/// Issue 11: the hub alone owns each stream's end; a slow client is dropped and can resume.
+/// Issue 11: the hub alone owns each stream's end; a slow client is dropped (it resumes from the party's log,
+/// `EventLogServiceTests`).
 @Suite("Event hub: stream lifetimes")
 struct EventHubTests {
     let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
@@ -23,40 +24,52 @@ struct EventHubTests {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    static func vote(_ index: Int) -> ServerEvent {
-        ServerEvent(type: .voteUpdated, partyId: "p", payload: [("uri", "demo:track:\(index)"), ("likeCount", String(repeating: "9", count: 400))])
+    /// A logged like (its sequence number is the SSE id), about 400 bytes on the wire.
+    static func vote(_ index: Int, sequence: Int64? = nil) -> ServerEvent {
+        ServerEvent(kind: .voteUpdated(uri: "demo:track:\(index)", likeCount: 1, entryId: Int64(index), order: Array(1_000_000...1_000_050)),
+                    partyId: "p", at: Date(timeIntervalSince1970: 1_800_000_000), sequence: sequence ?? Int64(index + 1))
     }
 
-    @Test func aClientThatFallsBehindItsBufferIsDroppedAndResumesWithLastEventId() throws {
+    @Test func aClientThatFallsBehindItsBufferIsDropped() throws {
         let hub = EventHub(clock: clock)
-        let reader = try hub.subscribe(partyId: "p", address: "a", lastEventId: nil)
-        let slow = try hub.subscribe(partyId: "p", address: "b", lastEventId: nil)
+        let reader = try hub.subscribe(partyId: "p", address: "a")
+        let slow = try hub.subscribe(partyId: "p", address: "b")
         var lastSeen = 0
         for index in 0..<200 {
             hub.publish(Self.vote(index))
             let text = Self.drain(reader)
             if let id = text.split(separator: "\n").last(where: { $0.hasPrefix("id: ") }).flatMap({ Int($0.dropFirst(4)) }) { lastSeen = id }
         }
+        #expect(lastSeen == 200, "ids are the events' sequence numbers")
         #expect(!slow.send([0x20]), "the slow client was dropped once 64 KiB waited for it")
         slow.finish()
         #expect(hub.streamCount(partyId: "p") == 1, "and it left the hub")
-        let resumed = try hub.subscribe(partyId: "p", address: "b", lastEventId: lastSeen - 3)
-        let replay = Self.drain(resumed)
-        #expect(replay.components(separatedBy: "data: ").count - 1 == 3, "the three events after Last-Event-ID are replayed")
-        #expect(replay.contains("demo:track:199"))
+    }
+
+    /// Issue 26: a stream whose first bytes replayed the log up to 7 is not sent 6 or 7 again when their writers
+    /// hand them to the hub after it joined; an event that is not logged has no id.
+    @Test func aStreamGetsNoEventItsReplayCoveredAndUnloggedEventsHaveNoId() throws {
+        let hub = EventHub(clock: clock)
+        let stream = try hub.subscribe(partyId: "p", address: "a", initial: [], resumedAt: 7) { EventStream(initial: $0) }
+        for sequence in Int64(6)...9 { hub.publish(Self.vote(Int(sequence), sequence: sequence)) }
+        hub.publish(ServerEvent(kind: .progress(positionMs: 1, durationMs: 2, paused: false), partyId: "p", at: clock.now()))
+        let text = Self.drain(stream)
+        #expect(text.split(separator: "\n").filter { $0.hasPrefix("id: ") } == ["id: 8", "id: 9"])
+        #expect(text.hasSuffix("\n\ndata: {\"type\":\"progress\",\"timestamp\":1800000000000,\"payload\":{\"partyId\":\"p\",\"source\":\"server\",\"position\":\"1\",\"duration\":\"2\",\"paused\":\"false\"}}\n\n"),
+                "\(text)")
     }
 
     @Test func monitorStreamsAreCountedAndLeaveTheHubWhenFinished() throws {
         let hub = EventHub(clock: clock)
         let changes = Mutex<[String]>([])
         hub.whenStreamsChange { partyId, address, isMonitor in changes.withLock { $0.append("\(partyId) \(address) \(isMonitor)") } }
-        let monitor = try hub.subscribe(partyId: "p", address: "tv", lastEventId: nil, isMonitor: true)
+        let monitor = try hub.subscribe(partyId: "p", address: "tv", isMonitor: true)
         #expect(hub.playerStreamCount(partyId: "p", address: nil) == 1 && changes.withLock { $0 } == ["p tv true"])
         monitor.finish()
         #expect(hub.playerStreamCount(partyId: "p", address: nil) == 0 && hub.streamCount() == 0)
         #expect(changes.withLock { $0 } == ["p tv true", "p tv true"], "opening and closing are both reported")
         // A player without a monitor token counts by the address it registered from.
-        let player = try hub.subscribe(partyId: "p", address: "laptop", lastEventId: nil)
+        let player = try hub.subscribe(partyId: "p", address: "laptop")
         #expect(hub.playerStreamCount(partyId: "p", address: "laptop") == 1)
         #expect(hub.playerStreamCount(partyId: "p", address: "phone") == 0)
         player.finish()
@@ -66,7 +79,7 @@ struct EventHubTests {
     @Test func fiveHundredMonitorReloadsLeaveTheHubEmpty() throws {
         let hub = EventHub(clock: clock)
         for _ in 0..<500 {
-            let monitor = try hub.subscribe(partyId: "p", address: "tv", lastEventId: nil, isMonitor: true)
+            let monitor = try hub.subscribe(partyId: "p", address: "tv", isMonitor: true)
             hub.publish(Self.vote(1))
             monitor.finish()
         }
@@ -76,8 +89,8 @@ struct EventHubTests {
 
 extension EventHub {
     /// The app's sink: the HTTP layer's bounded streaming response.
-    func subscribe(partyId: String, address: String, lastEventId: Int?, isMonitor: Bool = false) throws -> EventStream {
-        try subscribe(partyId: partyId, address: address, lastEventId: lastEventId, isMonitor: isMonitor) { EventStream(initial: $0) }
+    func subscribe(partyId: String, address: String, isMonitor: Bool = false) throws -> EventStream {
+        try subscribe(partyId: partyId, address: address, isMonitor: isMonitor) { EventStream(initial: $0) }
     }
 }
 
@@ -88,7 +101,7 @@ struct EventHubCapacityTests {
     let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
 
     func open(_ hub: EventHub, party: String = "p", address: String, standing: EventHub.Standing = .guest) throws -> EventStream {
-        try hub.subscribe(partyId: party, address: address, lastEventId: nil, standing: standing) { EventStream(initial: $0) }
+        try hub.subscribe(partyId: party, address: address, standing: standing) { EventStream(initial: $0) }
     }
 
     @Test func guestsFillOnlyTheUnreservedSlotsOfAParty() throws {

@@ -107,16 +107,6 @@ struct PartyCreationThrottleTests {
             try service.createParty(provider: "demo", clientAddress: "192.168.0.1")
         }
     }
-
-    @Test func theReplayRingIsKeptOnlyForPartiesSomebodyListensTo() throws {
-        let hub = EventHub(clock: ManualClock(Date(timeIntervalSince1970: 1_800_000_000)))
-        hub.publish(ServerEvent(type: .queueUpdated, partyId: "nobody"))
-        let late = try hub.subscribe(partyId: "nobody", address: "a", lastEventId: 0)
-        #expect(late.pendingByteCount == EventHub.streamPreamble.count, "no ring was kept for a party without listeners")
-        hub.publish(ServerEvent(type: .queueUpdated, partyId: "nobody"))
-        let resumed = try hub.subscribe(partyId: "nobody", address: "b", lastEventId: 0)
-        #expect(resumed.pendingByteCount > EventHub.streamPreamble.count, "with a listener, the event is kept for resuming clients")
-    }
 }
 
 @Suite("Writes never land in an ended party (issue 10, item 9)")

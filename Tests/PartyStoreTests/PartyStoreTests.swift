@@ -275,3 +275,76 @@ struct SQLDialectTests {
         #expect(SQLDialect.sqlite.parameters(sql) == sql)
     }
 }
+
+/// Issue 26: each party's events as a log, on both backends.
+@Suite("Event log")
+struct EventLogStoreTests {
+    static func event(_ type: String, at date: Date = epoch, audience: (String, String?)? = nil) -> LoggedEvent {
+        LoggedEvent(type: type, message: "{\"type\":\"\(type)\"}", audienceSource: audience?.0, audienceInstallationId: audience?.1,
+                    createdAt: date)
+    }
+
+    @Test(arguments: Backend.allCases) func eachPartyNumbersItsOwnEventsInOrder(_ backend: Backend) throws {
+        let store = try backend.newStore()
+        try store.insert(party("p1"))
+        try store.insert(party("p2", guest: "33333", host: "44444"))
+        #expect(try store.lastEventSequence(partyId: "p1") == 0 && store.lastEventSequence(partyId: "nope") == nil)
+        #expect(try store.appendEvents([Self.event("queue-updated"), Self.event("track-changed")], partyId: "p1") == [1, 2])
+        #expect(try store.appendEvents([Self.event("queue-updated")], partyId: "p2") == [1], "another party counts on its own")
+        #expect(try store.appendEvents([Self.event("vote-updated", audience: ("ios", "install-a"))], partyId: "p1") == [3])
+        #expect(try store.lastEventSequence(partyId: "p1") == 3)
+        let replay = try store.events(partyId: "p1", after: 1, limit: 10)
+        #expect(replay.map(\.sequence) == [2, 3] && replay.map(\.type) == ["track-changed", "vote-updated"])
+        #expect(replay.last?.audienceSource == "ios" && replay.last?.audienceInstallationId == "install-a")
+        #expect(replay.first?.message == "{\"type\":\"track-changed\"}" && replay.first?.createdAt == epoch)
+        #expect(try store.events(partyId: "p1", after: 0, limit: 2).map(\.sequence) == [1, 2])
+        #expect(throws: (any Error).self) { try store.appendEvents([Self.event("x")], partyId: "nope") }
+    }
+
+    /// An event exists if and only if its change committed: a rolled-back transaction takes its events and their
+    /// numbers with it.
+    @Test(arguments: Backend.allCases) func eventsRollBackWithTheirTransaction(_ backend: Backend) throws {
+        let store = try backend.newStore()
+        try store.insert(party("p1"))
+        struct Abort: Error {}
+        #expect(throws: Abort.self) {
+            try store.transaction {
+                try store.insertEntry(partyId: "p1", track: song, addedAt: epoch, addedBy: "x", autofilled: false)
+                _ = try store.appendEvents([Self.event("queue-updated")], partyId: "p1")
+                throw Abort()
+            }
+        }
+        #expect(try store.lastEventSequence(partyId: "p1") == 0 && store.events(partyId: "p1", after: 0, limit: 10).isEmpty)
+        #expect(try store.appendEvents([Self.event("queue-updated")], partyId: "p1") == [1], "the number is given out again")
+    }
+
+    @Test(arguments: Backend.allCases) func pruningKeepsTheLastEventsAndTheRecentOnes(_ backend: Backend) throws {
+        let store = try backend.newStore()
+        try store.insert(party("old"))
+        try store.insert(party("busy", guest: "33333", host: "44444"))
+        _ = try store.appendEvents((0..<30).map { _ in Self.event("queue-updated", at: epoch) }, partyId: "old")
+        _ = try store.appendEvents((0..<30).map { _ in Self.event("queue-updated", at: epoch) }, partyId: "busy")
+        _ = try store.appendEvents((0..<30).map { _ in Self.event("vote-updated", at: epoch.addingTimeInterval(600)) }, partyId: "busy")
+        #expect(try store.pruneEvents(before: epoch.addingTimeInterval(300), keepingLast: 10) == 20 + 30)
+        #expect(try store.events(partyId: "old", after: 0, limit: 100).map(\.sequence) == Array(21...30), "the last 10 stay")
+        #expect(try store.events(partyId: "busy", after: 0, limit: 100).map(\.sequence) == Array(31...60),
+                "everything after the cutoff stays, though more than 10")
+        #expect(try store.pruneEvents(before: epoch.addingTimeInterval(300), keepingLast: 10) == 0)
+        #expect(try store.appendEvents([Self.event("x")], partyId: "old") == [31], "numbers go on after a prune")
+    }
+
+    @Test(arguments: Backend.allCases) func theLogSurvivesReopeningAndGoesWithItsParty(_ backend: Backend) throws {
+        let location = try backend.newLocation()
+        do {
+            let store = try backend.open(location)
+            try store.insert(party("p1"))
+            _ = try store.appendEvents([Self.event("queue-updated"), Self.event("party-ended")], partyId: "p1")
+        }
+        let reopened = try backend.open(location)
+        #expect(try reopened.lastEventSequence(partyId: "p1") == 2)
+        #expect(try reopened.appendEvents([Self.event("x")], partyId: "p1") == [3])
+        try reopened.end(partyId: "p1", at: epoch)
+        try reopened.purge(endedBefore: epoch.addingTimeInterval(1))
+        #expect(try reopened.events(partyId: "p1", after: 0, limit: 10).isEmpty, "R6: purged with the party")
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import PartyCore
+
+/// SPEC "Server-Sent Events": what happened, typed, so the compiler checks every producer. The wire's `type` and
+/// its all-strings payload are derived here once (`type`, `payload`), in the order clients have always seen.
+enum EventKind: Sendable {
+    case queueUpdated(QueueChange)
+    /// Issue 24: the new count and the new order of the waiting entries (R9 decided once, here).
+    case voteUpdated(uri: String, likeCount: Int, entryId: Int64, order: [Int64])
+    case trackChanged(TrackChange)
+    /// R23: relayed from the monitor about once a second; never changes state.
+    case progress(positionMs: Int, durationMs: Int, paused: Bool)
+    case partyEnded
+    /// `source` web or ios (the event's own `source`); iOS logins name their installation.
+    case loginSuccess(installationId: String?)
+    case deviceChanged(active: Bool)
+    case playbackChanged(isPlaying: Bool, progressMs: Int)
+    /// Ours: the provider refused to play or to refill; the host and the monitor show `message`.
+    /// `code`: the stable code pages translate (ProviderError.code, `refill_failed`); nil for the TV's own words.
+    case playbackError(message: String, code: String? = nil)
+    /// Ours (R20a): the current song is not heard; `reason` and the frozen position.
+    case playbackStalled(reason: StallReason, positionMs: Int)
+    /// Ours (R24a): wrong host PINs for this party passed its budget; checks are slowed, the host page says so.
+    case pinGuessing(failures: Int)
+
+    /// Why the queue changed.
+    enum QueueChange: String, Sendable {
+        case add, remove, refill, advance
+    }
+
+    /// What `track-changed` says: the playback, and the new entry with its cover (issue 24: pages show the new
+    /// song without fetching it).
+    struct TrackChange: Sendable {
+        var isPlaying: Bool
+        var progressMs: Int
+        var entry: QueueEntry?
+        var playbackStartedAt: Date?
+    }
+
+    var type: String {
+        switch self {
+        case .queueUpdated: "queue-updated"
+        case .voteUpdated: "vote-updated"
+        case .trackChanged: "track-changed"
+        case .progress: "progress"
+        case .partyEnded: "party-ended"
+        case .loginSuccess: "login-success"
+        case .deviceChanged: "device-changed"
+        case .playbackChanged: "playback-changed"
+        case .playbackError: "playback-error"
+        case .playbackStalled: "playback-stalled"
+        case .pinGuessing: "pin-guessing"
+        }
+    }
+
+    /// Issue 26: whether the event goes to the party's log (and so has an id and is replayed). What a client
+    /// shows of the party's state is logged; the monitor's progress (every second, stale a second later), a
+    /// provider's error message (said once, the stall that follows is logged) and a PIN-guessing alert (this
+    /// instance's throttle) are not: they are sent live only, without an `id:`.
+    var isLogged: Bool {
+        switch self {
+        case .progress, .playbackError, .pinGuessing: false
+        default: true
+        }
+    }
+
+    /// The payload members after `partyId` and `source`, all strings (SPEC: clients drop other kinds).
+    var payload: [(String, String)] {
+        switch self {
+        case .queueUpdated(let change):
+            return [("reason", change.rawValue)]
+        case .voteUpdated(let uri, let likeCount, let entryId, let order):
+            return [("uri", uri), ("likeCount", String(likeCount)), ("entryId", String(entryId)),
+                    ("order", order.map(String.init).joined(separator: ","))]
+        case .trackChanged(let change):
+            var payload = [("isPlaying", String(change.isPlaying)), ("progressMs", String(change.progressMs))]
+            if let entry = change.entry {
+                payload += [("uri", entry.track.uri), ("name", entry.track.name),
+                            ("artist", entry.track.artists.joined(separator: ", ")), ("durationMs", String(entry.track.durationMs)),
+                            ("entryId", String(entry.id))]
+                if let image = entry.track.imageURL { payload.append(("imageUrl", image)) }
+            }
+            if let startedAt = change.playbackStartedAt {
+                payload.append(("playbackStartedAt", String(Int(saturating: startedAt.timeIntervalSince1970 * 1000))))
+            }
+            return payload
+        case .progress(let positionMs, let durationMs, let paused):
+            return [("position", String(positionMs)), ("duration", String(durationMs)), ("paused", String(paused))]
+        case .partyEnded:
+            return []
+        case .loginSuccess(let installationId):
+            return installationId.map { [("installationId", $0)] } ?? []
+        case .deviceChanged(let active):
+            return [("deviceActive", String(active))]
+        case .playbackChanged(let isPlaying, let progressMs):
+            return [("isPlaying", String(isPlaying)), ("progressMs", String(progressMs))]
+        case .playbackError(let message, let code):
+            return [("message", message)] + (code.map { [("code", $0)] } ?? [])
+        case .playbackStalled(let reason, let positionMs):
+            return [("reason", reason.rawValue), ("positionMs", String(positionMs))]
+        case .pinGuessing(let failures):
+            return [("failures", String(failures))]
+        }
+    }
+}

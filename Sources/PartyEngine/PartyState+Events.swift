@@ -1,0 +1,77 @@
+import Foundation
+import PartyStore
+
+/// Issue 26: what each party's event log keeps, and how a stream that resumes is answered from it.
+enum EventLog {
+    /// Every party keeps at least its last `keptEvents` events, and every event of the last `keptFor`.
+    static let keptEvents = 1_000
+    static let keptFor: TimeInterval = 15 * 60
+    /// A client that missed more than this reloads instead (its stream's buffer would not hold the replay anyway).
+    static let replayLimit = keptEvents
+
+    /// A server event (not logged) that tells a client its `Last-Event-ID` cannot be answered from the log (older
+    /// than what is kept, or never given out): it reloads the party's state, as after a fresh connect. Its id is
+    /// the party's newest, so the client resumes from there next time.
+    static let resyncType = "resync"
+}
+
+extension PartyState {
+    /// Records an event, sent once the lock is released. A logged kind joins the party's log in the transaction
+    /// open now (`transaction` appends them before it commits); outside one, an event not tied to a write
+    /// (`device-changed`: the monitor came or went) is appended on its own.
+    mutating func publish(_ kind: EventKind, partyId: String, source: String = "server", audience: Audience? = nil) {
+        var event = ServerEvent(kind: kind, partyId: partyId, source: source, audience: audience, at: now)
+        if kind.isLogged, openTransactions == 0 {
+            do {
+                let logged = event.logged
+                event.sequence = try store.transaction { try store.appendEvents([logged], partyId: partyId).first }
+                event.encodedMessage = logged.message
+            } catch {
+                Log.error("event log: \(kind.type) for \(partyId) is sent without an id: \(error)")
+            }
+        }
+        effects.events.append(event)
+    }
+
+    /// Appends the logged events recorded since `index` that have no number yet, one batch per party, and numbers
+    /// them. Runs inside the transaction that made the change, so an event exists if and only if its change did.
+    mutating func appendLoggedEvents(since index: Int) throws {
+        let pending = effects.events.indices.dropFirst(index).filter {
+            effects.events[$0].kind.isLogged && effects.events[$0].sequence == nil
+        }
+        var parties: [String] = []
+        for position in pending where !parties.contains(effects.events[position].partyId) { parties.append(effects.events[position].partyId) }
+        for partyId in parties {
+            let positions = pending.filter { effects.events[$0].partyId == partyId }
+            let logged = positions.map { effects.events[$0].logged }
+            let sequences = try store.appendEvents(logged, partyId: partyId)
+            for (index, position) in positions.enumerated() {
+                effects.events[position].sequence = sequences[index]
+                effects.events[position].encodedMessage = logged[index].message
+            }
+        }
+    }
+
+    /// What a stream of the party starts with: the preamble naming the party's newest sequence number, then the
+    /// logged events after `lastEventId` its audience may hear. An id the log cannot answer (older than it keeps,
+    /// more than `replayLimit` behind, or never given out) gets a `resync` event instead. Returns the bytes and the
+    /// newest sequence number they cover.
+    func streamStart(partyId: String, lastEventId: Int64?, audience: Audience) throws -> (bytes: [UInt8], lastSequence: Int64?) {
+        let head = try store.lastEventSequence(partyId: partyId) ?? 0
+        var bytes = EventHub.preamble(lastSequence: head)
+        guard let lastEventId, lastEventId != head else { return (bytes, head) }
+        let missed = lastEventId >= 0 && lastEventId < head
+            ? try store.events(partyId: partyId, after: lastEventId, limit: EventLog.replayLimit + 1) : []
+        guard missed.first?.sequence == lastEventId + 1, missed.count <= EventLog.replayLimit else {
+            bytes += resyncFrame(partyId: partyId, lastSequence: head, reason: lastEventId > head || lastEventId < 0 ? "unknown" : "expired")
+            return (bytes, head)
+        }
+        for event in missed where event.admits(audience) { bytes += ServerEvent.frame(id: event.sequence, message: event.message) }
+        return (bytes, head)
+    }
+
+    private func resyncFrame(partyId: String, lastSequence: Int64, reason: String) -> [UInt8] {
+        let message = ServerEvent.message(type: EventLog.resyncType, at: now, payload: [("partyId", partyId), ("source", "server"), ("reason", reason)])
+        return ServerEvent.frame(id: lastSequence, message: message)
+    }
+}

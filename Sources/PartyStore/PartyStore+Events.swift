@@ -1,0 +1,78 @@
+import Foundation
+
+/// One event of a party's log (issue 26): the `data:` JSON as sent, and who may hear it.
+public struct LoggedEvent: Sendable, Equatable {
+    /// The party's own sequence number: the SSE `id:`, the same on every instance.
+    public var sequence: Int64
+    public var type: String
+    /// The serialized message (`{"type", "timestamp", "payload"}`), exactly the bytes of the `data:` line.
+    public var message: String
+    /// A scoped event (`login-success`) reaches only streams of this source (and installation).
+    public var audienceSource: String?
+    public var audienceInstallationId: String?
+    public var createdAt: Date
+
+    public init(sequence: Int64 = 0, type: String, message: String, audienceSource: String? = nil,
+                audienceInstallationId: String? = nil, createdAt: Date) {
+        self.sequence = sequence
+        self.type = type
+        self.message = message
+        self.audienceSource = audienceSource
+        self.audienceInstallationId = audienceInstallationId
+        self.createdAt = createdAt
+    }
+}
+
+extension PartyStore {
+    /// Appends `events` to the party's log and returns their sequence numbers, in order: one statement takes the
+    /// numbers from the party's counter (on PostgreSQL its row stays locked until commit, so numbers follow commit
+    /// order), one inserts every row. Call it inside the transaction of the change the events tell of.
+    public func appendEvents(_ events: [LoggedEvent], partyId: String) throws -> [Int64] {
+        guard !events.isEmpty else { return [] }
+        let count = Int64(events.count)
+        guard let last = try run("UPDATE parties SET last_event_seq = last_event_seq + ? WHERE id = ? RETURNING last_event_seq",
+                                 [.integer(count), .text(partyId)]).first?.integer("last_event_seq") else {
+            throw DatabaseError(code: 0, message: "no party \(partyId) to log events for")
+        }
+        let sequences = Array((last - count + 1)...last)
+        let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: events.count).joined(separator: ", ")
+        var values: [SQLValue] = []
+        for (event, sequence) in zip(events, sequences) {
+            values += [.text(partyId), .integer(sequence), .text(event.type), .text(event.message), .optional(event.audienceSource),
+                       .optional(event.audienceInstallationId), .date(event.createdAt)]
+        }
+        try run("""
+            INSERT INTO party_events (party_id, seq, type, message, audience_source, audience_installation_id, created_at)
+            VALUES \(rows)
+            """, values)
+        return sequences
+    }
+
+    /// The party's newest sequence number (0 before its first event, nil for no such party).
+    public func lastEventSequence(partyId: String) throws -> Int64? {
+        try run("SELECT last_event_seq FROM parties WHERE id = ?", [.text(partyId)]).first.map { $0.integer("last_event_seq") ?? 0 }
+    }
+
+    /// The logged events after `sequence`, oldest first, at most `limit`.
+    public func events(partyId: String, after sequence: Int64, limit: Int) throws -> [LoggedEvent] {
+        try run("""
+            SELECT seq, type, message, audience_source, audience_installation_id, created_at FROM party_events
+            WHERE party_id = ? AND seq > ? ORDER BY seq LIMIT ?
+            """, [.text(partyId), .integer(sequence), .integer(Int64(limit))]).map {
+            LoggedEvent(sequence: $0.integer("seq") ?? 0, type: $0.text("type") ?? "", message: $0.text("message") ?? "",
+                        audienceSource: $0.text("audience_source"), audienceInstallationId: $0.text("audience_installation_id"),
+                        createdAt: $0.date("created_at") ?? Date(timeIntervalSince1970: 0))
+        }
+    }
+
+    /// Deletes events that are both older than `cutoff` and not among their party's newest `keep`: each party keeps
+    /// its last `keep` events and everything since `cutoff`. One statement over a table this keeps small.
+    @discardableResult
+    public func pruneEvents(before cutoff: Date, keepingLast keep: Int) throws -> Int {
+        try run("""
+            DELETE FROM party_events WHERE created_at < ?
+                AND seq <= (SELECT p.last_event_seq FROM parties p WHERE p.id = party_events.party_id) - ?
+            """, [.date(cutoff), .integer(Int64(keep))])
+        return database.changes
+    }
+}
