@@ -38,10 +38,17 @@ public struct Queue: Equatable, Sendable {
         case refuse(PartyError)
     }
 
-    /// R10 and R12: whether and how a guest's `track` joins the waiting entries.
+    /// R10, R10a and R12: whether and how a guest's `track` joins the waiting entries.
     public func admission(for track: Track, blacklist: Blacklist) -> Admission {
+        admission(for: track, blacklist: blacklist, waitingSongs: WaitingSongs(waiting))
+    }
+
+    /// As above, against waiting entries indexed once for many candidates. A version of an auto-filled song is
+    /// promoted too: the waiting copy becomes the guest's (it keeps its own version).
+    public func admission(for track: Track, blacklist: Blacklist, waitingSongs: WaitingSongs) -> Admission {
         if blacklist.blocks(track) { return .refuse(.blacklisted) }
-        guard let waitingCopy = waiting.first(where: { $0.track.uri == track.uri }) else { return .insert }
-        return waitingCopy.autofilled ? .promote(entryId: waitingCopy.id) : .refuse(.duplicate)
+        guard let waitingCopy = waitingSongs.copy(of: track) else { return .insert }
+        if waitingCopy.autofilled { return .promote(entryId: waitingCopy.id) }
+        return .refuse(.duplicate(existingUri: waitingCopy.track.uri, position: waitingSongs.place(of: waitingCopy)))
     }
 }

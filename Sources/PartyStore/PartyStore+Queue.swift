@@ -10,7 +10,7 @@ extension PartyStore {
     /// (The CAST names the parameter's type for PostgreSQL, which cannot infer it from `IS NULL`.)
     public func entries(partyId: String, uri: String?) throws -> [QueueEntry] {
         try run("""
-            SELECT id, uri, track_id, name, artists, album, image_url, duration_ms, added_at, added_by, autofilled,
+            SELECT id, uri, track_id, name, artists, album, image_url, duration_ms, isrc, added_at, added_by, autofilled,
                 (SELECT COUNT(*) FROM votes v WHERE v.entry_id = queue_entries.id) AS like_count
             FROM queue_entries WHERE party_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR uri = ?2)
             """, [.text(partyId), .optional(uri)]).map { row in
@@ -18,7 +18,8 @@ extension PartyStore {
             let track = Track(
                 id: row.text("track_id") ?? "", uri: row.text("uri") ?? "", name: row.text("name") ?? "",
                 artists: (row.text("artists") ?? "").components(separatedBy: Self.artistSeparator).filter { !$0.isEmpty },
-                album: row.text("album") ?? "", imageURL: row.text("image_url"), durationMs: Int(row.integer("duration_ms") ?? 0))
+                album: row.text("album") ?? "", imageURL: row.text("image_url"), durationMs: Int(row.integer("duration_ms") ?? 0),
+                isrc: row.text("isrc"))
             return QueueEntry(id: id, track: track, addedAt: row.date("added_at") ?? Date(timeIntervalSince1970: 0),
                               addedBy: row.text("added_by") ?? "", autofilled: row.bool("autofilled"),
                               likeCount: Int(row.integer("like_count") ?? 0))
@@ -41,11 +42,11 @@ extension PartyStore {
     public func insertEntry(partyId: String, track: Track, addedAt: Date, addedBy: String, autofilled: Bool) throws -> Int64 {
         try database.insert("""
             INSERT INTO queue_entries (party_id, uri, track_id, name, artists, album, image_url, duration_ms,
-                added_at, added_by, autofilled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                added_at, added_by, autofilled, isrc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(partyId), .text(track.uri), .text(track.id), .text(track.name),
                   .text(track.artists.joined(separator: Self.artistSeparator)), .text(track.album),
                   .optional(track.imageURL), .integer(Int64(track.durationMs)), .date(addedAt), .text(addedBy),
-                  .bool(autofilled)])
+                  .bool(autofilled), .optional(track.isrc)])
     }
 
     /// Turns an auto-filled entry into a guest's request, as if just added (its likes stay).

@@ -78,6 +78,14 @@ enum Schema {
             """
             ALTER TABLE parties ADD COLUMN wrong_pin_checks \(integer) NOT NULL DEFAULT 0;
             """,
+            // 5: kept free for the `party_events` migration being written on another branch (renumbered at merge).
+            """
+            SELECT 1;
+            """,
+            // 6, issue 27 (R10a): the recording's ISRC, when the provider gives one, so versions count as duplicates.
+            """
+            ALTER TABLE queue_entries ADD COLUMN isrc TEXT;
+            """,
         ]
     }
 }

@@ -39,7 +39,7 @@ struct AdmissionTests {
 
     @Test func aWaitingTrackCannotBeAddedAgain() {
         let queue = Queue(entries: [entry(1, track: 7)], currentEntryId: nil)
-        #expect(queue.admission(for: track(7), blacklist: empty) == .refuse(.duplicate))
+        #expect(queue.admission(for: track(7), blacklist: empty) == .refuse(.duplicate(existingUri: "demo:track:7", position: 1)))
         #expect(queue.admission(for: track(8), blacklist: empty) == .insert)
     }
 
@@ -47,7 +47,7 @@ struct AdmissionTests {
         var queue = Queue(entries: [entry(1, track: 7)], currentEntryId: 1)
         #expect(queue.admission(for: track(7), blacklist: empty) == .insert)
         queue.entries.append(entry(2, track: 7, at: 1))
-        #expect(queue.admission(for: track(7), blacklist: empty) == .refuse(.duplicate))
+        #expect(queue.admission(for: track(7), blacklist: empty) == .refuse(.duplicate(existingUri: "demo:track:7", position: 1)))
     }
 
     @Test func removeAndVoteTargetTheWaitingCopy() {

@@ -171,10 +171,12 @@ function start() {
       await loadQueue();
     } catch (error) {
       if (error.status === 409 && error.code === 'duplicate') {
-        // Someone queued it a moment ago: offer the like instead, in the page's language.
-        const likeInstead = await ask({ message: t('guest.duplicate.question'), confirm: t('guest.duplicate.like'), cancel: t('dialog.cancel') });
+        // Someone queued it (or another version of it, R10a) a moment ago: say where it waits, offer the like instead.
+        const existingUri = error.body.existingUri || track.uri;
+        const message = error.body.position ? t('guest.duplicate.questionAt', { position: error.body.position }) : t('guest.duplicate.question');
+        const likeInstead = await ask({ message, confirm: t('guest.duplicate.like'), cancel: t('dialog.cancel') });
         await loadQueue();
-        const entry = queue.find((candidate) => candidate.uri === track.uri && !candidate.isCurrentlyPlaying);
+        const entry = queue.find((candidate) => candidate.uri === existingUri && !candidate.isCurrentlyPlaying);
         if (likeInstead && entry && !entry.hasVoted) await toggleLike(entry);
       } else if (error.status === 429 && error.code === 'rate_limited') {
         toast(t('guest.rateLimited'));
