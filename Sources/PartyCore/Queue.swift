@@ -4,10 +4,13 @@ import Foundation
 public struct Queue: Equatable, Sendable {
     public var entries: [QueueEntry]
     public var currentEntryId: Int64?
+    /// R9b: set when the party's `fairQueue` is on; nil keeps R9 exactly.
+    public var fairness: FairOrder?
 
-    public init(entries: [QueueEntry], currentEntryId: Int64?) {
+    public init(entries: [QueueEntry], currentEntryId: Int64?, fairness: FairOrder? = nil) {
         self.entries = entries
         self.currentEntryId = currentEntryId
+        self.fairness = fairness
     }
 
     public var current: QueueEntry? { entries.first { $0.id == currentEntryId } }

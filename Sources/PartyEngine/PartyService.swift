@@ -92,10 +92,20 @@ public final class PartyService: Sendable {
         try withState { try $0.hostJoin(hostPin: hostPin, clientAddress: clientAddress) }
     }
 
-    public func createParty(provider name: String?, clientAddress: String = "local") throws -> Party {
+    public func createParty(provider name: String?, settings: PartySettings = .apiDefault, clientAddress: String = "local") throws -> Party {
         guard let name, !name.isEmpty else { throw PartyError.missingProvider }
         guard providers.provider(named: name) != nil else { throw PartyError.invalidProvider(offered: providers.names) }
-        return try withState { try $0.createParty(provider: name, clientAddress: clientAddress) }
+        return try withState { try $0.createParty(provider: name, settings: settings, clientAddress: clientAddress) }
+    }
+
+    /// R9b, R17a: the host changes the party's settings; a change of order reaches every page as `queue-updated`.
+    public func updateSettings(_ settings: PartySettings, party: Party) throws {
+        try withState { state in
+            try state.store.save(settings: settings, partyId: party.id)
+            if settings.fairQueue != party.settings.fairQueue {
+                state.publish(ServerEvent(type: .queueUpdated, partyId: party.id, payload: [("reason", "settings")]))
+            }
+        }
     }
 
     public var maxActiveParties: Int {

@@ -33,8 +33,29 @@ extension PartyStore {
             """, [.text(deviceId), .text(partyId)]).compactMap { $0.integer("id") })
     }
 
+    /// The queue with the ordering rule the party chose: R9b's fairness (and the played counts it needs) only
+    /// when its `fairQueue` is on.
     public func queue(partyId: String, currentEntryId: Int64?) throws -> Queue {
-        Queue(entries: try entries(partyId: partyId), currentEntryId: currentEntryId)
+        let fair = try run("SELECT fair_queue FROM parties WHERE id = ?", [.text(partyId)]).first?.bool("fair_queue") ?? false
+        return Queue(entries: try entries(partyId: partyId), currentEntryId: currentEntryId,
+                     fairness: fair ? FairOrder(playedByAdder: try playedCounts(partyId: partyId)) : nil)
+    }
+
+    /// R9b: one more song of `adder` played (ended or skipped) in the party.
+    public func countPlayed(adder: String, partyId: String) throws {
+        try run("""
+            INSERT INTO played_counts (party_id, adder, played) VALUES (?, ?, 1)
+            ON CONFLICT(party_id, adder) DO UPDATE SET played = played_counts.played + 1
+            """, [.text(partyId), .text(adder)])
+    }
+
+    /// R9b: songs played per adder in the party.
+    public func playedCounts(partyId: String) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for row in try run("SELECT adder, played FROM played_counts WHERE party_id = ?", [.text(partyId)]) {
+            if let adder = row.text("adder") { counts[adder] = Int(row.integer("played") ?? 0) }
+        }
+        return counts
     }
 
     /// Inserts a new entry and returns its id.

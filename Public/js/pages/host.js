@@ -13,6 +13,7 @@ import { undoableRemovals } from '../undo-removals.js';
 import { focusTvCode, setUpDeviceHint, setUpHostPin } from '../host-access.js';
 import { applyVote } from '../queue-order.js';
 import { applyTrackChange, currentFromTrackChange } from '../track-change.js';
+import { partySettings } from '../party-settings.js';
 
 const STORAGE_KEY = 'musicvoting.host';
 const login = document.getElementById('login');
@@ -345,9 +346,11 @@ async function run(partyId, hostPin) {
     clearTimeout(reloadTimer);
     reloadTimer = setTimeout(() => { loadCurrent().catch(() => {}); loadQueue().catch(() => {}); }, 60);
   };
+  const settings = partySettings(base, hostPin);
   const events = connectEvents(partyId, {
     hostPin,
     onEvent: (event) => {
+      if (event.type === 'queue-updated' && event.payload.reason === 'settings') settings.load().catch(() => {});
       if (event.type === 'playback-error') {
         lastPlayerError = event.payload.message || '';
         lastPlayerErrorAt = Date.now();
@@ -376,7 +379,7 @@ async function run(partyId, hostPin) {
     onEnded: ended,
   });
 
-  await Promise.all([loadCurrent(), loadQueue(), loadBlacklist(), loadPlaylists(), loadSpotify().catch(() => {})]);
+  await Promise.all([loadCurrent(), loadQueue(), loadBlacklist(), loadPlaylists(), settings.load().catch(() => {}), loadSpotify().catch(() => {})]);
 }
 
 const pageTitle = document.title;
