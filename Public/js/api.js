@@ -16,11 +16,13 @@ const WAITS_ON_PROVIDER = /\/track\/(search|addToPlaylist|start|next|play|pause|
 
 /** A refused API call; `message` says why in the page's language (`errorText`). */
 export class ApiError extends Error {
-  constructor(status, message, code, retryAfter) {
+  constructor(status, message, code, retryAfter, body) {
     super(message);
     this.status = status;
     this.code = code;
     this.retryAfter = retryAfter;
+    // The whole error body: some answers tell how to go on (R10a: `existingUri`, `position` of a duplicate).
+    this.body = body || {};
   }
 }
 
@@ -62,7 +64,7 @@ export async function api(method, path, { body, token, text, keepalive = false, 
   if (!response.ok) {
     const retryAfter = Number(response.headers.get('Retry-After')) || undefined;
     const message = errorText(data?.code, data?.error, retryAfter) || t('error.network');
-    throw new ApiError(response.status, message, data && data.code, retryAfter);
+    throw new ApiError(response.status, message, data && data.code, retryAfter, data);
   }
   return data;
 }

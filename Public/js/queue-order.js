@@ -1,3 +1,5 @@
+import { retime, firstStart } from './start-times.js';
+
 /**
  * Issue 24: a like's `vote-updated` event carries the entry's new count and the new order of the waiting entries
  * (R9, decided by the server), so a page applies it instead of fetching the queue after every like. Returns the
@@ -12,5 +14,6 @@ export function applyVote(queue, payload) {
   const target = byId.get(payload.entryId);
   if (!target) return null;
   target.likeCount = Number(payload.likeCount);
-  return [...queue.filter((entry) => entry.isCurrentlyPlaying), ...order.map((id) => byId.get(id))];
+  // R18a: the new order has new start times, counted from where the first waiting song started.
+  return retime([...queue.filter((entry) => entry.isCurrentlyPlaying), ...order.map((id) => byId.get(id))], firstStart(queue));
 }

@@ -1,3 +1,4 @@
+import { retime } from './start-times.js';
 /**
  * Issue 24: `track-changed` carries the new current entry (id, name, artist, length, cover, position), so a page
  * shows the next song without fetching the queue and the current track. The `queue-updated` with reason
@@ -46,5 +47,6 @@ export function applyTrackChange(queue, payload) {
   if (!id) return waiting.length ? null : [];
   const next = waiting.find((entry) => String(entry.id) === id);
   if (!next) return null;
-  return [{ ...next, isCurrentlyPlaying: true }, ...waiting.filter((entry) => entry !== next)];
+  // R18a: the new song just began, so the next one starts after its whole duration.
+  return retime([{ ...next, isCurrentlyPlaying: true }, ...waiting.filter((entry) => entry !== next)], next.duration_ms || 0);
 }

@@ -1,5 +1,6 @@
 import { el, cover, artistsOf, coverOf } from './dom.js';
 import { t } from './i18n.js';
+import { minutesUntil } from './start-times.js';
 
 /**
  * Renders queue entries (or search results) into `list`. `actions(track)` returns the buttons of a row; each
@@ -7,11 +8,15 @@ import { t } from './i18n.js';
  * focus on the button with the same action (or its first button); a row that left moves focus to the row now
  * at its place, so a keyboard user never falls back to the top of the page.
  */
-export function renderTracks(list, tracks, { actions, showLikes = false, showCurrent = false } = {}) {
+export function renderTracks(list, tracks, { actions, showLikes = false, showCurrent = false, showStart = false } = {}) {
   const rows = tracks.map((track) => {
     // The "auto" badge sits on the artist line: beside the title it squeezed the title on phones.
     const meta = el('div', { className: 'track-meta' }, [el('span', { className: 'track-artist', text: artistsOf(track) })]);
     if (track.autofilled) meta.prepend(el('span', { className: 'track-badge', text: t('queue.autofilled') }));
+    // R18a: when a waiting song starts, if nothing changes.
+    if (showStart && !track.isCurrentlyPlaying && typeof track.startsInMs === 'number') {
+      meta.append(el('span', { className: 'track-start', text: t('queue.startsIn', { minutes: minutesUntil(track.startsInMs) }) }));
+    }
     const text = el('div', { className: 'track-text' }, [el('span', { className: 'track-name', text: track.name }), meta]);
     const row = el('li', { className: 'track', 'data-uri': track.uri }, [cover(coverOf(track)), text]);
     if (showCurrent && track.isCurrentlyPlaying) row.classList.add('is-current');

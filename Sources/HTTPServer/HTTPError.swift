@@ -1,15 +1,21 @@
+import JSONKit
+
 /// The one error shape every handler throws; rendered as SPEC's `{"error": …, "code": …}`.
 public struct HTTPError: Error, Equatable, Sendable {
     public var status: Int
     public var message: String
     public var code: String?
     public var headers: [(String, String)]
+    /// Members after `error` and `code` that tell a client how to go on (R10a: where the waiting copy is).
+    public var fields: [(String, JSON)]
 
-    public init(status: Int, message: String, code: String? = nil, headers: [(String, String)] = []) {
+    public init(status: Int, message: String, code: String? = nil, headers: [(String, String)] = [],
+                fields: [(String, JSON)] = []) {
         self.status = status
         self.message = message
         self.code = code
         self.headers = headers
+        self.fields = fields
     }
 
     public static func == (left: HTTPError, right: HTTPError) -> Bool {

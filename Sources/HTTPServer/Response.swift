@@ -47,6 +47,7 @@ public struct Response: Sendable {
     public init(error: HTTPError) {
         var members: [(String, JSON)] = [("error", .string(error.message))]
         if let code = error.code { members.append(("code", .string(code))) }
+        members += error.fields
         self = .json(.object(members), status: error.status)
         headers += error.headers
     }

@@ -28,7 +28,10 @@ enum ErrorMapping {
             return HTTPError(status: 400, message: "Invalid provider: must be \(text)", code: "invalid_provider")
         case .pinsExhausted: return HTTPError(status: 503, message: "Could not generate unique PINs — please retry", code: "pins_exhausted")
         case .partyNotFound: return HTTPError(status: 404, message: "Party nicht gefunden.", code: "party_not_found")
-        case .duplicate: return HTTPError(status: 409, message: "Song ist schon in der Warteschlange.", code: "duplicate")
+        case .duplicate(let existingUri, let position):
+            // R10a: where the waiting copy is, so clients offer to like it.
+            return HTTPError(status: 409, message: "Song ist schon in der Warteschlange.", code: "duplicate",
+                             fields: [("existingUri", .string(existingUri)), ("position", .integer(position))])
         case .rateLimited(let seconds):
             return HTTPError(status: 429, message: "Zu viele Anfragen — bitte kurz warten.", code: "rate_limited",
                              headers: [("Retry-After", String(seconds))])

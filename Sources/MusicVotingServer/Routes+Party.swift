@@ -7,11 +7,12 @@ import Rendering
 extension Routes {
     func addPartyRoutes(to router: inout Router) {
         let service = self.service
-        router.add("POST", "/api/party", summary: "Create a party (R1–R4)") { request throws(HTTPError) in
+        router.add("POST", "/api/party", summary: "Create a party (R1–R4): {provider, fairQueue?: bool, vetoShare?: number 0…1} (R9b, R17a; defaults false, 0)") { request throws(HTTPError) in
             try respond("create party") {
                 let json = try request.optionalJSON()
-                let party = try service.createParty(provider: try request.stringField("provider", in: json),
-                                                    clientAddress: request.clientAddress)
+                let provider = try request.stringField("provider", in: json)
+                let settings = try PartySettings.reading(json, over: .apiDefault)
+                let party = try service.createParty(provider: provider, settings: settings, clientAddress: request.clientAddress)
                 return .json(["id": .string(party.id), "pin": .string(party.guestPin), "hostPin": .string(party.hostPin),
                               "joinUrl": .string(service.joinURL(for: party))], status: 201)
             }

@@ -32,12 +32,17 @@ extension Routes {
                 }
             }
         }
-        router.add("GET", "/api/party/{id}/track/queue", summary: "The queue in R9 order (R18 hasVoted with deviceId)") { request throws(HTTPError) in
+        router.add("GET", "/api/party/{id}/track/queue",
+                   summary: "The queue in R9/R9b order; each entry has startsInMs (R18a); with deviceId, hasVoted (R18) and mine: true on the device's own entries") { request throws(HTTPError) in
             try respond("queue") {
                 let party = try service.activeParty(id: request.parameter("id"))
-                let bytes = try service.renderedQueue(of: party, deviceId: try request.deviceId(from: nil)) { queue, liked in
-                    JSON.object([("queue", .array(queue.ordered().map {
-                        TrackJSON.entry($0, currentEntryId: queue.currentEntryId, liked: liked, base: service.publicBase)
+                let deviceId = try request.deviceId(from: nil)
+                let bytes = try service.renderedQueue(of: party, deviceId: deviceId) { queue, liked, positionMs in
+                    let ordered = queue.ordered()
+                    let starts = queue.startsInMs(ordered, currentPositionMs: positionMs)
+                    return JSON.object([("queue", .array(ordered.map { entry in
+                        TrackJSON.entry(entry, currentEntryId: queue.currentEntryId, liked: liked, base: service.publicBase,
+                                        startsInMs: starts[entry.id], mine: deviceId != nil && entry.addedBy == deviceId)
                     }))]).bytes
                 }
                 return .bytes(bytes, contentType: "application/json; charset=utf-8")

@@ -16,6 +16,7 @@ struct Routes: Sendable {
     func router() -> Router {
         var router = Router()
         addPartyRoutes(to: &router)
+        addSettingsRoutes(to: &router)
         addTrackRoutes(to: &router)
         addPlaybackRoutes(to: &router)
         addMonitorRoutes(to: &router)

@@ -23,8 +23,10 @@ enum TrackJSON {
     }
 
     /// A queue item: the track shape plus the entry's id, likes and flags (R18 `hasVoted` when asked).
-    /// `liked` holds the entries the asking device liked, when it said who it is.
-    static func entry(_ entry: QueueEntry, currentEntryId: Int64?, liked: Set<Int64>?, base: String) -> JSON {
+    /// `liked` holds the entries the asking device liked, when it said who it is. R18a: `startsInMs` when known,
+    /// and `"mine": true` only on the asking device's own entries (never who else added one).
+    static func entry(_ entry: QueueEntry, currentEntryId: Int64?, liked: Set<Int64>?, base: String,
+                      startsInMs: Int? = nil, mine: Bool = false) -> JSON {
         var fields = members(entry.track, base: base).filter { $0.0 != "id" }
         fields.insert(("id", .string(String(entry.id))), at: 0)
         fields += [
@@ -34,6 +36,8 @@ enum TrackJSON {
             ("autofilled", .bool(entry.autofilled)),
         ]
         if let liked { fields.append(("hasVoted", .bool(liked.contains(entry.id)))) }
+        if let startsInMs { fields.append(("startsInMs", .integer(startsInMs))) }
+        if mine { fields.append(("mine", .bool(true))) }
         return .object(fields)
     }
 }

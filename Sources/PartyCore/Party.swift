@@ -15,9 +15,12 @@ public struct Party: Equatable, Sendable {
     public var playback: Playback
     /// Wrong host PINs evaluated for this party so far (issue 23: at most `SecretGuard.lifetimeLimit`).
     public var wrongPinChecks: Int
+    /// R9b, R17a: the host's settings for this party.
+    public var settings: PartySettings
 
     public init(id: String, guestPin: String, hostPin: String, provider: String, createdAt: Date,
-                endedAt: Date? = nil, defaultPlaylistId: String? = nil, playback: Playback = Playback(), wrongPinChecks: Int = 0) {
+                endedAt: Date? = nil, defaultPlaylistId: String? = nil, playback: Playback = Playback(), wrongPinChecks: Int = 0,
+                settings: PartySettings = .apiDefault) {
         self.id = id
         self.guestPin = guestPin
         self.hostPin = hostPin
@@ -27,6 +30,7 @@ public struct Party: Equatable, Sendable {
         self.defaultPlaylistId = defaultPlaylistId
         self.playback = playback
         self.wrongPinChecks = wrongPinChecks
+        self.settings = settings
     }
 
     public var isActive: Bool { endedAt == nil }

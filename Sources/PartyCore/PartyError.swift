@@ -4,7 +4,8 @@ public enum PartyError: Error, Equatable, Sendable {
     case invalidProvider(offered: [String])
     case pinsExhausted
     case partyNotFound
-    case duplicate
+    /// R10/R10a: the song (or a version of it) waits already; `position` is its 1-based place among the waiting.
+    case duplicate(existingUri: String, position: Int)
     case rateLimited(retryAfterSeconds: Int)
     case blacklisted
     case notInQueue

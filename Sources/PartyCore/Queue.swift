@@ -4,10 +4,13 @@ import Foundation
 public struct Queue: Equatable, Sendable {
     public var entries: [QueueEntry]
     public var currentEntryId: Int64?
+    /// R9b: set when the party's `fairQueue` is on; nil keeps R9 exactly.
+    public var fairness: FairOrder?
 
-    public init(entries: [QueueEntry], currentEntryId: Int64?) {
+    public init(entries: [QueueEntry], currentEntryId: Int64?, fairness: FairOrder? = nil) {
         self.entries = entries
         self.currentEntryId = currentEntryId
+        self.fairness = fairness
     }
 
     public var current: QueueEntry? { entries.first { $0.id == currentEntryId } }
@@ -38,10 +41,17 @@ public struct Queue: Equatable, Sendable {
         case refuse(PartyError)
     }
 
-    /// R10 and R12: whether and how a guest's `track` joins the waiting entries.
+    /// R10, R10a and R12: whether and how a guest's `track` joins the waiting entries.
     public func admission(for track: Track, blacklist: Blacklist) -> Admission {
+        admission(for: track, blacklist: blacklist, waitingSongs: WaitingSongs(waiting))
+    }
+
+    /// As above, against waiting entries indexed once for many candidates. A version of an auto-filled song is
+    /// promoted too: the waiting copy becomes the guest's (it keeps its own version).
+    public func admission(for track: Track, blacklist: Blacklist, waitingSongs: WaitingSongs) -> Admission {
         if blacklist.blocks(track) { return .refuse(.blacklisted) }
-        guard let waitingCopy = waiting.first(where: { $0.track.uri == track.uri }) else { return .insert }
-        return waitingCopy.autofilled ? .promote(entryId: waitingCopy.id) : .refuse(.duplicate)
+        guard let waitingCopy = waitingSongs.copy(of: track) else { return .insert }
+        if waitingCopy.autofilled { return .promote(entryId: waitingCopy.id) }
+        return .refuse(.duplicate(existingUri: waitingCopy.track.uri, position: waitingSongs.place(of: waitingCopy)))
     }
 }

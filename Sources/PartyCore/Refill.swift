@@ -8,10 +8,11 @@ public enum Refill {
     public static func choose(from candidates: [Track], queue: Queue, blacklist: Blacklist,
                               recentlyPlayed: [String], limit: Int = batchSize) -> [Track] {
         var seen: Set<String> = []
+        let waitingSongs = WaitingSongs(queue.waiting)
         let admissible = candidates.filter { track in
             guard seen.insert(track.uri).inserted, track.uri != recentlyPlayed.first,
                   track.uri != queue.current?.track.uri else { return false }
-            return queue.admission(for: track, blacklist: blacklist) == .insert
+            return queue.admission(for: track, blacklist: blacklist, waitingSongs: waitingSongs) == .insert
         }
         let recency = Dictionary(recentlyPlayed.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let fresh = admissible.filter { recency[$0.uri] == nil }

@@ -9,13 +9,16 @@ public struct Track: Equatable, Hashable, Sendable, Codable {
     public var album: String
     public var imageURL: String?
     public var durationMs: Int
+    /// R10a: the recording's ISRC when the provider gives one (Spotify's `external_ids.isrc`).
+    public var isrc: String?
 
     /// Longest title, artist or album kept; a 200 kB title from a hostile tag or upstream overflowed every
     /// event stream of the party (issue 10). Ten artists at most, for the same reason.
     public static let maxTextLength = 500
     public static let maxArtists = 10
 
-    public init(id: String, uri: String, name: String, artists: [String], album: String, imageURL: String?, durationMs: Int) {
+    public init(id: String, uri: String, name: String, artists: [String], album: String, imageURL: String?, durationMs: Int,
+                isrc: String? = nil) {
         self.id = id
         self.uri = uri
         self.name = Self.capped(name)
@@ -23,6 +26,7 @@ public struct Track: Equatable, Hashable, Sendable, Codable {
         self.album = Self.capped(album)
         self.imageURL = imageURL.flatMap { $0.utf8.count <= 2_048 ? $0 : nil }
         self.durationMs = max(0, durationMs)
+        self.isrc = isrc.flatMap { $0.isEmpty || $0.utf8.count > 32 ? nil : $0.uppercased() }
     }
 
     private static func capped(_ text: String) -> String {

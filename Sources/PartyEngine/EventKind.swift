@@ -26,6 +26,8 @@ enum EventKind: Sendable {
     /// Why the queue changed.
     enum QueueChange: String, Sendable {
         case add, remove, refill, advance
+        /// R9b: the host switched the fair order; the order changed.
+        case settings
     }
 
     /// What `track-changed` says: the playback, and the new entry with its cover (issue 24: pages show the new

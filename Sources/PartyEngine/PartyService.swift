@@ -100,10 +100,20 @@ public final class PartyService: Sendable {
         try withState { try $0.hostJoin(hostPin: hostPin, clientAddress: clientAddress) }
     }
 
-    public func createParty(provider name: String?, clientAddress: String = "local") throws -> Party {
+    public func createParty(provider name: String?, settings: PartySettings = .apiDefault, clientAddress: String = "local") throws -> Party {
         guard let name, !name.isEmpty else { throw PartyError.missingProvider }
         guard providers.provider(named: name) != nil else { throw PartyError.invalidProvider(offered: providers.names) }
-        return try withState { try $0.createParty(provider: name, clientAddress: clientAddress) }
+        return try withState { try $0.createParty(provider: name, settings: settings, clientAddress: clientAddress) }
+    }
+
+    /// R9b, R17a: the host changes the party's settings; a change of order reaches every page as `queue-updated`.
+    public func updateSettings(_ settings: PartySettings, party: Party) throws {
+        try withState { state in
+            try state.transaction { state in
+                try state.store.save(settings: settings, partyId: party.id)
+                if settings.fairQueue != party.settings.fairQueue { state.publish(.queueUpdated(.settings), partyId: party.id) }
+            }
+        }
     }
 
     public var maxActiveParties: Int {
@@ -152,17 +162,23 @@ public final class PartyService: Sendable {
     public func queue(of party: Party) throws -> Queue { try withState { try $0.queue(of: party) } }
 
     /// The queue as `render` turns it into bytes for `deviceId` (R18's `hasVoted`), rendered once per write
-    /// version: reads serve the bytes, and the rendering itself runs outside the lock.
-    public func renderedQueue(of party: Party, deviceId: String?, render: (Queue, Set<Int64>?) -> [UInt8]) throws -> [UInt8] {
-        let key = party.id + "|" + (deviceId ?? "")
-        let (cached, queue, liked, version) = try withState { state in
+    /// version: reads serve the bytes, and the rendering itself runs outside the lock. `render` also gets the
+    /// current song's position now (R18a's `startsInMs`); while a song plays the times move, so a rendering is
+    /// kept for the second it was made in.
+    public func renderedQueue(of party: Party, deviceId: String?,
+                              render: (Queue, Set<Int64>?, _ currentPositionMs: Int) -> [UInt8]) throws -> [UInt8] {
+        let (cached, queue, liked, positionMs, key, version) = try withState { state in
             let queue = try state.queue(of: party)
+            let playback = try state.playback(of: party)
+            let moving = state.playbackState(playback, partyId: party.id).0 == .playing
+            let now = state.now
+            let key = party.id + "|" + (deviceId ?? "") + (moving ? "|" + String(Int(now.timeIntervalSince1970)) : "")
             let cached = state.readCache.renderings[key]
             let liked = cached == nil ? try deviceId.map { try state.entriesLiked(by: $0, party: party) } : nil
-            return (cached, queue, liked, state.readCache.alignedVersion)
+            return (cached, queue, liked, playback.positionMs(at: now), key, state.readCache.alignedVersion)
         }
         if let cached { return cached }
-        let bytes = render(queue, liked)
+        let bytes = render(queue, liked, positionMs)
         withState { state in
             if state.store.writeVersion == version, state.readCache.alignedVersion == version {
                 state.readCache.remember(rendering: bytes, key: key)

@@ -101,7 +101,7 @@ extension PartyState {
     /// R1/R2/R3: a new party with fresh PINs. Throttled per address and server-wide, and the active parties
     /// are capped well below the PIN space, so a creation flood neither slows the running parties nor
     /// exhausts the PINs (issue 10).
-    mutating func createParty(provider name: String, clientAddress: String) throws -> Party {
+    mutating func createParty(provider name: String, settings: PartySettings, clientAddress: String) throws -> Party {
         let (device, network) = (AddressPrefix.device(of: clientAddress), AddressPrefix.network(of: clientAddress))
         if let retry = creationsPerAddress.retryAfter(key: device, at: now) ?? creationsPerNetwork.retryAfter(key: network, at: now) {
             throw PartyError.tooManyParties(retryAfterSeconds: retry)
@@ -115,7 +115,8 @@ extension PartyState {
         creationsOverall.record(key: "", at: now)
         let store = self.store
         let pins = try PinGenerator.pair(using: &random, isTaken: { (try? store.isPinTaken($0)) ?? true })
-        let party = Party(id: Identifiers.token(using: &random), guestPin: pins.guest, hostPin: pins.host, provider: name, createdAt: now)
+        let party = Party(id: Identifiers.token(using: &random), guestPin: pins.guest, hostPin: pins.host, provider: name, createdAt: now,
+                          settings: settings)
         try store.insert(party)
         // The creator knows the host PIN: its own guessers never hold it back.
         secretGuard.recordSuccess(address: clientAddress, scope: party.id)

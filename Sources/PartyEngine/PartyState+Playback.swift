@@ -49,6 +49,7 @@ extension PartyState {
             }
             if let finished = queue.current {
                 try state.store.recordPlayed(uri: finished.track.uri, partyId: partyId, at: now)
+                try state.countPlayed(finished, partyId: partyId)
                 try state.store.deleteEntry(id: finished.id)
                 queue.entries.removeAll { $0.id == finished.id }
                 queue.currentEntryId = nil
@@ -76,6 +77,7 @@ extension PartyState {
             guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
             if let current = queue.current, current.id != entry.id {
                 try state.store.recordPlayed(uri: current.track.uri, partyId: party.id, at: state.now)
+                try state.countPlayed(current, partyId: party.id)
                 try state.store.deleteEntry(id: current.id)
             }
             playback.play(entryId: entry.id, at: state.now)
@@ -84,6 +86,13 @@ extension PartyState {
             state.publishTrackChanged(partyId: party.id, entry: entry, playback: playback)
             return entry
         }
+    }
+
+    /// R9b: a guest's song that played (or was skipped) counts for its adder, whether or not fair order is on now,
+    /// so turning it on later is fair from the start.
+    func countPlayed(_ entry: QueueEntry, partyId: String) throws {
+        guard !entry.autofilled, !entry.addedBy.isEmpty else { return }
+        try store.countPlayed(adder: entry.addedBy, partyId: partyId)
     }
 
     mutating func pause(_ party: Party) throws -> Playback {

@@ -18,8 +18,10 @@ extension PartyState {
                     throw error
                 case .promote(let entryId):
                     try state.store.promote(entryId: entryId, addedBy: deviceId, at: now)
+                    // R10a: the waiting copy may be another version of `track`; it keeps its own.
+                    let kept = queue.entries.first { $0.id == entryId }?.track ?? track
                     queue.entries.removeAll { $0.id == entryId }
-                    queue.entries.append(QueueEntry(id: entryId, track: track, addedAt: now, addedBy: deviceId))
+                    queue.entries.append(QueueEntry(id: entryId, track: kept, addedAt: now, addedBy: deviceId))
                 case .insert:
                     let id = try state.store.insertEntry(partyId: party.id, track: track, addedAt: now, addedBy: deviceId, autofilled: false)
                     queue.entries.append(QueueEntry(id: id, track: track, addedAt: now, addedBy: deviceId))

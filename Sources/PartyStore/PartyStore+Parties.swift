@@ -4,17 +4,23 @@ import PartyCore
 extension PartyStore {
     private static let partyColumns = """
         id, guest_pin, host_pin, provider, created_at, ended_at, default_playlist_id, current_entry_id,
-        playback_started_at, paused_position_ms, is_playing, paused_by_host, last_advance_at
+        playback_started_at, paused_position_ms, is_playing, paused_by_host, last_advance_at, fair_queue, veto_share
         """
     /// What a read returns: the inserted columns and the counters the store keeps itself.
     private static let readColumns = partyColumns + ", wrong_pin_checks"
 
     public func insert(_ party: Party) throws {
         try run("""
-            INSERT INTO parties (\(Self.partyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO parties (\(Self.partyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(party.id), .text(party.guestPin), .text(party.hostPin), .text(party.provider),
                   .date(party.createdAt), .optional(party.endedAt), .optional(party.defaultPlaylistId)]
-                + Self.values(of: party.playback))
+                + Self.values(of: party.playback) + [.bool(party.settings.fairQueue), .real(party.settings.vetoShare)])
+    }
+
+    /// R9b, R17a: the host's settings.
+    public func save(settings: PartySettings, partyId: String) throws {
+        try run("UPDATE parties SET fair_queue = ?, veto_share = ? WHERE id = ?",
+                [.bool(settings.fairQueue), .real(settings.vetoShare), .text(partyId)])
     }
 
     public func party(id: String) throws -> Party? {
@@ -121,6 +127,7 @@ extension PartyStore {
                 currentEntryId: row.integer("current_entry_id"), startedAt: row.date("playback_started_at"),
                 pausedPositionMs: Int(row.integer("paused_position_ms") ?? 0), isPlaying: row.bool("is_playing"),
                 pausedByHost: row.bool("paused_by_host"), lastAdvanceAt: row.date("last_advance_at")),
-            wrongPinChecks: Int(row.integer("wrong_pin_checks") ?? 0))
+            wrongPinChecks: Int(row.integer("wrong_pin_checks") ?? 0),
+            settings: PartySettings(fairQueue: row.bool("fair_queue"), vetoShare: row.real("veto_share") ?? 0))
     }
 }

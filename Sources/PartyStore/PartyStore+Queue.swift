@@ -10,7 +10,7 @@ extension PartyStore {
     /// (The CAST names the parameter's type for PostgreSQL, which cannot infer it from `IS NULL`.)
     public func entries(partyId: String, uri: String?) throws -> [QueueEntry] {
         try run("""
-            SELECT id, uri, track_id, name, artists, album, image_url, duration_ms, added_at, added_by, autofilled,
+            SELECT id, uri, track_id, name, artists, album, image_url, duration_ms, isrc, added_at, added_by, autofilled,
                 (SELECT COUNT(*) FROM votes v WHERE v.entry_id = queue_entries.id) AS like_count
             FROM queue_entries WHERE party_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR uri = ?2)
             """, [.text(partyId), .optional(uri)]).map { row in
@@ -18,7 +18,8 @@ extension PartyStore {
             let track = Track(
                 id: row.text("track_id") ?? "", uri: row.text("uri") ?? "", name: row.text("name") ?? "",
                 artists: (row.text("artists") ?? "").components(separatedBy: Self.artistSeparator).filter { !$0.isEmpty },
-                album: row.text("album") ?? "", imageURL: row.text("image_url"), durationMs: Int(row.integer("duration_ms") ?? 0))
+                album: row.text("album") ?? "", imageURL: row.text("image_url"), durationMs: Int(row.integer("duration_ms") ?? 0),
+                isrc: row.text("isrc"))
             return QueueEntry(id: id, track: track, addedAt: row.date("added_at") ?? Date(timeIntervalSince1970: 0),
                               addedBy: row.text("added_by") ?? "", autofilled: row.bool("autofilled"),
                               likeCount: Int(row.integer("like_count") ?? 0))
@@ -32,8 +33,29 @@ extension PartyStore {
             """, [.text(deviceId), .text(partyId)]).compactMap { $0.integer("id") })
     }
 
+    /// The queue with the ordering rule the party chose: R9b's fairness (and the played counts it needs) only
+    /// when its `fairQueue` is on.
     public func queue(partyId: String, currentEntryId: Int64?) throws -> Queue {
-        Queue(entries: try entries(partyId: partyId), currentEntryId: currentEntryId)
+        let fair = try run("SELECT fair_queue FROM parties WHERE id = ?", [.text(partyId)]).first?.bool("fair_queue") ?? false
+        return Queue(entries: try entries(partyId: partyId), currentEntryId: currentEntryId,
+                     fairness: fair ? FairOrder(playedByAdder: try playedCounts(partyId: partyId)) : nil)
+    }
+
+    /// R9b: one more song of `adder` played (ended or skipped) in the party.
+    public func countPlayed(adder: String, partyId: String) throws {
+        try run("""
+            INSERT INTO played_counts (party_id, adder, played) VALUES (?, ?, 1)
+            ON CONFLICT(party_id, adder) DO UPDATE SET played = played_counts.played + 1
+            """, [.text(partyId), .text(adder)])
+    }
+
+    /// R9b: songs played per adder in the party.
+    public func playedCounts(partyId: String) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for row in try run("SELECT adder, played FROM played_counts WHERE party_id = ?", [.text(partyId)]) {
+            if let adder = row.text("adder") { counts[adder] = Int(row.integer("played") ?? 0) }
+        }
+        return counts
     }
 
     /// Inserts a new entry and returns its id.
@@ -41,11 +63,11 @@ extension PartyStore {
     public func insertEntry(partyId: String, track: Track, addedAt: Date, addedBy: String, autofilled: Bool) throws -> Int64 {
         try database.insert("""
             INSERT INTO queue_entries (party_id, uri, track_id, name, artists, album, image_url, duration_ms,
-                added_at, added_by, autofilled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                added_at, added_by, autofilled, isrc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(partyId), .text(track.uri), .text(track.id), .text(track.name),
                   .text(track.artists.joined(separator: Self.artistSeparator)), .text(track.album),
                   .optional(track.imageURL), .integer(Int64(track.durationMs)), .date(addedAt), .text(addedBy),
-                  .bool(autofilled)])
+                  .bool(autofilled), .optional(track.isrc)])
     }
 
     /// Turns an auto-filled entry into a guest's request, as if just added (its likes stay).

@@ -22,6 +22,7 @@ public protocol PartyStoring: AnyObject {
     func activeParties() throws -> [Party]
     func save(playback: Playback, partyId: String) throws
     func setDefaultPlaylist(_ playlistId: String?, partyId: String) throws
+    func save(settings: PartySettings, partyId: String) throws
     func end(partyId: String, at now: Date) throws
     func countWrongPinCheck(partyId: String) throws
     func countWrongPinCheckForEveryActiveParty() throws
@@ -35,6 +36,8 @@ public protocol PartyStoring: AnyObject {
     func promote(entryId: Int64, addedBy: String, at now: Date) throws
     func deleteEntry(id: Int64) throws
     func recordPlayed(uri: String, partyId: String, at now: Date) throws
+    func countPlayed(adder: String, partyId: String) throws
+    func playedCounts(partyId: String) throws -> [String: Int]
     func recentlyPlayed(partyId: String) throws -> [String]
     func toggleVote(entryId: Int64, deviceId: String) throws -> Bool
 

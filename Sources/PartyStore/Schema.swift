@@ -94,6 +94,21 @@ enum Schema {
                 PRIMARY KEY (party_id, seq)
             )\(dialect.withoutRowID);
             """,
+            // 6, issue 27 (R10a): the recording's ISRC, when the provider gives one, so versions count as duplicates.
+            """
+            ALTER TABLE queue_entries ADD COLUMN isrc TEXT;
+            """,
+            // 7, issue 27 (R9b, R17a): the host's settings, and songs played per adder (a counter, not a history).
+            """
+            ALTER TABLE parties ADD COLUMN fair_queue \(integer) NOT NULL DEFAULT 0;
+            ALTER TABLE parties ADD COLUMN veto_share \(real) NOT NULL DEFAULT 0;
+            CREATE TABLE played_counts (
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                adder TEXT NOT NULL,
+                played \(integer) NOT NULL,
+                PRIMARY KEY (party_id, adder)
+            )\(dialect.withoutRowID);
+            """,
         ]
     }
 }

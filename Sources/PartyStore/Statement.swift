@@ -114,4 +114,12 @@ struct Row {
     }
 
     func bool(_ column: String) -> Bool { integer(column) == 1 }
+
+    func real(_ column: String) -> Double? {
+        switch value(column) {
+        case .real(let number): return number
+        case .integer(let number): return Double(number)
+        default: return nil
+        }
+    }
 }

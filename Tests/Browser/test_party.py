@@ -106,9 +106,12 @@ def test_a_whole_party(server, browsers):
     guest2.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
     guest2.find_element(By.CSS_SELECTOR, "#results .track .add-button").click()
     dialog = wait(guest2, lambda: next(iter(guest2.find_elements(By.CSS_SELECTOR, "dialog[open]")), None), message="in-page dialog")
-    assert dialog.find_element(By.CSS_SELECTOR, ".dialog-message").text == "Song ist schon in der Warteschlange. Stattdessen liken?"
+    # R10a: the server says where the waiting copy is, and the question names its place.
+    assert dialog.find_element(By.CSS_SELECTOR, ".dialog-message").text == \
+        "Der Song (oder eine Version davon) wartet schon auf Platz 3. Stattdessen liken?"
     assert guest2.switch_to.active_element.get_attribute("data-answer") == "yes", "focus moves into the dialog"
     assert axe_violations(guest2) == [], "the duplicate dialog is accessible"
+    screenshot(guest2, "guest-duplicate-dialog-phone")
     dialog.find_element(By.CSS_SELECTOR, "[data-answer=yes]").click()
     wait(guest2, lambda: "liked" in like_button_class(guest2, "Rollschuh-Romanze"), message="liked instead")
     wait(guest2, lambda: guest2.find_elements(By.CSS_SELECTOR, "#results .track button[aria-disabled=true]"), message="check shown")

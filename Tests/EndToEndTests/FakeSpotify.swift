@@ -19,7 +19,11 @@ final class FakeSpotify: @unchecked Sendable {
             router.add("POST", "/api/token") { [unowned self] request in self.token(request) }
             router.add("GET", "/v1/search") { [unowned self] request in self.authorized(request) { FakeService.json("spotify/search") } }
             router.add("GET", "/v1/tracks/{id}") { [unowned self] request in
-                self.authorized(request) { request.parameter("id") == "trk1" ? FakeService.json("spotify/track") : FakeService.json("spotify/expired", status: 404) }
+                // trk4 and trk5 are versions of trk1 (R10a): the same ISRC under another title, and a remaster.
+                let fixtures = ["trk1": "spotify/track", "trk4": "spotify/track-retitled", "trk5": "spotify/track-remastered"]
+                return self.authorized(request) {
+                    fixtures[request.parameter("id")].map { FakeService.json($0) } ?? FakeService.json("spotify/expired", status: 404)
+                }
             }
             router.add("GET", "/v1/me/top/tracks") { [unowned self] request in self.authorized(request) { FakeService.json("spotify/top-tracks") } }
             router.add("GET", "/v1/me/playlists") { [unowned self] request in self.authorized(request) { FakeService.json("spotify/playlists") } }

@@ -223,6 +223,21 @@ struct SpotifyTests {
         #expect(try party.client.get("\(party.base)/spotify/status").json["loggedIn"] as? Bool == false)
     }
 
+    @Test func versionsOfAWaitingSongAreDuplicatesByISRCOrByTitleAndArtist() throws {
+        let fixture = try SpotifyParty()
+        #expect(try fixture.party.client.get("\(fixture.party.base)/track/search?q=licht").status == 200, "trk2 is known from a search")
+        #expect(try fixture.add("spotify:track:trk2").status == 200)
+        #expect(try fixture.add("spotify:track:trk1").status == 200)
+        // R10a: trk4 is trk1's recording under another title (same ISRC); trk5 a remaster (new ISRC, same title).
+        for uri in ["spotify:track:trk4", "spotify:track:trk5"] {
+            let refused = try fixture.add(uri)
+            #expect(refused.status == 409 && refused.error == "Song ist schon in der Warteschlange.", "\(uri)")
+            #expect(refused.json["existingUri"] as? String == "spotify:track:trk1")
+            #expect(refused.json["position"] as? Int == 2, "the waiting copy's place, 1 = next")
+        }
+        #expect(try fixture.party.queueUris() == ["spotify:track:trk2", "spotify:track:trk1"])
+    }
+
     @Test func theServerPlaysOnTheSDKDeviceByUriAndPosition() throws {
         let fixture = try SpotifyParty()
         let (spotify, party) = (fixture.spotify, fixture.party)

@@ -17,17 +17,19 @@ struct TestParty {
 
     /// Given a party: a server of its own (with `arguments`) and a party on it, in place of the preamble
     /// "start a server, stop it in defer, create a party".
-    static func given(provider: String = "demo", arguments: [String] = []) throws -> TestParty {
-        try TestParty(ServerProcess(arguments: arguments), provider: provider)
+    /// `settings` go into the creation body too (R9b, R17a: `fairQueue`, `vetoShare`).
+    static func given(provider: String = "demo", arguments: [String] = [], settings: [String: Any] = [:]) throws -> TestParty {
+        try TestParty(ServerProcess(arguments: arguments), provider: provider, settings: settings)
     }
 
-    init(_ server: ServerProcess, provider: String = "demo") throws {
+    init(_ server: ServerProcess, provider: String = "demo", settings: [String: Any] = [:]) throws {
         self.server = server
         client = server.client
         // Each test party is created by a host of its own (a loopback address and network of its own): creation
         // is throttled per address and network, and a test that makes many parties plays many hosts.
         creatorAddress = Self.nextHostAddress()
-        let response = try client.from(creatorAddress).send("POST", "/api/party", json: ["provider": provider])
+        let response = try client.from(creatorAddress).send("POST", "/api/party",
+                                                            json: settings.merging(["provider": provider]) { _, new in new })
         guard response.status == 201 else { throw TestFailure(description: "create party: \(response.status) \(response.text)") }
         id = response.json["id"] as? String ?? ""
         pin = response.json["pin"] as? String ?? ""

@@ -39,7 +39,7 @@ struct AdmissionTests {
 
     @Test func aWaitingTrackCannotBeAddedAgain() {
         let queue = Queue(entries: [entry(1, track: 7)], currentEntryId: nil)
-        #expect(queue.admission(for: track(7), blacklist: empty) == .refuse(.duplicate))
+        #expect(queue.admission(for: track(7), blacklist: empty) == .refuse(.duplicate(existingUri: "demo:track:7", position: 1)))
         #expect(queue.admission(for: track(8), blacklist: empty) == .insert)
     }
 
@@ -47,7 +47,7 @@ struct AdmissionTests {
         var queue = Queue(entries: [entry(1, track: 7)], currentEntryId: 1)
         #expect(queue.admission(for: track(7), blacklist: empty) == .insert)
         queue.entries.append(entry(2, track: 7, at: 1))
-        #expect(queue.admission(for: track(7), blacklist: empty) == .refuse(.duplicate))
+        #expect(queue.admission(for: track(7), blacklist: empty) == .refuse(.duplicate(existingUri: "demo:track:7", position: 1)))
     }
 
     @Test func removeAndVoteTargetTheWaitingCopy() {
@@ -78,5 +78,53 @@ struct PromotionTests {
     @Test func aGuestRequestForAnAutofilledSongPromotesItInsteadOfRefusing() {
         let queue = Queue(entries: [entry(1, track: 1), entry(2, track: 7, autofilled: true)], currentEntryId: 1)
         #expect(queue.admission(for: track(7), blacklist: Blacklist(words: [])) == .promote(entryId: 2))
+    }
+}
+
+@Suite("R9b fair order")
+struct FairOrderTests {
+    /// Entries numbered in the order they were added, by the named adder.
+    func fairQueue(_ adders: [String], likes: [Int64: Int] = [:], played: [String: Int] = [:], current: Int64? = nil) -> Queue {
+        let entries = adders.enumerated().map { index, adder in
+            QueueEntry(id: Int64(index + 1), track: track(index + 1), addedAt: epoch.addingTimeInterval(Double(index)),
+                       addedBy: adder, likeCount: likes[Int64(index + 1)] ?? 0)
+        }
+        return Queue(entries: entries, currentEntryId: current, fairness: FairOrder(playedByAdder: played))
+    }
+
+    @Test func theSpecExampleTakesAddersInTurns() {
+        // A adds 5 songs (ids 1–5), then B (6) and C (7) one each, no likes → A1, B1, C1, A2, A3, A4, A5.
+        let queue = fairQueue(["A", "A", "A", "A", "A", "B", "C"])
+        #expect(queue.ordered().map(\.id) == [1, 6, 7, 2, 3, 4, 5])
+    }
+
+    @Test func oneLikeOnA3PutsA3First() {
+        let queue = fairQueue(["A", "A", "A", "A", "A", "B", "C"], likes: [3: 1])
+        // A3 then counts as A's song waiting ahead of A1: B1 and C1 come before A1 (the rule read literally).
+        #expect(queue.ordered().map(\.id) == [3, 6, 7, 1, 2, 4, 5])
+    }
+
+    @Test func songsPlayedCountAgainstTheAdder() {
+        // A has had two songs played: B's and C's first songs go before A's next one.
+        let queue = fairQueue(["A", "B", "C", "B"], played: ["A": 2])
+        #expect(queue.ordered().map(\.id) == [2, 3, 4, 1])
+    }
+
+    @Test func thePlayingEntryAndAutofilledOnesKeepTheirPlaces() {
+        var queue = fairQueue(["A", "A", "B"], current: 1)
+        queue.entries.append(QueueEntry(id: 9, track: track(9), addedAt: epoch, addedBy: "", autofilled: true))
+        #expect(queue.ordered().map(\.id) == [1, 2, 3, 9], "the playing entry is not waiting ahead of A's next song")
+    }
+
+    @Test func withoutFairnessR9HoldsExactly() {
+        var queue = fairQueue(["A", "A", "A", "A", "A", "B", "C"])
+        queue.fairness = nil
+        #expect(queue.ordered().map(\.id) == [1, 2, 3, 4, 5, 6, 7])
+    }
+
+    @Test func vetoSharesOutsideZeroToOneAreInvalid() {
+        #expect(PartySettings.isValid(vetoShare: 0) && PartySettings.isValid(vetoShare: 0.4) && PartySettings.isValid(vetoShare: 1))
+        #expect(!PartySettings.isValid(vetoShare: -0.1) && !PartySettings.isValid(vetoShare: 1.01))
+        #expect(!PartySettings.isValid(vetoShare: .nan) && !PartySettings.isValid(vetoShare: .infinity))
     }
 }

@@ -50,7 +50,7 @@ private func party(_ id: String, guest: String = "11111", host: String = "22222"
 }
 
 private let song = Track(id: "5", uri: "demo:track:5", name: "Tanz & \"Quotes\" 'n' <tags>", artists: ["A", "B"],
-                         album: "Album", imageURL: "/demo/cover/5.svg", durationMs: 31_000)
+                         album: "Album", imageURL: "/demo/cover/5.svg", durationMs: 31_000, isrc: "DEX124000005")
 
 @Suite("R7, R8 persistence")
 struct PartyStoreTests {

@@ -4,6 +4,7 @@ import { el, coverImage, guardCovers, toast } from '../dom.js';
 import { connectEvents } from '../events.js';
 import { NowPlaying } from '../playback-clock.js';
 import { renderTracks } from '../track-list.js';
+import { minutesUntil } from '../start-times.js';
 import { deviceId } from '../storage.js';
 import { ask } from '../dialog.js';
 import { tabs } from '../tabs.js';
@@ -60,10 +61,21 @@ function start() {
     now.artist.textContent = lastCurrent.deviceActive ? t('now.waitingForHost') : t('now.waitingForTv');
   };
 
+  /** R18a: this guest's own waiting songs (the server marks them `mine`), with their place and time. */
+  const mySongs = document.getElementById('my-songs');
+  const renderMySongs = (waiting) => {
+    const mine = waiting.map((entry, index) => ({ entry, place: index + 1 })).filter(({ entry }) => entry.mine);
+    mySongs.hidden = mine.length === 0;
+    document.getElementById('my-songs-list').replaceChildren(...mine.map(({ entry, place }) => el('li', {
+      text: t('guest.mySongs.entry', { name: entry.name, place, minutes: minutesUntil(entry.startsInMs || 0) }),
+    })));
+  };
+
   const renderQueue = () => {
     renderWaiting();
     const waiting = queue.filter((entry) => !entry.isCurrentlyPlaying);
-    renderTracks(queueList, waiting, { actions: (entry) => [likeButton(entry)] });
+    renderTracks(queueList, waiting, { actions: (entry) => [likeButton(entry)], showStart: true });
+    renderMySongs(waiting);
     queueEmpty.hidden = waiting.length > 0;
     queueCount.textContent = String(waiting.length);
     renderResults(lastResults);
@@ -171,10 +183,12 @@ function start() {
       await loadQueue();
     } catch (error) {
       if (error.status === 409 && error.code === 'duplicate') {
-        // Someone queued it a moment ago: offer the like instead, in the page's language.
-        const likeInstead = await ask({ message: t('guest.duplicate.question'), confirm: t('guest.duplicate.like'), cancel: t('dialog.cancel') });
+        // Someone queued it (or another version of it, R10a) a moment ago: say where it waits, offer the like instead.
+        const existingUri = error.body.existingUri || track.uri;
+        const message = error.body.position ? t('guest.duplicate.questionAt', { position: error.body.position }) : t('guest.duplicate.question');
+        const likeInstead = await ask({ message, confirm: t('guest.duplicate.like'), cancel: t('dialog.cancel') });
         await loadQueue();
-        const entry = queue.find((candidate) => candidate.uri === track.uri && !candidate.isCurrentlyPlaying);
+        const entry = queue.find((candidate) => candidate.uri === existingUri && !candidate.isCurrentlyPlaying);
         if (likeInstead && entry && !entry.hasVoted) await toggleLike(entry);
       } else if (error.status === 429 && error.code === 'rate_limited') {
         toast(t('guest.rateLimited'));

@@ -14,6 +14,7 @@ import { focusTvCode, setUpDeviceHint, setUpHostPin } from '../host-access.js';
 import { applyVote } from '../queue-order.js';
 import { applyTrackChange, currentFromTrackChange } from '../track-change.js';
 import { errorText } from '../error-text.js';
+import { partySettings } from '../party-settings.js';
 
 const STORAGE_KEY = 'musicvoting.host';
 const login = document.getElementById('login');
@@ -346,9 +347,11 @@ async function run(partyId, hostPin) {
     clearTimeout(reloadTimer);
     reloadTimer = setTimeout(() => { loadCurrent().catch(() => {}); loadQueue().catch(() => {}); }, 60);
   };
+  const settings = partySettings(base, hostPin);
   const events = connectEvents(partyId, {
     hostPin,
     onEvent: (event) => {
+      if (event.type === 'queue-updated' && event.payload.reason === 'settings') settings.load().catch(() => {});
       if (event.type === 'playback-error') {
         lastPlayerError = errorText(event.payload.code, event.payload.message || '');
         lastPlayerErrorAt = Date.now();
@@ -377,7 +380,7 @@ async function run(partyId, hostPin) {
     onEnded: ended,
   });
 
-  await Promise.all([loadCurrent(), loadQueue(), loadBlacklist(), loadPlaylists(), loadSpotify().catch(() => {})]);
+  await Promise.all([loadCurrent(), loadQueue(), loadBlacklist(), loadPlaylists(), settings.load().catch(() => {}), loadSpotify().catch(() => {})]);
 }
 
 const pageTitle = document.title;

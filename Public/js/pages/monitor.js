@@ -206,7 +206,7 @@ async function run(partyId, token) {
     now.update(current, image === shownCover ? undefined : (image ? coverImage(image) : null));
     shownCover = image;
     const waiting = queue.filter((entry) => !entry.isCurrentlyPlaying);
-    renderTracks(queueList, waiting.slice(0, 40), { showLikes: true });
+    renderTracks(queueList, waiting.slice(0, 40), { showLikes: true, showStart: true });
     queueEmpty.hidden = waiting.length > 0;
     fitUpNext(waiting.length);
     if (!player) return;

@@ -23,11 +23,14 @@ pinForm('host', async (hostPin) => {
 document.getElementById('create-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   showError('create', '');
-  const provider = new FormData(event.target).get('provider');
+  const form = new FormData(event.target);
+  const provider = form.get('provider');
+  // R9b: the start page offers fair order switched on (the API default stays off for the older clients).
+  const fairQueue = form.get('fairQueue') === 'on';
   const button = event.target.querySelector('button[type="submit"]');
   button.disabled = true;
   try {
-    const party = await api('POST', '/api/party', { body: { provider } });
+    const party = await api('POST', '/api/party', { body: { provider, fairQueue } });
     save('musicvoting.host', { partyId: party.id, hostPin: party.hostPin });
     showCreated(party);
   } catch (error) {

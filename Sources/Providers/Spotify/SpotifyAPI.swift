@@ -27,11 +27,15 @@ enum SpotifyAPI {
         let artists: [Artist]
         let album: Album?
         let is_local: Bool?
+        /// R10a: Spotify names the recording's ISRC here.
+        let external_ids: ExternalIDs?
+        struct ExternalIDs: Decodable { let isrc: String? }
 
         var track: Track? {
             guard let id, is_local != true, uri.hasPrefix(SpotifyProvider.uriPrefix) else { return nil }
             return Track(id: id, uri: uri, name: name, artists: artists.map(\.name), album: album?.name ?? "",
-                         imageURL: album?.images?.first?.url, durationMs: duration_ms)
+                         imageURL: album?.images?.first?.url, durationMs: duration_ms,
+                         isrc: external_ids?.isrc)
         }
     }
 

@@ -1,0 +1,26 @@
+import JSONKit
+import PartyCore
+
+/// R9b, R17a on the wire: `{fairQueue, vetoShare}`.
+extension PartySettings {
+    var json: JSON { ["fairQueue": .bool(fairQueue), "vetoShare": .number(vetoShare)] }
+
+    /// The fields `json` carries, over `base` (a field left out keeps its value). `fairQueue` must be a boolean and
+    /// `vetoShare` a number from 0 to 1, else 400 (R24b).
+    static func reading(_ json: JSON?, over base: PartySettings) throws -> PartySettings {
+        guard let json, json != .null else { return base }
+        guard case .object = json else { throw PartyError.invalidInput("Invalid JSON body") }
+        var settings = base
+        if let value = json["fairQueue"], value != .null {
+            guard let flag = value.boolValue else { throw PartyError.invalidInput("fairQueue muss true oder false sein.") }
+            settings.fairQueue = flag
+        }
+        if let value = json["vetoShare"], value != .null {
+            guard let share = value.numberValue, isValid(vetoShare: share) else {
+                throw PartyError.invalidInput("vetoShare muss eine Zahl von 0 bis 1 sein.")
+            }
+            settings.vetoShare = share
+        }
+        return settings
+    }
+}

@@ -1,0 +1,21 @@
+/// A party's own rules the host may change while it runs (R9b, R17a). The API defaults keep R9 and the
+/// older clients exactly as they were; the start page offers its own (`offered`).
+public struct PartySettings: Equatable, Sendable {
+    /// R9b: fair order among guest songs with equal likes.
+    public var fairQueue: Bool
+    /// R17a: the share of active guests whose vetoes skip a song (0 = off).
+    public var vetoShare: Double
+
+    public init(fairQueue: Bool = false, vetoShare: Double = 0) {
+        self.fairQueue = fairQueue
+        self.vetoShare = vetoShare
+    }
+
+    /// What a party created through the API without settings gets.
+    public static let apiDefault = PartySettings()
+    /// What the start page offers (SPEC: fair order on, a veto share of 0.4).
+    public static let offered = PartySettings(fairQueue: true, vetoShare: 0.4)
+
+    /// R17a: a share is a finite number from 0 to 1.
+    public static func isValid(vetoShare: Double) -> Bool { vetoShare.isFinite && vetoShare >= 0 && vetoShare <= 1 }
+}
