@@ -1,21 +1,51 @@
 import Foundation
 
-/// A response computed on a background queue while its connection is suspended.
-/// `@unchecked Sendable`: `result` is written once by the worker before it resumes the connection,
-/// and read by the libmicrohttpd thread only after the resume (the resume orders the two).
+/// A response computed while its connection is suspended: by work on a background queue, or by whoever `start`
+/// hands its `finish` to (issue 28: the group commit answers a write once the transaction holding it committed).
+/// `@unchecked Sendable`: `result` is written once, by `finish`, before the connection resumes, and read by the
+/// libmicrohttpd thread only after the resume (the resume orders the two).
 public final class DeferredResponse: @unchecked Sendable {
     static let workers = DispatchQueue(label: "musicvoting.deferred", attributes: .concurrent)
     /// Suspended connections still waiting for their work; the server drains them before it stops
     /// (NOTES-libmicrohttpd: stopping with suspended connections is undefined behaviour).
     static let inFlight = DispatchGroup()
 
-    public let work: @Sendable () -> Response
+    /// Begins the work; it calls `finish` exactly once, on any thread, when the answer is known.
+    public let start: @Sendable (_ finish: @escaping @Sendable (Response) -> Void) -> Void
     /// Seconds to wait before the work starts (a timer, no thread waits).
     public let delay: TimeInterval
     var result: Response?
 
     init(delay: TimeInterval = 0, work: @escaping @Sendable () -> Response) {
         self.delay = delay
-        self.work = work
+        start = { finish in finish(work()) }
+    }
+
+    init(delay: TimeInterval = 0, start: @escaping @Sendable (_ finish: @escaping @Sendable (Response) -> Void) -> Void) {
+        self.delay = delay
+        self.start = start
+    }
+
+    /// The same work, its answer passed through `transform` (the access log's line once it is known).
+    public func map(_ transform: @escaping @Sendable (Response) -> Response) -> Response {
+        let start = self.start
+        return Response(status: 0, body: .deferred(DeferredResponse(delay: delay) { finish in start { finish(transform($0)) } }))
+    }
+
+    /// The answer, waited for on this thread (a caller without a connection to suspend: tests in process).
+    public func wait() -> Response {
+        let done = DispatchSemaphore(value: 0)
+        let answer = Answer()
+        start { response in
+            answer.response = response
+            done.signal()
+        }
+        done.wait()
+        return answer.response ?? Response(error: HTTPError(status: 500, message: "Interner Fehler."))
+    }
+
+    /// `@unchecked Sendable`: written before the semaphore is signalled, read after it was waited for.
+    private final class Answer: @unchecked Sendable {
+        var response: Response?
     }
 }

@@ -40,6 +40,11 @@ public struct Response: Sendable {
         Response(status: 0, body: .deferred(DeferredResponse(delay: delay, work: work)))
     }
 
+    /// Answered by whoever `start` hands `finish` to, once (issue 28: after the commit that holds a write).
+    public static func completing(_ start: @escaping @Sendable (_ finish: @escaping @Sendable (Response) -> Void) -> Void) -> Response {
+        Response(status: 0, body: .deferred(DeferredResponse(start: start)))
+    }
+
     public static func redirect(to location: String, status: Int = 303) -> Response {
         Response(status: status, headers: [("Location", location)])
     }

@@ -80,9 +80,11 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     let resumable = ResumableConnection(connection)
     DeferredResponse.inFlight.enter()
     DeferredResponse.workers.asyncAfter(deadline: .now() + deferred.delay) {
-        deferred.result = deferred.work()
-        resumable.resume()
-        DeferredResponse.inFlight.leave()
+        deferred.start { response in
+            deferred.result = response
+            resumable.resume()
+            DeferredResponse.inFlight.leave()
+        }
     }
     return .YES
 }

@@ -25,6 +25,6 @@ struct RequestPipeline: Sendable {
             return response
         }
         guard case .deferred(let deferred) = response.body else { return logged(response) }
-        return .deferred(after: deferred.delay) { logged(deferred.work()) }
+        return deferred.map(logged)
     }
 }

@@ -120,8 +120,16 @@ extension Routes {
                 let party = try service.activeParty(id: request.parameter("id"))
                 guard let uri = try request.stringField("uri", in: json), !uri.isEmpty,
                       let device = try request.deviceId(from: json) else { throw PartyError.missingUriOrDevice }
-                let result = try service.vote(uri: uri, deviceId: device, clientAddress: request.clientAddress, party: party)
-                return .json(["liked": .bool(result.liked), "likeCount": .integer(result.likeCount)])
+                // Issue 28: answered after the group commit that holds the like; this thread goes on reading meanwhile.
+                let clientAddress = request.clientAddress
+                return .completing { finish in
+                    service.vote(uri: uri, deviceId: device, clientAddress: clientAddress, party: party) { result in
+                        switch result {
+                        case .success(let result): finish(.json(["liked": .bool(result.liked), "likeCount": .integer(result.likeCount)]))
+                        case .failure(let error): finish(Response(error: ErrorMapping.httpError(error, context: "vote")))
+                        }
+                    }
+                }
             }
         }
         router.add("DELETE", "/api/party/{id}/track/remove", summary: "Remove a song", security: "hostPin") { request throws(HTTPError) in

@@ -24,6 +24,8 @@ public final class PartyService: Sendable {
     private static let remoteControl = DispatchQueue(label: "musicvoting.remote-playback")
     /// Events reach the hub in commit order, though after the state lock (`PublishOrder`).
     private let publishOrder = PublishOrder()
+    /// Issue 28: likes and adds commit in groups (`write`).
+    let commits = GroupCommit<BatchedWrite>()
 
     public init(store: sending any PartyStoring, clock: any PartyClock, random: sending any RandomNumberGenerator, providers: ProviderRegistry,
          hub: EventHub) {
@@ -214,12 +216,18 @@ public final class PartyService: Sendable {
             guard let track else { throw PartyError.trackNotFound }
             tracks.append(track)
         }
-        let startsPlayback = try withState { try $0.add(tracks, deviceId: deviceId, clientAddress: clientAddress, party: party) }
+        let startsPlayback = try write { [tracks] in try $0.add(tracks, deviceId: deviceId, clientAddress: clientAddress, party: party) }
         if startsPlayback { _ = try startAndRefill(party) }
     }
 
     public func vote(uri: String, deviceId: String, clientAddress: String = "local", party: Party) throws -> (liked: Bool, likeCount: Int) {
-        try withState { try $0.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
+        try write { try $0.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
+    }
+
+    /// R17 without holding the caller's thread: `completion` gets the answer once the like's group commit is done.
+    public func vote(uri: String, deviceId: String, clientAddress: String, party: Party,
+                     completion: @escaping @Sendable (Result<(liked: Bool, likeCount: Int), any Error>) -> Void) {
+        write({ try $0.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }, completion: completion)
     }
 
     /// Host removal; removing the playing entry moves on to the next one.

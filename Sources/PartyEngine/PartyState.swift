@@ -95,7 +95,8 @@ struct PartyState {
 
     /// Runs `body` in one database transaction, whose last statements append the events it recorded to their
     /// party's log (issue 26). When it throws, its writes roll back and so do the effects it recorded: nothing
-    /// is announced, or logged, that did not happen. Effects recorded before it stay.
+    /// is announced, or logged, that did not happen. Effects recorded before it stay; the read cache is emptied, as it
+    /// may hold what was read inside (the write version does not move back with a rollback).
     mutating func transaction<T>(_ body: (inout PartyState) throws -> T) throws -> T {
         let before = effects
         openTransactions += 1
@@ -108,6 +109,7 @@ struct PartyState {
             }
         } catch {
             effects = before
+            readCache = ReadCache()
             throw error
         }
     }

@@ -9,12 +9,14 @@
 2. SSE fan-out: N subscribers on one party, latency from publishing to each subscriber's event (p50/p99),
    ours (a vote POST, `vote-updated`) next to nginx + nchan (a POST to its publisher location) with the same
    client (sseclient.c, built here with cc); memory per subscriber from the processes' PSS.
-3. Like toggles acknowledged per second by 16 keep-alive clients, then kill -9 and a restart: every
-   acknowledged like must still be counted.
+3. Like toggles acknowledged per second by 16 keep-alive clients (likeload.c, built here), then kill -9 and a
+   restart: every acknowledged like must still be counted; next to SQLite's own rate of one-row commits on the same
+   disk with the server's settings (WAL, synchronous=NORMAL), measured by this script (issue 28).
+--parts picks sections (queue,fanout,likes; default all).
 Both servers run on 127.0.0.1 with two workers each; the load generators share the same 2 cores, so compare
 ratios, not absolute figures.
 """
-import argparse, asyncio, json, os, resource, shutil, signal, sqlite3, subprocess, tempfile, time, urllib.request
+import argparse, json, os, resource, shutil, signal, sqlite3, subprocess, tempfile, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NCHAN_MODULE = "/usr/lib/nginx/modules/ngx_nchan_module.so"
@@ -151,35 +153,39 @@ def fan_out(client, port, subscribe_path, publish_path, publish_body, subscriber
     return (int(fields[1]), float(fields[3]), float(fields[5])), per_subscriber
 
 
-async def like_load(port, party_id, seconds, clients=16):
-    """Each like by a new device from a fresh loopback address per 50 likes (the server limits likes per
-    device and per address); returns the acknowledged count."""
-    acknowledged = 0
-    deadline = time.perf_counter() + seconds
-
-    async def worker(number):
-        nonlocal acknowledged
-        sent = 0
-        while time.perf_counter() < deadline:
-            address = f"127.{1 + number}.{sent // 50 // 250}.{sent // 50 % 250 + 1}"
-            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
-            for _ in range(50):
-                if time.perf_counter() >= deadline:
-                    break
-                body = json.dumps({"uri": "demo:track:bench0", "deviceId": f"liker-{number}-{sent}"}).encode()
-                writer.write(f"POST /api/party/{party_id}/track/vote HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = int([h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length:")][0].split(b":")[1])
-                await reader.readexactly(length)
-                sent += 1
-                if head.startswith(b"HTTP/1.1 200"):
-                    acknowledged += 1
-            writer.close()
-
+def sqlite_commit_rate(folder, seconds):
+    """SQLite's own pace on this disk: one-row transactions, each committed, with the server's journal settings."""
+    database = sqlite3.connect(os.path.join(folder, "anchor.sqlite"), isolation_level=None)
+    database.execute("PRAGMA journal_mode=WAL")
+    database.execute("PRAGMA synchronous=NORMAL")
+    database.execute("CREATE TABLE likes (id INTEGER PRIMARY KEY, entry INTEGER NOT NULL, device TEXT NOT NULL)")
+    database.execute("CREATE UNIQUE INDEX likes_by_device ON likes (entry, device)")
+    commits = 0
     started = time.perf_counter()
-    await asyncio.gather(*(worker(number) for number in range(clients)))
-    return acknowledged, acknowledged / (time.perf_counter() - started)
+    deadline = started + seconds
+    while time.perf_counter() < deadline:
+        database.execute("BEGIN IMMEDIATE")
+        database.execute("INSERT INTO likes (entry, device) VALUES (?, ?)", (commits % 50, f"device-{commits}"))
+        database.execute("COMMIT")
+        commits += 1
+    rate = commits / (time.perf_counter() - started)
+    database.close()
+    return rate
+
+
+def build_like_load(folder):
+    binary = os.path.join(folder, "likeload")
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "likeload.c")
+    compiler = shutil.which("cc") or shutil.which("clang")
+    subprocess.run([compiler, "-O2", "-pthread", "-o", binary, source], check=True)
+    return binary
+
+
+def like_load_c(client, port, party_id, seconds, clients=16):
+    """(acknowledged, per second) from likeload.c: a new device per like, a new source address per 50."""
+    fields = subprocess.run([client, str(port), party_id, "demo:track:bench0", str(seconds), str(clients), "50"],
+                            capture_output=True, text=True, check=True).stdout.split()
+    return int(fields[1]), int(fields[1]) / float(fields[5])
 
 
 def like_count(port, party_id):
@@ -194,6 +200,7 @@ def main():
     parser.add_argument("--big", type=int, default=10000, help="a second fan-out at this many subscribers (0: skip)")
     parser.add_argument("--events", type=int, default=20)
     parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--parts", default="queue,fanout,likes")
     arguments = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -208,17 +215,19 @@ def main():
     queue_path = f"/api/party/{party['id']}/track/queue?deviceId=device3"
     nginx, nginx_port = start_nginx(anchor_folder, call(port, "GET", queue_path))
     try:
-        print(f"2 cores shared by the servers and the load generators (wrk -t2 -c64, sseclient.c, asyncio)")
-        ours = wrk(port, queue_path, arguments.seconds)
-        anchor = wrk(nginx_port, "/queue.json", arguments.seconds)
-        print(f"GET queue, 50 entries     ours {ours:9.0f} req/s   nginx (same bytes, static) {anchor:9.0f} req/s"
-              f"   ratio {ours / anchor:.2f}")
+        print(f"2 cores shared by the servers and the load generators (wrk -t2 -c64, sseclient.c, likeload.c)")
+        parts = arguments.parts.split(",")
+        if "queue" in parts:
+            ours = wrk(port, queue_path, arguments.seconds)
+            anchor = wrk(nginx_port, "/queue.json", arguments.seconds)
+            print(f"GET queue, 50 entries     ours {ours:9.0f} req/s   nginx (same bytes, static) {anchor:9.0f} req/s"
+                  f"   ratio {ours / anchor:.2f}")
 
         client = build_client(anchor_folder)
         vote = '{"uri": "demo:track:bench1", "deviceId": "fan-{i}"}'
         nchan_message = json.dumps({"type": "vote-updated", "timestamp": 0, "payload": {
             "partyId": party["id"], "source": "server", "uri": "demo:track:bench1", "likeCount": "{i}"}})
-        for count in [arguments.subscribers] + ([arguments.big] if arguments.big else []):
+        for count in ([arguments.subscribers] + ([arguments.big] if arguments.big else [])) if "fanout" in parts else []:
             ours, ours_mem = fan_out(client, port, f"/api/spotify/events?partyId={party['id']}&source=web",
                                      f"/api/party/{party['id']}/track/vote", vote, count, arguments.events, [server.pid])
             channel = f"party{count}"  # a fresh channel per run: nchan replays a channel's buffered messages
@@ -230,15 +239,18 @@ def main():
             print(f"  memory per subscriber (PSS)  ours {ours_mem:5.1f} KiB   nchan {nchan_mem:5.1f} KiB   ratio {ours_mem / nchan_mem:.2f}")
             time.sleep(12)  # the keepalive finds the closed streams
 
-        acknowledged, rate = asyncio.run(like_load(port, party["id"], arguments.seconds))
-        before_kill = like_count(port, party["id"])
-        server.send_signal(signal.SIGKILL)
-        server.wait()
-        server, port = start_server(arguments.binary, data)
-        after_restart = like_count(port, party["id"])
-        print(f"likes: {acknowledged} acknowledged by 16 clients in {arguments.seconds} s = {rate:.0f}/s; "
-              f"counted {before_kill} before kill -9, {after_restart} after the restart "
-              f"({acknowledged - after_restart} lost)")
+        if "likes" in parts:
+            anchor_rate = sqlite_commit_rate(anchor_folder, arguments.seconds)
+            acknowledged, rate = like_load_c(build_like_load(anchor_folder), port, party["id"], arguments.seconds)
+            before_kill = like_count(port, party["id"])
+            server.send_signal(signal.SIGKILL)
+            server.wait()
+            server, port = start_server(arguments.binary, data)
+            after_restart = like_count(port, party["id"])
+            print(f"likes: {acknowledged} acknowledged by 16 clients in {arguments.seconds} s = {rate:.0f}/s; "
+                  f"SQLite's own one-row commits on this disk {anchor_rate:.0f}/s; ratio {rate / anchor_rate:.2f}")
+            print(f"  counted {before_kill} before kill -9, {after_restart} after the restart "
+                  f"({acknowledged - after_restart} acknowledged and lost)")
     finally:
         server.terminate()
         server.wait()

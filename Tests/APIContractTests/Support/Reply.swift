@@ -12,7 +12,7 @@ struct Reply {
     /// Reads a `Response` value; deferred work runs here (its delay is the socket's business), a file is read.
     init(_ response: Response) throws {
         var response = response
-        if case .deferred(let deferred) = response.body { response = deferred.work() }
+        if case .deferred(let deferred) = response.body { response = deferred.wait() }
         status = response.status
         headers = Dictionary(response.headers.map { ($0.0.lowercased(), $0.1) }) { _, last in last }
         switch response.body {

@@ -1,0 +1,56 @@
+import Foundation
+import PartyCore
+import Synchronization
+
+/// Issue 28: a write that joins the next group commit. `apply` runs it inside the batch's transaction (in a
+/// savepoint of its own: a write that fails leaves its neighbours alone) and returns what tells its caller, which
+/// runs only once the batch committed; `fail` tells it the batch did not.
+struct BatchedWrite: Sendable {
+    let apply: @Sendable (inout PartyState) -> @Sendable () -> Void
+    let fail: @Sendable (any Error) -> Void
+}
+
+extension PartyService {
+    /// Runs `body` in the next group commit and hands `completion` its result once the transaction holding it has
+    /// committed (an acknowledged write survives kill -9), after its events went out.
+    func write<T: Sendable>(_ body: @escaping @Sendable (inout PartyState) throws -> T,
+                            completion: @escaping @Sendable (Result<T, any Error>) -> Void) {
+        let job = BatchedWrite(apply: { state in
+            do {
+                let value = try state.transaction { try body(&$0) }
+                return { completion(.success(value)) }
+            } catch {
+                return { completion(.failure(error)) }
+            }
+        }, fail: { completion(.failure($0)) })
+        commits.submit(job) { [weak self] jobs in
+            guard let self else { return jobs.forEach { $0.fail(PartyError.partyNotFound) } }
+            self.commit(jobs)
+        }
+    }
+
+    /// `write`, waited for on this thread (callers already off libmicrohttpd's threads, and tests).
+    func write<T: Sendable>(_ body: @escaping @Sendable (inout PartyState) throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<T, any Error>?>(nil)
+        write(body) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return try outcome.withLock { $0! }.get()
+    }
+
+    /// One batch: one transaction under the state lock, its events published in commit order, then the answers.
+    /// A commit that fails fails every write in it, and nothing of it is announced.
+    func commit(_ jobs: [BatchedWrite]) {
+        let answers = withState { state -> [@Sendable () -> Void] in
+            do {
+                return try state.transaction { state in jobs.map { $0.apply(&state) } }
+            } catch {
+                return jobs.map { job in { job.fail(error) } }
+            }
+        }
+        for answer in answers { answer() }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import PartyCore
+import Synchronization
+import Testing
+@testable import HTTPServer
+@testable import MusicVotingServer
+@testable import PartyEngine
+
+/// Issue 28: writes that arrive while a batch commits go together as the next one; each answer comes after the
+/// commit holding it, a failing write fails alone, and events keep commit order.
+@Suite("Group commit")
+struct GroupCommitTests {
+    /// Runs batches while the first one is held open, so the rest pile up; returns the batches as they ran.
+    static func batches(of jobs: Int, maxBatch: Int) -> [[Int]] {
+        let commits = GroupCommit<Int>(maxBatch: maxBatch)
+        let seen = Mutex<[[Int]]>([])
+        let firstStarted = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), allDone = DispatchGroup()
+        let run: @Sendable ([Int]) -> Void = { batch in
+            let isFirst = seen.withLock { seen in
+                seen.append(batch)
+                return seen.count == 1
+            }
+            if isFirst {
+                firstStarted.signal()
+                release.wait()
+            }
+            for _ in batch { allDone.leave() }
+        }
+        for _ in 0..<jobs { allDone.enter() }
+        commits.submit(0, run: run)
+        firstStarted.wait()
+        for job in 1..<jobs { commits.submit(job, run: run) }
+        release.signal()
+        allDone.wait()
+        return seen.withLock { $0 }
+    }
+
+    @Test func writesThatArriveDuringACommitFormTheNextBatchInArrivalOrderCutAtTheBound() {
+        #expect(Self.batches(of: 11, maxBatch: 4) == [[0], [1, 2, 3, 4], [5, 6, 7, 8], [9, 10]])
+        #expect(Self.batches(of: 3, maxBatch: 64) == [[0], [1, 2]], "nothing waits for a batch to fill")
+    }
+
+    func makeService() throws -> PartyService {
+        var configuration = Configuration()
+        configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("mv-commit-\(UUID().uuidString)").path
+        return try Application(configuration: configuration, clock: ManualClock(Date(timeIntervalSince1970: 1_800_000_000))).service
+    }
+
+    /// One batch of jobs, as the committer runs it; each job's result in submission order.
+    func commitTogether(_ service: PartyService, _ writes: [@Sendable (inout PartyState) throws -> Int]) -> [Result<Int, PartyError>] {
+        let results = Mutex<[Int: Result<Int, PartyError>]>([:])
+        let jobs = writes.enumerated().map { index, body in
+            let record: @Sendable (Result<Int, PartyError>) -> Void = { result in results.withLock { $0[index] = result } }
+            return BatchedWrite(apply: { state in
+                do {
+                    let value = try state.transaction { try body(&$0) }
+                    return { record(.success(value)) }
+                } catch {
+                    return { record(.failure(error as? PartyError ?? .partyNotFound)) }
+                }
+            }, fail: { _ in record(.failure(.partyNotFound)) })
+        }
+        service.commit(jobs)
+        return results.withLock { results in writes.indices.map { results[$0] ?? .failure(.partyNotFound) } }
+    }
+
+    @Test func aFailingWriteFailsAloneAndTheEventsOfABatchKeepItsOrder() throws {
+        let service = try makeService()
+        let party = try service.createParty(provider: "demo")
+        try service.add(uris: ["demo:track:1", "demo:track:2"], deviceId: "adder", party: party)
+        let before = try service.withState { try $0.store.lastEventSequence(partyId: party.id) } ?? 0
+        let like: @Sendable (String, String) -> @Sendable (inout PartyState) throws -> Int = { uri, device in
+            { state in try state.vote(uri: uri, deviceId: device, clientAddress: "10.0.0.\(device.count)", party: party).likeCount }
+        }
+        let results = commitTogether(service, [like("demo:track:2", "a"), like("demo:track:9", "b"), like("demo:track:2", "cc"),
+                                               like("demo:track:1", "ddd")])
+        #expect(results[0] == .success(1) && results[2] == .success(2) && results[3] == .success(1))
+        #expect(results[1] == .failure(.notInQueue), "a like of a song not queued fails alone: \(results[1])")
+        let queue = try service.queue(of: party)
+        #expect(queue.entries.map(\.likeCount).sorted() == [1, 2], "the batch's other writes committed")
+        let stream = try service.openEventStream(party: party, clientAddress: "10.0.0.9", caller: nil, lastEventId: before) {
+            EventStream(initial: $0)
+        }
+        defer { stream.finish() }
+        let text = EventHubTests.drain(stream)
+        let ids = EventLogServiceTests.ids(text).dropFirst()
+        #expect(Array(ids) == [before + 1, before + 2, before + 3], "three events, numbered in commit order: \(text)")
+        let likes = text.split(separator: "\n").filter { $0.hasPrefix("data: ") }.compactMap { line -> String? in
+            let event = try? JSONSerialization.jsonObject(with: Data(line.dropFirst(6).utf8)) as? [String: Any]
+            let payload = event?["payload"] as? [String: Any]
+            return payload.map { "\($0["uri"] ?? "?")=\($0["likeCount"] ?? "?")" }
+        }
+        #expect(likes == ["demo:track:2=1", "demo:track:2=2", "demo:track:1=1"], "events in commit order: \(text)")
+    }
+
+    @Test func likesFromManyThreadsAreAllCountedOnce() throws {
+        let service = try makeService()
+        let party = try service.createParty(provider: "demo")
+        try service.add(uris: ["demo:track:3"], deviceId: "adder", party: party)
+        let answers = Mutex<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: 40) { guest in
+            if let answer = try? service.vote(uri: "demo:track:3", deviceId: "guest-\(guest)", clientAddress: "10.1.\(guest).1", party: party) {
+                answers.withLock { $0.append(answer.likeCount) }
+            }
+        }
+        #expect(answers.withLock { $0.sorted() } == Array(1...40), "every like answered with its own count, none lost or doubled")
+        #expect(try service.queue(of: party).entries.first?.likeCount == 40)
+    }
+}
