@@ -10,8 +10,7 @@ extension PartyStore {
     /// (The CAST names the parameter's type for PostgreSQL, which cannot infer it from `IS NULL`.)
     public func entries(partyId: String, uri: String?) throws -> [QueueEntry] {
         try run("""
-            SELECT id, uri, track_id, name, artists, album, image_url, duration_ms, isrc, added_at, added_by, autofilled,
-                (SELECT COUNT(*) FROM votes v WHERE v.entry_id = queue_entries.id) AS like_count
+            SELECT id, uri, track_id, name, artists, album, image_url, duration_ms, isrc, added_at, added_by, autofilled, like_count
             FROM queue_entries WHERE party_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR uri = ?2)
             """, [.text(partyId), .optional(uri)]).map { row in
             let id = row.integer("id") ?? 0
@@ -96,11 +95,15 @@ extension PartyStore {
             .compactMap { $0.text("uri") }
     }
 
-    /// R17: one like per device per entry; a second call removes it. Returns whether it is liked now.
+    /// R17: one like per device per entry; a second call removes it. Returns whether it is liked now. The entry's
+    /// `like_count` moves with its votes, in the caller's transaction.
     public func toggleVote(entryId: Int64, deviceId: String) throws -> Bool {
-        try run("DELETE FROM votes WHERE entry_id = ? AND device_id = ?", [.integer(entryId), .text(deviceId)])
-        if database.changes > 0 { return false }
-        try run("INSERT INTO votes (entry_id, device_id) VALUES (?, ?)", [.integer(entryId), .text(deviceId)])
-        return true
+        try transaction {
+            try run("DELETE FROM votes WHERE entry_id = ? AND device_id = ?", [.integer(entryId), .text(deviceId)])
+            let liked = database.changes == 0
+            if liked { try run("INSERT INTO votes (entry_id, device_id) VALUES (?, ?)", [.integer(entryId), .text(deviceId)]) }
+            try run("UPDATE queue_entries SET like_count = like_count + ? WHERE id = ?", [.integer(liked ? 1 : -1), .integer(entryId)])
+            return liked
+        }
     }
 }

@@ -109,6 +109,12 @@ enum Schema {
                 PRIMARY KEY (party_id, adder)
             )\(dialect.withoutRowID);
             """,
+            // 8, issue 28: each entry's like count kept with it, changed with its votes. Counting the votes on every read
+            // cost a like time in proportion to the likes before it (a song with 5,000 likes: 5,000 index steps a read).
+            """
+            ALTER TABLE queue_entries ADD COLUMN like_count \(integer) NOT NULL DEFAULT 0;
+            UPDATE queue_entries SET like_count = (SELECT COUNT(*) FROM votes v WHERE v.entry_id = queue_entries.id);
+            """,
         ]
     }
 }

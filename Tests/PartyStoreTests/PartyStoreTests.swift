@@ -142,6 +142,28 @@ struct PartyStoreTests {
         #expect(try again.schemaVersion == Schema.migrations.count)
     }
 
+    /// Issue 28: migration 8 keeps each entry's like count with it; a database made before carries its votes over.
+    @Test(arguments: Backend.allCases) func likeCountsOfAnOlderDatabaseAreCarriedOver(_ backend: Backend) throws {
+        let location = try backend.newLocation()
+        do {
+            let connection = try backend.connection(location)
+            try connection.migrate(Array(Schema.migrations(connection.dialect).prefix(7)))
+            try connection.execute("""
+                INSERT INTO parties (id, guest_pin, host_pin, provider, created_at) VALUES ('p1', '11111', '22222', 'demo', 0);
+                INSERT INTO queue_entries (party_id, uri, track_id, name, artists, album, duration_ms, added_at, added_by, autofilled)
+                    VALUES ('p1', 'demo:track:1', '1', 'One', 'A', 'X', 1000, 0, 'd', 0), ('p1', 'demo:track:2', '2', 'Two', 'A', 'X', 1000, 0, 'd', 0);
+                INSERT INTO votes (entry_id, device_id) SELECT id, 'a' FROM queue_entries WHERE uri = 'demo:track:1';
+                INSERT INTO votes (entry_id, device_id) SELECT id, 'b' FROM queue_entries WHERE uri = 'demo:track:1';
+                INSERT INTO votes (entry_id, device_id) SELECT id, 'c' FROM queue_entries WHERE uri = 'demo:track:2';
+                """)
+        }
+        let store = try backend.open(location)
+        let entries = try store.entries(partyId: "p1").sorted { $0.track.uri < $1.track.uri }
+        #expect(entries.map(\.likeCount) == [2, 1])
+        #expect(try !store.toggleVote(entryId: entries[0].id, deviceId: "a") && store.toggleVote(entryId: entries[1].id, deviceId: "d"))
+        #expect(try store.entries(partyId: "p1").sorted { $0.track.uri < $1.track.uri }.map(\.likeCount) == [1, 2])
+    }
+
     @Test(arguments: Backend.allCases) func aDatabaseFromANewerServerIsRefused(_ backend: Backend) throws {
         let location = try backend.newLocation()
         _ = try backend.open(location)
