@@ -30,6 +30,12 @@ public struct Queue: Equatable, Sendable {
         return waiting.filter { blacklist.blocks($0.track) && seen.insert($0.track.uri).inserted }.map(\.track.uri)
     }
 
+    /// R17: the entry's like count is now `count` (a like or its withdrawal, applied to a queue already read).
+    public mutating func setLikeCount(_ count: Int, ofEntry id: Int64) {
+        guard let index = entries.firstIndex(where: { $0.id == id }) else { return }
+        entries[index].likeCount = count
+    }
+
     /// R20: the first entry by R9 that is not the current one.
     public var next: QueueEntry? { waiting.first }
 

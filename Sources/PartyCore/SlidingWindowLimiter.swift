@@ -7,6 +7,8 @@ public struct SlidingWindowLimiter: Sendable {
     public let window: TimeInterval
     private var events: [String: [Date]] = [:]
     private var recordsSincePrune = 0
+    /// Records until the next prune: as many as there were keys after the last one, at least 1,024.
+    private var recordsBetweenPrunes = 1024
 
     public init(limit: Int, window: TimeInterval = 60) {
         self.limit = limit
@@ -23,7 +25,10 @@ public struct SlidingWindowLimiter: Sendable {
     public mutating func record(key: String, at now: Date, count: Int = 1) {
         events[key] = live(events[key] ?? [], at: now) + Array(repeating: now, count: count)
         recordsSincePrune += 1
-        if recordsSincePrune >= 1024 { prune(at: now) }
+        // A prune walks every key: it runs once the records since the last one match the keys it kept (at least
+        // 1,024), so a record costs O(1) however many keys a window holds (issue 28: a key per like's device made
+        // every 1,024th like walk hundreds of thousands), and the keys held stay under twice the live ones + 1,024.
+        if recordsSincePrune >= recordsBetweenPrunes { prune(at: now) }
     }
 
     /// How many events `key` had in the current window.
@@ -43,6 +48,7 @@ public struct SlidingWindowLimiter: Sendable {
             return recent.isEmpty ? nil : recent
         }
         recordsSincePrune = 0
+        recordsBetweenPrunes = max(1024, events.count)
     }
 
     public var trackedKeys: Int { events.count }

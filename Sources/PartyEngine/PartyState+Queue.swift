@@ -38,23 +38,25 @@ extension PartyState {
     /// R17: toggles this device's like on the entry the uri targets (R10).
     mutating func vote(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
         try guestLimits.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
-        // Only the song's own entries to find the target; the whole queue is read once after the write (below).
-        let current = try cachedParty(id: party.id)?.playback.currentEntryId
-        let candidates = Queue(entries: try store.entries(partyId: party.id, uri: uri), currentEntryId: current)
-        guard let entry = candidates.target(uri: uri) else { throw PartyError.notInQueue }
-        let (liked, count, queue) = try transaction { state in
+        let stored = try cachedParty(id: party.id)
+        let queue = try queue(of: party)
+        guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
+        let (liked, count, updated) = try transaction { state in
             let liked = try state.store.toggleVote(entryId: entry.id, deviceId: deviceId)
             let count = entry.likeCount + (liked ? 1 : -1)
+            var updated = queue
+            updated.setLikeCount(count, ofEntry: entry.id)
             // Issue 24: the event carries what changed, the count and the new order of the waiting entries (R9 decided
             // here, once), so pages apply it instead of every page fetching the queue after every like.
-            let queue = try state.queue(of: party)
-            state.publish(.voteUpdated(uri: uri, likeCount: count, entryId: entry.id, order: queue.waiting.map(\.id)), partyId: party.id)
-            return (liked, count, queue)
+            state.publish(.voteUpdated(uri: uri, likeCount: count, entryId: entry.id, order: updated.waiting.map(\.id)), partyId: party.id)
+            return (liked, count, updated)
         }
-        // The read is the one GET queue would make next: it stays cached for them, though appending the event moved
-        // the write version on (the log is no part of the queue).
+        // Issue 28: the like changed one count and nothing else the cache holds, so the cache moves to the new write
+        // version with that count changed, instead of reading the whole queue again for the next like (which, in a
+        // group commit, follows at once). Appending the event moved the version on too (the log is no part of them).
         readCache.align(to: store.writeVersion)
-        readCache.remember(queue: queue, partyId: party.id)
+        readCache.remember(queue: updated, partyId: party.id)
+        readCache.remember(party: stored, id: party.id)
         return (liked, count)
     }
 

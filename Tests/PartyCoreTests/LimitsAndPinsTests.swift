@@ -30,6 +30,18 @@ struct SlidingWindowTests {
         limiter.prune(at: epoch.addingTimeInterval(61))
         #expect(limiter.trackedKeys == 0)
     }
+
+    /// Issue 28: a key a record (a new device per like) keeps fewer than twice the live keys (+1,024) without a
+    /// prune on every record: 20,000 keys over 200 s, 6,000 of them in any minute.
+    @Test func recordsPruneByThemselvesInProportionToTheKeysHeld() {
+        var limiter = SlidingWindowLimiter(limit: 30)
+        var most = 0
+        for index in 0..<20_000 {
+            limiter.record(key: "device\(index)", at: epoch.addingTimeInterval(Double(index) / 100))
+            most = max(most, limiter.trackedKeys)
+        }
+        #expect(most <= 2 * 6_000 + 1_024 && most > 6_000, "at most \(most) keys held")
+    }
 }
 
 @Suite("R2 PINs, R3 ids")
