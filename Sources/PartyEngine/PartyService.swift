@@ -52,6 +52,7 @@ public final class PartyService: Sendable {
         var ticket: UInt64?
         defer { perform(effects, ticket: ticket) }
         return try state.withLock { state in
+            state.readCache.beginHold()
             defer {
                 effects = state.takeEffects()
                 if !effects.events.isEmpty { ticket = publishOrder.ticket() }
@@ -175,12 +176,15 @@ public final class PartyService: Sendable {
             let key = party.id + "|" + (deviceId ?? "") + (moving ? "|" + String(Int(now.timeIntervalSince1970)) : "")
             let cached = state.readCache.renderings[key]
             let liked = cached == nil ? try deviceId.map { try state.entriesLiked(by: $0, party: party) } : nil
-            return (cached, queue, liked, playback.positionMs(at: now), key, state.readCache.alignedVersion)
+            let version = (state.readCache.alignedVersion, state.readCache.partyVersions[party.id])
+            return (cached, queue, liked, playback.positionMs(at: now), key, version)
         }
         if let cached { return cached }
         let bytes = render(queue, liked, positionMs)
         withState { state in
-            if state.store.writeVersion == version, state.readCache.alignedVersion == version {
+            // Kept only for the reads it was made from: no write here since, nor (shared store) a newer party version.
+            if state.store.writeVersion == version.0, state.readCache.alignedVersion == version.0,
+               state.readCache.partyVersions[party.id] == version.1 {
                 state.readCache.remember(rendering: bytes, key: key)
             }
         }

@@ -43,18 +43,24 @@ extension PartyState {
         let candidates = Queue(entries: try store.entries(partyId: party.id, uri: uri), currentEntryId: current)
         guard let entry = candidates.target(uri: uri) else { throw PartyError.notInQueue }
         let (liked, count, queue) = try transaction { state in
+            if state.store.isShared { try state.store.lockParty(id: party.id) }
             let liked = try state.store.toggleVote(entryId: entry.id, deviceId: deviceId)
-            let count = entry.likeCount + (liked ? 1 : -1)
+            let queue = try state.queue(of: party)
+            // The count as committed (on a shared store, another instance's like of the same song may have landed
+            // since the entry was read).
+            let count = queue.entries.first { $0.id == entry.id }?.likeCount ?? entry.likeCount + (liked ? 1 : -1)
             // Issue 24: the event carries what changed, the count and the new order of the waiting entries (R9 decided
             // here, once), so pages apply it instead of every page fetching the queue after every like.
-            let queue = try state.queue(of: party)
             state.publish(.voteUpdated(uri: uri, likeCount: count, entryId: entry.id, order: queue.waiting.map(\.id)), partyId: party.id)
             return (liked, count, queue)
         }
         // The read is the one GET queue would make next: it stays cached for them, though appending the event moved
         // the write version on (the log is no part of the queue).
-        readCache.align(to: store.writeVersion)
-        readCache.remember(queue: queue, partyId: party.id)
+        // (Not on a shared store: another instance may commit between this commit and any version read now.)
+        if !store.isShared {
+            readCache.align(to: store.writeVersion)
+            readCache.remember(queue: queue, partyId: party.id)
+        }
         return (liked, count)
     }
 

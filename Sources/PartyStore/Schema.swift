@@ -109,6 +109,12 @@ enum Schema {
                 PRIMARY KEY (party_id, adder)
             )\(dialect.withoutRowID);
             """,
+            // 8, issue 26: a party's version, for read caches in several processes (PostgreSQL keeps it moving with
+            // triggers; SQLite, one writer, keys its caches by its connection's change counter and leaves it at 0).
+            """
+            ALTER TABLE parties ADD COLUMN version \(integer) NOT NULL DEFAULT 0;
+            \(dialect.partyVersionTriggers)
+            """,
         ]
     }
 }
