@@ -25,8 +25,12 @@ public final class PartyService: Sendable {
     /// Events reach the hub in commit order, though after the state lock (`PublishOrder`).
     private let publishOrder = PublishOrder()
 
+    /// Issue 26: rung after each commit that logged events, when other instances share the store.
+    private let doorbell: Doorbell?
+
     public init(store: sending any PartyStoring, clock: any PartyClock, random: sending any RandomNumberGenerator, providers: ProviderRegistry,
-         hub: EventHub) {
+         hub: EventHub, doorbell: Doorbell? = nil) {
+        self.doorbell = doorbell
         self.clock = clock
         self.providers = providers
         self.hub = hub
@@ -64,6 +68,9 @@ public final class PartyService: Sendable {
     private func perform(_ effects: PartyState.Effects, ticket: UInt64?) {
         if let ticket {
             publishOrder.inTurn(ticket) { for event in effects.events { hub.publish(event) } }
+            if let doorbell {
+                for event in effects.events { if let sequence = event.sequence { doorbell.ring(partyId: event.partyId, sequence: sequence) } }
+            }
         }
         for partyId in effects.closedParties { hub.closeParty(partyId) }
         for partyId in effects.closedMonitorStreams { hub.closeMonitorStreams(partyId: partyId) }
@@ -284,12 +291,23 @@ public final class PartyService: Sendable {
 
     public func playback(of party: Party) throws -> Playback { try withState { try $0.playback(of: party) } }
 
-    public func repairDanglingPlayback() throws {
+    /// At start-up, or when this instance takes the upkeep over (issue 26): repairs dangling playback; `listen` (one
+    /// instance alone) also stalls every playing party as `no-monitor` until its TV, which must reconnect, reports.
+    /// Several instances: the TVs stay connected to the others, so only the instance that sees a party's player
+    /// watches it.
+    public func repairDanglingPlayback(listen: Bool = true) throws {
         try withState { state in
             try state.repairDanglingPlayback()
-            try state.listenToActiveParties()
+            if listen { try state.listenToActiveParties() }
         }
     }
+
+    /// Issue 26, several instances: whether this one runs the party upkeep now (nil: it is alone, and always does).
+    public var runsUpkeep: Bool? {
+        get { upkeepOwner.withLock { $0 } }
+        set { upkeepOwner.withLock { $0 = newValue } }
+    }
+    private let upkeepOwner = Mutex<Bool?>(nil)
 
     /// R15 after a start, and `prepare-next`: refills when nothing is waiting.
     public func refillIfDry(_ party: Party) throws {

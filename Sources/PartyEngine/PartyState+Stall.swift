@@ -70,7 +70,9 @@ extension PartyState {
     /// R20a, once a second: a playing song whose monitor left is `no-monitor`, one whose monitor is silent
     /// for more than 5 s `monitor-silent`; a stall's reason follows the monitor coming and going.
     mutating func detectStalls() {
-        for (partyId, heard) in listening {
+        // Issue 26: with several instances a party's player is connected to one of them; the others, which never
+        // saw it, would take it for gone.
+        for (partyId, heard) in listening where !store.isShared || presence.hasSeenPlayer(partyId: partyId) {
             let active = deviceActive(partyId: partyId)
             let silent = now.timeIntervalSince(heard.heardAt) > Playback.silenceLimit
             switch stallReasons[partyId] {

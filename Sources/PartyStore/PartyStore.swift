@@ -18,6 +18,11 @@ public final class PartyStore: PartyStoring {
         try database.migrate(Schema.migrations(.postgreSQL))
     }
 
+    /// A second view of a database another store already migrated, on its own connection (`ClusterChannel`).
+    init(connection: any SQLConnection) {
+        database = connection
+    }
+
     public var schemaVersion: Int { get throws { try database.schemaVersion } }
 
     /// Changes whenever anything was written: what was read at one value is still true at the same value.
