@@ -135,7 +135,9 @@ final class PostgreSQLConnection: SQLConnection {
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let message = mv_pq_primary_message(result).map { String(cString: $0) } ?? Self.oneLine(PQresultErrorMessage(result))
-            throw DatabaseError(code: 0, message: message, sql: sql, sqlState: mv_pq_sqlstate(result).map { String(cString: $0) } ?? "")
+            // A lost connection's errors come from libpq itself, without a SQLSTATE: name them as PostgreSQL would.
+            let sqlState = mv_pq_sqlstate(result).map { String(cString: $0) } ?? (isConnected ? "" : "08006")
+            throw DatabaseError(code: 0, message: message, sql: sql, sqlState: sqlState)
         }
         changes = Int(String(cString: PQcmdTuples(result))) ?? 0
         if changes > 0 && !String(cString: PQcmdStatus(result)).hasPrefix("SELECT") { writeVersion += Int64(changes) }

@@ -19,8 +19,10 @@ struct ClusterTests {
         defer { onB.close() }
         let onA = try party.events()
         defer { onA.close() }
+        let likedAt = Date()
         #expect(try party.vote(2, device: "guest-2").status == 200)
         let heardOnB = try onB.waitFor("vote-updated")
+        print("like on A → its event on B's stream: \(Int(Date().timeIntervalSince(likedAt) * 1000)) ms (HTTP round trip included)")
         let heardOnA = try onA.waitFor("vote-updated")
         #expect(heardOnB.id != nil && heardOnB.id == heardOnA.id, "the SSE id is the party's sequence number on every instance")
         #expect(heardOnB.payload["likeCount"] as? String == "1")
@@ -111,6 +113,21 @@ struct ClusterTests {
             #expect(Set(try view.queueUris()).isSuperset(of: (2...9).map { "demo:track:\($0)" }))
         }
         #expect(try cluster.sql("SELECT count(*) FROM votes v JOIN queue_entries e ON e.id = v.entry_id WHERE e.party_id = '\(party.id)'") == "20")
+
+        // Two skips at once through two instances are two songs (a read-modify-write of the playback each).
+        let token = try party.registerMonitor()
+        for instance in [a, b] { #expect(try party.via(instance.port).reportProgress(token: token).status == 204) }
+        #expect(try party.host("POST", "/track/start").status == 200)
+        let before = try party.queueUris()
+        let skips = Mutex<[Int]>([])
+        let hostPin = party.hostPin
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let status = (try? HTTPClient(port: ports[index]).send("POST", base + "/track/next", auth: hostPin))?.status ?? 0
+            skips.withLock { $0.append(status) }
+        }
+        #expect(skips.withLock { $0 } == [200, 200])
+        let after = try party.queueUris()
+        #expect(after.first == before[2], "the third song plays: \(before) → \(after)")
     }
 
     @Test func whenTheUpkeepOwnerIsKilledAnotherInstanceTakesOver() throws {
