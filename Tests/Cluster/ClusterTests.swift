@@ -140,4 +140,26 @@ struct ClusterTests {
         print("upkeep taken over \(Int(Date().timeIntervalSince(killedAt) * 1000)) ms after kill -9 of its owner")
         #expect(cluster.upkeepOwners()[owner] == nil)
     }
+
+    @Test func aTVThatReportsToAnotherInstanceResumesItsStalledSong() throws {
+        let cluster = try TestCluster(instances: 2)
+        let (a, b) = (cluster.instances[0], cluster.instances[1])
+        let party = try cluster.party()
+        try party.add(1)
+        let token = try party.registerMonitor()
+        let monitorOnA = try party.events(monitorToken: token)
+        #expect(try party.reportProgress(token: token).status == 204)
+        #expect(try party.host("POST", "/track/start").status == 200)
+        // The TV goes from A (its stream ends): A stalls the song as no-monitor.
+        monitorOnA.close()
+        #expect(eventually { (try? party.current())?["stallReason"] as? String == "no-monitor" }, "\(String(describing: try? party.current()))")
+        // It comes back on B, which never saw the song start: its audible report resumes it there.
+        let onB = party.via(b.port)
+        let monitorOnB = try onB.events(monitorToken: token)
+        defer { monitorOnB.close() }
+        #expect(eventually { (try? onB.reportProgress(token: token, positionMs: 2_000))?.status == 204
+                                && (try? onB.current())?["state"] as? String == "playing" },
+                "\(String(describing: try? onB.current()))")
+        #expect(try party.via(a.port).current()["state"] as? String == "playing", "A reads the same")
+    }
 }
