@@ -64,8 +64,9 @@ struct ClusterTests {
         #expect(Set(ids).count == ids.count, "no event twice: \(ids)")
     }
 
-    @Test func aPartyRunsThroughNginxWithPlainRoundRobin() throws {
-        let cluster = try TestCluster(nginx: .roundRobin)
+    @Test(arguments: [NginxProcess.Balancing.roundRobin, .partyHash])
+    func aPartyRunsThroughNginx(_ balancing: NginxProcess.Balancing) throws {
+        let cluster = try TestCluster(nginx: balancing)
         let nginx = try #require(cluster.nginx)
         let created = try nginx.client.send("POST", "/api/party", json: ["provider": "demo"])
         #expect(created.status == 201, "\(created)")
@@ -128,6 +129,32 @@ struct ClusterTests {
         #expect(skips.withLock { $0 } == [200, 200])
         let after = try party.queueUris()
         #expect(after.first == before[2], "the third song plays: \(before) → \(after)")
+
+        // The TV's song end reaches both instances at once (a retry through another one): one advance, not two.
+        let current = "\(try #require(try party.queue().first?["id"]))"
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            _ = try? HTTPClient(port: ports[index]).send("POST", base + "/track/next", json: ["entryId": current], auth: token)
+        }
+        let ended = try party.queueUris()
+        #expect(ended.first == before[3], "the fourth song plays: \(after) → \(ended)")
+    }
+
+    @Test func anEventNoInstanceRangForReachesTheStreamsByThePoll() throws {
+        let cluster = try TestCluster(instances: 2)
+        let party = try cluster.party()
+        try party.add(1)
+        let onB = try party.via(cluster.instances[1].port).events()
+        defer { onB.close() }
+        // Written straight into the log, as by an instance that died between its commit and its doorbell: no NOTIFY
+        // ever comes; B's poll finds the party's log moved on.
+        let message = #"{"type":"queue-updated","timestamp":0,"payload":{"partyId":"\#(party.id)","source":"server","reason":"add"}}"#
+        let sequence = try cluster.sql("""
+            WITH next AS (UPDATE parties SET last_event_seq = last_event_seq + 1 WHERE id = '\(party.id)' RETURNING last_event_seq)
+            INSERT INTO party_events (party_id, seq, type, message, created_at)
+            SELECT '\(party.id)', last_event_seq, 'queue-updated', '\(message)', extract(epoch from now()) FROM next RETURNING seq
+            """)
+        let heard = try onB.waitFor("queue-updated")
+        #expect(heard.id.map(String.init) == sequence && heard.raw == message, "\(heard.raw) \(sequence)")
     }
 
     @Test func whenTheUpkeepOwnerIsKilledAnotherInstanceTakesOver() throws {
