@@ -139,6 +139,38 @@ struct ClusterTests {
         #expect(ended.first == before[3], "the fourth song plays: \(after) → \(ended)")
     }
 
+    /// NOTIFY serializes notifying commits cluster-wide: a storm of likes rings a doorbell at most every 20 ms per
+    /// instance, never one per like. Counted by a psql session that listens through the storm.
+    @Test func aLikeStormRingsCoalescedDoorbells() throws {
+        let cluster = try TestCluster(instances: 2)
+        let party = try cluster.party()
+        for number in 1...4 { try party.add(number) }
+        let listener = Process()
+        listener.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+        // Two commands: in one, LISTEN would take effect only when the sleep's transaction commits.
+        listener.arguments = ["-X", "-q", cluster.database, "-c", "LISTEN musicvoting_events", "-c", "SELECT pg_sleep(6)"]
+        let output = Pipe()
+        listener.standardOutput = output
+        listener.standardError = output
+        try listener.run()
+        defer { if listener.isRunning { listener.terminate() } }
+        #expect(eventually { (try? cluster.sql("SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(6)'")) == "1" })
+        let (ports, base) = (cluster.instances.map(\.port), party.base)
+        let likes = 80
+        let started = Date()
+        DispatchQueue.concurrentPerform(iterations: likes) { index in
+            _ = try? HTTPClient(port: ports[index % 2]).send("POST", base + "/track/vote",
+                                                             json: ["uri": "demo:track:\(index % 4 + 1)", "deviceId": "storm-\(index)"])
+        }
+        let stormTook = Date().timeIntervalSince(started)
+        #expect(try (1...4).map { try party.likeCount($0) ?? 0 }.reduce(0, +) == likes)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        listener.waitUntilExit()
+        let rings = text.split(separator: "\n").filter { $0.contains("Asynchronous notification") && $0.contains(party.id) }.count
+        print("like storm: \(likes) likes over 2 instances in \(Int(stormTook * 1000)) ms rang \(rings) doorbells")
+        #expect(rings >= 1, "\(text.prefix(1500))")
+    }
+
     @Test func anEventNoInstanceRangForReachesTheStreamsByThePoll() throws {
         let cluster = try TestCluster(instances: 2)
         let party = try cluster.party()
