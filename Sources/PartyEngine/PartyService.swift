@@ -315,6 +315,8 @@ public final class PartyService: Sendable {
         let tracks = refillTracks(for: party)
         try withState { state in
             try state.transaction { state in
+                // Issue 26: two instances refilling one party at once take turns; the second finds it full.
+                if state.store.isShared { try state.store.lockParty(id: party.id) }
                 var queue = try state.queue(of: party)
                 guard queue.waiting.isEmpty else { return }
                 try state.insertRefill(tracks, into: &queue, partyId: party.id)
