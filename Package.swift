@@ -69,11 +69,14 @@ let package = Package(
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"], resources: [.copy("Resources")]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "CTagLib"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "ClientNetwork", "JSONKit", "TestSupport"]),
-        .testTarget(name: "MusicVotingServerTests", dependencies: ["MusicVotingServer", "PartyEngine", "HTTPServer"]),
+        .testTarget(name: "MusicVotingServerTests", dependencies: ["MusicVotingServer", "PartyEngine", "PartyStore", "HTTPServer"]),
         // The API contract in process (issue 25): requests through the real pipeline, routes and party service, no socket.
         .testTarget(name: "APIContractTests", dependencies: ["MusicVotingServer", "PartyCore", "HTTPServer"]),
         .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore", "HTTPServer", "JSONKit", "TestSupport"],
                     resources: [.copy("Fixtures")]),
+        // Issue 26: three instances of the real binary on one PostgreSQL, Debian's nginx in front. The HTTP and SSE
+        // clients, the server process and the test party are the end-to-end suite's own files (links in Support/).
+        .testTarget(name: "ClusterTests", dependencies: ["musicvoting", "TestSupport"], path: "Tests/Cluster"),
         // The kit against the real binary on 127.0.0.1:0, and the CLI through tmux (issue 16).
         .testTarget(name: "MusicVotingKitTests", dependencies: ["MusicVotingKit", "musicvoting", "musicvoting-cli", "TestSupport"]),
     ]

@@ -15,6 +15,9 @@ swift test --skip-build --filter MusicVotingKitTests
 # Issue 26: the tests' own PostgreSQL servers (Tests/TestSupport/PostgreSQLCluster.swift) end with the tests.
 sleep 2
 if pgrep -u postgres -f "postgres -D /tmp/mv-pg-" >/dev/null; then echo "a test left its PostgreSQL server running" >&2; exit 1; fi
+# The cluster tests' nginx (Tests/Cluster/NginxProcess.swift) and instances on a test database end with them too.
+if pgrep -f "nginx.*-p /tmp/mv-nginx-" >/dev/null; then echo "a test left its nginx running" >&2; exit 1; fi
+if pgrep -f "musicvoting .*--database postgres://mv@127.0.0.1" >/dev/null; then echo "a test left a musicvoting instance running" >&2; exit 1; fi
 # MusicVotingKit alone (issue 16): its sources in a package of their own, with nothing but Foundation and
 # Observation to link against, so the kit cannot lean on a server module or a C library.
 kit_package=$(mktemp -d)

@@ -17,6 +17,11 @@ public final class Application: @unchecked Sendable {
     /// Derived from the open-file limit, raised to its hard limit at start.
     let connectionLimit: Int
     private let upkeep = DispatchQueue(label: "musicvoting.upkeep")
+    private let doorbell: Doorbell?
+    /// Issue 26: with a shared database, the upkeep runs on the one instance holding this lock. Used on `upkeep` only.
+    private let upkeepLock: UpkeepLock?
+    // Guarded by `upkeep`: whether this instance held the upkeep lock at the last tick.
+    private var ranUpkeep = false
     private var timer: DispatchSourceTimer?
     // Guarded by `upkeep`: ticks since start, for the 15 s keepalive and the 60 s expiry.
     private var ticks = 0
@@ -51,9 +56,14 @@ public final class Application: @unchecked Sendable {
                 YouTubeProvider(apiKey: key, base: configuration.youtubeBase.flatMap(URL.init(string:)) ?? YouTubeProvider.defaultBase)
             } ?? UnconfiguredProvider(name: "youtube"),
         ])
-        service = PartyService(store: store, clock: clock, random: random, providers: providers, hub: hub)
+        // Issue 26: on a shared PostgreSQL database, events committed by other instances reach this one's streams.
+        let doorbell = try configuration.databaseURL.map { [hub] url in try Self.openDoorbell(url, hub: hub) }
+        upkeepLock = try configuration.databaseURL.map(Self.openUpkeepLock)
+        self.doorbell = doorbell
+        service = PartyService(store: store, clock: clock, random: random, providers: providers, hub: hub, doorbell: doorbell)
         vault.service = service
         service.maxActiveParties = configuration.limits.activeParties
+        if upkeepLock != nil { service.runsUpkeep = false }
         // The pages and assets inside the binary, or (development) those of `--resources DIR` as they are now.
         let resources = configuration.resourcesDirectory.map { URL(fileURLWithPath: $0) }
         let publicFiles = resources.map { StaticFiles(directory: $0.appendingPathComponent("Public")) } ?? EmbeddedResources.publicFiles()
@@ -83,11 +93,13 @@ public final class Application: @unchecked Sendable {
         }
         do { try server.start(http) } catch { throw StartupError.listen(error) }
         service.setJoinBase(configuration.publicURL ?? defaultPublicURL(port: server.port))
-        do {
-            try service.expireParties()
-            try service.repairDanglingPlayback()
-        } catch {
-            Log.error("start-up upkeep: \(error)")
+        if upkeepLock == nil {
+            do {
+                try service.expireParties()
+                try service.repairDanglingPlayback()
+            } catch {
+                Log.error("start-up upkeep: \(error)")
+            }
         }
         let timer = DispatchSource.makeTimerSource(queue: upkeep)
         timer.schedule(deadline: .now() + 1, repeating: 1)
@@ -105,6 +117,7 @@ public final class Application: @unchecked Sendable {
     public func stop() {
         timer?.cancel()
         timer = nil
+        doorbell?.stop()
         hub.closeAll()
         Thread.sleep(forTimeInterval: 0.2)
         server.stop()
@@ -114,11 +127,30 @@ public final class Application: @unchecked Sendable {
 
     private func tick() {
         ticks += 1
+        let runsUpkeep = upkeepLock.map(takeUpkeep) ?? true
         service.watchPlayback()
         if ticks % Int(EventHub.keepaliveInterval) == 0 { hub.pingAll() }
-        if ticks % 60 == 0 {
+        if ticks % 60 == 0, runsUpkeep {
             do { try service.expireParties() } catch { Log.error("party expiry: \(error)") }
         }
+    }
+
+    /// Issue 26: holds (or asks for) the upkeep lock; the instance that takes it over runs the start-up upkeep
+    /// first, so a party that came due while its owner was gone ends now. On `upkeep` only.
+    private func takeUpkeep(_ lock: UpkeepLock) -> Bool {
+        let owner = lock.hold()
+        if owner, !ranUpkeep {
+            Log.info("upkeep: this instance runs it now")
+            do {
+                try service.expireParties()
+                try service.repairDanglingPlayback(listen: false)
+            } catch {
+                Log.error("upkeep take-over: \(error)")
+            }
+        }
+        ranUpkeep = owner
+        service.runsUpkeep = owner
+        return owner
     }
 
     private func defaultPublicURL(port: UInt16) -> String {
@@ -149,6 +181,21 @@ public final class Application: @unchecked Sendable {
         do { return try PartyStore(postgreSQL: url) } catch {
             let reason = (error as? DatabaseError)?.message ?? String(describing: error)
             throw .postgreSQL(url: StartupError.withoutPassword(components), reason: reason)
+        }
+    }
+
+    /// Issue 26: the doorbell's own session to the database `openPostgreSQL` reached.
+    static func openDoorbell(_ url: String, hub: EventHub) throws(StartupError) -> Doorbell {
+        do { return try Doorbell(url: url, hub: hub) } catch {
+            let reason = (error as? DatabaseError)?.message ?? String(describing: error)
+            throw .postgreSQL(url: URLComponents(string: url).map(StartupError.withoutPassword) ?? url, reason: reason)
+        }
+    }
+
+    static func openUpkeepLock(_ url: String) throws(StartupError) -> UpkeepLock {
+        do { return try UpkeepLock(url: url) } catch {
+            let reason = (error as? DatabaseError)?.message ?? String(describing: error)
+            throw .postgreSQL(url: URLComponents(string: url).map(StartupError.withoutPassword) ?? url, reason: reason)
         }
     }
 

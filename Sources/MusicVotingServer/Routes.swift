@@ -29,7 +29,10 @@ struct Routes: Sendable {
             ("monitorOrHost", "Authorization: Bearer <monitorToken or hostPin>"),
         ])
         router.add("GET", "/api/openapi.json", summary: "This OpenAPI document") { _ in .json(document) }
-        router.add("GET", "/healthz", summary: "Liveness") { _ in .json(["status": "ok"]) }
+        // Issue 26: with several instances, also whether this one runs the party upkeep (exactly one does).
+        router.add("GET", "/healthz", summary: "Liveness") { [service] _ in
+            .json(service.runsUpkeep.map { ["status": "ok", "upkeep": .bool($0)] } ?? ["status": "ok"])
+        }
         router.notFoundPage = { [pages] request in
             var response = pages.render("not-found", for: request, title: "notFound.title")
             response.status = 404

@@ -1,6 +1,7 @@
 import ClientNetwork
 import Foundation
 import PartyCore
+import PartyStore
 
 /// Fans events out to the SSE streams of each party. Every stream has a bounded buffer (the app's sink). What a
 /// client missed comes from the party's log (issue 26), read by the service when the stream opens; the hub keeps
@@ -86,10 +87,85 @@ public final class EventHub: @unchecked Sendable {
     /// Told (off the lock) when a stream opens or closes: party, address, whether a monitor. Set once, before any stream.
     private var onStreamChange: (@Sendable (String, String, Bool) -> Void)?
     private var total = 0
+    /// Issue 26, several instances: the newest sequence number sent to each party's streams here, and logged events
+    /// that came before the ones between them (written by another instance, still to be read from the log).
+    private var delivered: [String: Int64] = [:]
+    private var heldBack: [String: [Int64: Delivery]] = [:]
+    /// Set when other instances write the same log (`followLog`): asked to read a party's log after `delivered`.
+    private var catchUp: (@Sendable (String) -> Void)?
+
+    /// One event on its way to a party's streams.
+    private struct Delivery {
+        let sequence: Int64?
+        let frame: [UInt8]
+        let audience: Audience?
+    }
 
     public init(clock: any PartyClock, limits: Limits = Limits(perAddress: 0, perParty: PartyLimits().streamsPerParty, total: 12_000)) {
         self.clock = clock
         self.limits = limits
+    }
+
+    /// Issue 26: other instances append to the same party logs. Each party's streams then get its logged events in
+    /// sequence order, each once, without gaps: an event past a gap waits until `catchUp` (the doorbell) has read
+    /// the missing ones from the log and handed them to `deliver`.
+    public func followLog(catchUp: @escaping @Sendable (_ partyId: String) -> Void) {
+        lock.lock()
+        self.catchUp = catchUp
+        lock.unlock()
+    }
+
+    /// The parties with streams here and the newest sequence number each was sent (the doorbell reads after it).
+    public func servedParties() -> [String: Int64] {
+        lock.lock()
+        defer { lock.unlock() }
+        return delivered
+    }
+
+    /// The newest sequence number the party's streams here were sent (nil: no streams here).
+    func deliveredSequence(partyId: String) -> Int64? {
+        lock.lock()
+        defer { lock.unlock() }
+        return delivered[partyId]
+    }
+
+    /// Events read from a party's log (oldest first), sent to its streams unless they already were. The log is the
+    /// truth: events it no longer keeps are skipped rather than waited for.
+    public func deliver(partyId: String, logged events: [LoggedEvent]) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let last = delivered[partyId], let first = events.first(where: { $0.sequence > last }) else { return }
+        if first.sequence > last + 1 { delivered[partyId] = first.sequence - 1 }
+        for event in events where event.sequence > delivered[partyId]! {
+            let audience = event.audienceSource.map { Audience(source: $0, installationId: event.audienceInstallationId) }
+            inOrder(Delivery(sequence: event.sequence, frame: ServerEvent.frame(id: event.sequence, message: event.message),
+                             audience: audience), partyId: partyId)
+        }
+    }
+
+    /// Sends a logged event in sequence order (`followLog`), holding it back past a gap; called under `lock`.
+    /// Returns whether the party's log has to be read.
+    @discardableResult
+    private func inOrder(_ delivery: Delivery, partyId: String) -> Bool {
+        guard let sequence = delivery.sequence, let last = delivered[partyId] else { return false }
+        if sequence <= last { return false }
+        if sequence > last + 1 {
+            heldBack[partyId, default: [:]][sequence] = delivery
+            return true
+        }
+        send(delivery, partyId: partyId)
+        delivered[partyId] = sequence
+        var next = sequence + 1
+        while let held = heldBack[partyId]?.removeValue(forKey: next) {
+            send(held, partyId: partyId)
+            delivered[partyId] = next
+            next += 1
+        }
+        if let held = heldBack[partyId] {
+            let waiting = held.filter { $0.key > next }
+            heldBack[partyId] = waiting.isEmpty ? nil : waiting
+        }
+        return false
     }
 
     /// Who hears that streams opened or closed (the service, which announces `device-changed`).
@@ -152,6 +228,7 @@ public final class EventHub: @unchecked Sendable {
         partyAddressStreams[partyId + "|" + address, default: 0] += 1
         if isMonitor { monitorStreams[partyId, default: 0] += 1 }
         total += 1
+        if catchUp != nil, delivered[partyId] == nil, let resumedAt { delivered[partyId] = resumedAt }
         stream.whenFinished { [weak self, weak stream] in
             guard let self, let stream else { return }
             self.remove(stream, partyId: partyId)
@@ -180,12 +257,24 @@ public final class EventHub: @unchecked Sendable {
     /// publishes in commit order, so each stream's ids only grow.
     func publish(_ event: ServerEvent) {
         lock.lock()
-        defer { lock.unlock() }
-        guard let listeners = streams[event.partyId] else { return }
-        let frame = event.frame()
-        for subscriber in listeners.values where event.audience?.admits(subscriber.audience) ?? true {
-            if let sequence = event.sequence, let resumedAt = subscriber.resumedAt, sequence <= resumedAt { continue }
-            subscriber.stream.send(frame)
+        guard streams[event.partyId] != nil else { lock.unlock(); return }
+        let delivery = Delivery(sequence: event.sequence, frame: event.frame(), audience: event.audience)
+        guard let catchUp, event.sequence != nil, delivered[event.partyId] != nil else {
+            send(delivery, partyId: event.partyId)
+            lock.unlock()
+            return
+        }
+        let gap = inOrder(delivery, partyId: event.partyId)
+        lock.unlock()
+        if gap { catchUp(event.partyId) }
+    }
+
+    /// Sends to the party's streams its audience admits, except those whose first bytes covered it; under `lock`.
+    private func send(_ delivery: Delivery, partyId: String) {
+        guard let listeners = streams[partyId] else { return }
+        for subscriber in listeners.values where delivery.audience?.admits(subscriber.audience) ?? true {
+            if let sequence = delivery.sequence, let resumedAt = subscriber.resumedAt, sequence <= resumedAt { continue }
+            subscriber.stream.send(delivery.frame)
         }
     }
 
@@ -259,7 +348,11 @@ public final class EventHub: @unchecked Sendable {
         let key = partyId + "|" + subscriber.address
         partyAddressStreams[key, default: 1] -= 1
         if partyAddressStreams[key] == 0 { partyAddressStreams[key] = nil }
-        if streams[partyId]?.isEmpty == true { streams[partyId] = nil }
+        if streams[partyId]?.isEmpty == true {
+            streams[partyId] = nil
+            delivered[partyId] = nil
+            heldBack[partyId] = nil
+        }
         return subscriber
     }
 }

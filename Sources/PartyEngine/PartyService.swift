@@ -27,8 +27,12 @@ public final class PartyService: Sendable {
     /// Issue 28: likes and adds commit in groups (`write`).
     let commits = GroupCommit<BatchedWrite>()
 
+    /// Issue 26: rung after each commit that logged events, when other instances share the store.
+    private let doorbell: Doorbell?
+
     public init(store: sending any PartyStoring, clock: any PartyClock, random: sending any RandomNumberGenerator, providers: ProviderRegistry,
-         hub: EventHub) {
+         hub: EventHub, doorbell: Doorbell? = nil) {
+        self.doorbell = doorbell
         self.clock = clock
         self.providers = providers
         self.hub = hub
@@ -54,6 +58,7 @@ public final class PartyService: Sendable {
         var ticket: UInt64?
         defer { perform(effects, ticket: ticket) }
         return try state.withLock { state in
+            state.readCache.beginHold()
             defer {
                 effects = state.takeEffects()
                 if !effects.events.isEmpty { ticket = publishOrder.ticket() }
@@ -65,6 +70,9 @@ public final class PartyService: Sendable {
     private func perform(_ effects: PartyState.Effects, ticket: UInt64?) {
         if let ticket {
             publishOrder.inTurn(ticket) { for event in effects.events { hub.publish(event) } }
+            if let doorbell {
+                for event in effects.events { if let sequence = event.sequence { doorbell.ring(partyId: event.partyId, sequence: sequence) } }
+            }
         }
         for partyId in effects.closedParties { hub.closeParty(partyId) }
         for partyId in effects.closedMonitorStreams { hub.closeMonitorStreams(partyId: partyId) }
@@ -177,12 +185,15 @@ public final class PartyService: Sendable {
             let key = party.id + "|" + (deviceId ?? "") + (moving ? "|" + String(Int(now.timeIntervalSince1970)) : "")
             let cached = state.readCache.renderings[key]
             let liked = cached == nil ? try deviceId.map { try state.entriesLiked(by: $0, party: party) } : nil
-            return (cached, queue, liked, playback.positionMs(at: now), key, state.readCache.alignedVersion)
+            let version = (state.readCache.alignedVersion, state.readCache.partyVersions[party.id])
+            return (cached, queue, liked, playback.positionMs(at: now), key, version)
         }
         if let cached { return cached }
         let bytes = render(queue, liked, positionMs)
         withState { state in
-            if state.store.writeVersion == version, state.readCache.alignedVersion == version {
+            // Kept only for the reads it was made from: no write here since, nor (shared store) a newer party version.
+            if state.store.writeVersion == version.0, state.readCache.alignedVersion == version.0,
+               state.readCache.partyVersions[party.id] == version.1 {
                 state.readCache.remember(rendering: bytes, key: key)
             }
         }
@@ -288,12 +299,23 @@ public final class PartyService: Sendable {
 
     public func playback(of party: Party) throws -> Playback { try withState { try $0.playback(of: party) } }
 
-    public func repairDanglingPlayback() throws {
+    /// At start-up, or when this instance takes the upkeep over (issue 26): repairs dangling playback; `listen` (one
+    /// instance alone) also stalls every playing party as `no-monitor` until its TV, which must reconnect, reports.
+    /// Several instances: the TVs stay connected to the others, so only the instance that sees a party's player
+    /// watches it.
+    public func repairDanglingPlayback(listen: Bool = true) throws {
         try withState { state in
             try state.repairDanglingPlayback()
-            try state.listenToActiveParties()
+            if listen { try state.listenToActiveParties() }
         }
     }
+
+    /// Issue 26, several instances: whether this one runs the party upkeep now (nil: it is alone, and always does).
+    public var runsUpkeep: Bool? {
+        get { upkeepOwner.withLock { $0 } }
+        set { upkeepOwner.withLock { $0 = newValue } }
+    }
+    private let upkeepOwner = Mutex<Bool?>(nil)
 
     /// R15 after a start, and `prepare-next`: refills when nothing is waiting.
     public func refillIfDry(_ party: Party) throws {
@@ -301,6 +323,8 @@ public final class PartyService: Sendable {
         let tracks = refillTracks(for: party)
         try withState { state in
             try state.transaction { state in
+                // Issue 26: two instances refilling one party at once take turns; the second finds it full.
+                if state.store.isShared { try state.store.lockParty(id: party.id) }
                 var queue = try state.queue(of: party)
                 guard queue.waiting.isEmpty else { return }
                 try state.insertRefill(tracks, into: &queue, partyId: party.id)

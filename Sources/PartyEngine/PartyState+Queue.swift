@@ -39,9 +39,13 @@ extension PartyState {
     mutating func vote(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
         try guestLimits.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
         let stored = try cachedParty(id: party.id)
-        let queue = try queue(of: party)
-        guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
+        // One writer (SQLite): the cached queue is the committed one. A shared store: read after the party's row lock,
+        // as committed (another instance's like of the same song may have landed since any earlier read).
+        let cached = store.isShared ? nil : try queue(of: party)
         let (liked, count, updated) = try transaction { state in
+            if state.store.isShared { try state.store.lockParty(id: party.id) }
+            let queue = try cached ?? state.store.queue(partyId: party.id, currentEntryId: state.store.party(id: party.id)?.playback.currentEntryId)
+            guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
             let liked = try state.store.toggleVote(entryId: entry.id, deviceId: deviceId)
             let count = entry.likeCount + (liked ? 1 : -1)
             var updated = queue
@@ -54,9 +58,12 @@ extension PartyState {
         // Issue 28: the like changed one count and nothing else the cache holds, so the cache moves to the new write
         // version with that count changed, instead of reading the whole queue again for the next like (which, in a
         // group commit, follows at once). Appending the event moved the version on too (the log is no part of them).
-        readCache.align(to: store.writeVersion)
-        readCache.remember(queue: updated, partyId: party.id)
-        readCache.remember(party: stored, id: party.id)
+        // Not on a shared store: another instance may commit between this commit and any version read now.
+        if !store.isShared {
+            readCache.align(to: store.writeVersion)
+            readCache.remember(queue: updated, partyId: party.id)
+            readCache.remember(party: stored, id: party.id)
+        }
         return (liked, count)
     }
 

@@ -46,9 +46,20 @@ extension PartyState {
         }
     }
 
+    /// Issue 26, several instances: the TV reports to this instance, which did not start the song (another did, or
+    /// this one before a restart; one instance alone listens to every playing party at start instead). From now
+    /// on this instance listens to it: a stalled song is taken as `no-monitor`, so the TV's audible report resumes it.
+    mutating func adoptPlayback(partyId: String) {
+        guard let (playback, queue) = try? storedPlayback(partyId: partyId), playback.isPlaying || playback.isStalled else { return }
+        let position = min(playback.positionMs(at: now), queue.current?.track.durationMs ?? Int.max)
+        listening[partyId] = Listening(heardAt: now, positionMs: position, reportedAt: now)
+        if playback.isStalled { stallReasons[partyId] = .noMonitor }
+    }
+
     /// R20a/R23: the monitor's report. Audible progress un-stalls a stalled song at the reported position;
     /// a refused `play()` or a failed player stalls it at once.
     mutating func hearMonitor(positionMs: Int, paused: Bool, blocked: Bool, error: String?, partyId: String) {
+        if listening[partyId] == nil, store.isShared { adoptPlayback(partyId: partyId) }
         guard var heard = listening[partyId] else { return }
         if let error {
             // Said once per stall, though the monitor repeats it with every report.
@@ -70,7 +81,9 @@ extension PartyState {
     /// R20a, once a second: a playing song whose monitor left is `no-monitor`, one whose monitor is silent
     /// for more than 5 s `monitor-silent`; a stall's reason follows the monitor coming and going.
     mutating func detectStalls() {
-        for (partyId, heard) in listening {
+        // Issue 26: with several instances a party's player is connected to one of them; the others, which never
+        // saw it, would take it for gone.
+        for (partyId, heard) in listening where !store.isShared || presence.hasSeenPlayer(partyId: partyId) {
             let active = deviceActive(partyId: partyId)
             let silent = now.timeIntervalSince(heard.heardAt) > Playback.silenceLimit
             switch stallReasons[partyId] {

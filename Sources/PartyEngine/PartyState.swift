@@ -109,7 +109,9 @@ struct PartyState {
             }
         } catch {
             effects = before
-            readCache = ReadCache()
+            // What was read inside may be gone (the write version does not move back with a rollback), and a shared
+            // store's party versions roll back too, and the next write hands them out again.
+            readCache.clear()
             throw error
         }
     }
@@ -128,8 +130,17 @@ struct PartyState {
         return party
     }
 
-    mutating func cachedParty(id: String) throws -> Party? {
+    /// Drops cached reads another write made stale: any write of this process (its store's `writeVersion`), and on
+    /// a shared store (issue 26) any committed write of the party by another process, checked once per lock hold.
+    /// A read that begins after another instance acknowledged a write sees it.
+    mutating func alignCache(partyId: String) throws {
         readCache.align(to: store.writeVersion)
+        guard store.isShared, !readCache.isChecked(partyId: partyId) else { return }
+        readCache.align(partyId: partyId, to: try store.partyVersion(id: partyId) ?? -1)
+    }
+
+    mutating func cachedParty(id: String) throws -> Party? {
+        try alignCache(partyId: id)
         if let cached = readCache.parties[id] { return cached }
         let party = try store.party(id: id)
         readCache.remember(party: party, id: id)
@@ -137,7 +148,7 @@ struct PartyState {
     }
 
     mutating func queue(of party: Party) throws -> Queue {
-        readCache.align(to: store.writeVersion)
+        try alignCache(partyId: party.id)
         if let cached = readCache.queues[party.id] { return cached }
         let current = try cachedParty(id: party.id)?.playback.currentEntryId
         let queue = try store.queue(partyId: party.id, currentEntryId: current)
@@ -147,7 +158,7 @@ struct PartyState {
 
     /// R18: the entries `deviceId` liked.
     mutating func entriesLiked(by deviceId: String, party: Party) throws -> Set<Int64> {
-        readCache.align(to: store.writeVersion)
+        try alignCache(partyId: party.id)
         let key = party.id + "|" + deviceId
         if let cached = readCache.liked[key] { return cached }
         let entries = try store.entriesLiked(by: deviceId, partyId: party.id)
@@ -158,6 +169,9 @@ struct PartyState {
     /// The party's stored playback state and queue, read together. An ended party has none: a request that
     /// found the party active before it ended must not write to it (issue 10, item 9).
     func storedPlayback(partyId: String) throws -> (Playback, Queue) {
+        // Issue 26: inside a transaction on a shared store, the party's row stays locked until commit: another
+        // instance's read-modify-write of it waits for this one (no lost update, no double advance).
+        if store.isShared, openTransactions > 0 { try store.lockParty(id: partyId) }
         guard let party = try store.party(id: partyId), party.isActive else { throw PartyError.partyNotFound }
         var playback = party.playback
         let queue = try store.queue(partyId: partyId, currentEntryId: playback.currentEntryId)

@@ -1,7 +1,9 @@
 import PartyCore
 
 /// Parties, queues and likes read at one `PartyStore.writeVersion`; emptied when the version moves on, so
-/// the database stays the single source of truth: a stale entry cannot be served.
+/// the database stays the single source of truth: a stale entry cannot be served. Issue 26: on a store other
+/// processes write too (`isShared`), each party's reads also carry the party's `version` and are dropped when a
+/// check of it (once per lock hold, `PartyState.alignCache`) finds it moved on.
 struct ReadCache {
     static let capacity = 1_000
     private var version: Int64 = -1
@@ -11,6 +13,10 @@ struct ReadCache {
     private(set) var liked: [String: Set<Int64>] = [:]
     /// Rendered answers (the queue JSON), keyed by what they answer: the hottest read costs no work at all.
     private(set) var renderings: [String: [UInt8]] = [:]
+    /// Shared store: the party version each party's reads were made at.
+    private(set) var partyVersions: [String: Int64] = [:]
+    /// Shared store: parties whose version was checked in this lock hold (and no local write since).
+    private var checked: Set<String> = []
 
     /// The version the cache is aligned to: a rendering made from reads at this version may be kept.
     var alignedVersion: Int64 { version }
@@ -18,10 +24,37 @@ struct ReadCache {
     mutating func align(to version: Int64) {
         guard version != self.version else { return }
         self.version = version
+        clear()
+    }
+
+    /// Empties everything (a rolled-back transaction on a shared store: its party versions may be handed out again).
+    mutating func clear() {
         parties.removeAll(keepingCapacity: true)
         queues.removeAll(keepingCapacity: true)
         liked.removeAll(keepingCapacity: true)
         renderings.removeAll(keepingCapacity: true)
+        partyVersions.removeAll(keepingCapacity: true)
+        checked.removeAll(keepingCapacity: true)
+    }
+
+    /// A new lock hold: every party's version is checked again before its reads are served.
+    mutating func beginHold() {
+        if !checked.isEmpty { checked.removeAll(keepingCapacity: true) }
+    }
+
+    func isChecked(partyId: String) -> Bool { checked.contains(partyId) }
+
+    /// Shared store: the party's reads stay if they were made at `partyVersion`, else they go.
+    mutating func align(partyId: String, to partyVersion: Int64) {
+        checked.insert(partyId)
+        guard partyVersions[partyId] != partyVersion else { return }
+        if partyVersions.count >= Self.capacity { clear(); checked.insert(partyId) }
+        partyVersions[partyId] = partyVersion
+        parties[partyId] = nil
+        queues[partyId] = nil
+        let prefix = partyId + "|"
+        for key in liked.keys where key.hasPrefix(prefix) { liked[key] = nil }
+        for key in renderings.keys where key.hasPrefix(prefix) { renderings[key] = nil }
     }
 
     mutating func remember(party: Party?, id: String) {

@@ -15,6 +15,13 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
         self.sqlState = sqlState
     }
 
+    /// PostgreSQL cannot be reached (class 08, or the server is shutting down or starting): the request may succeed
+    /// again in a moment, once the connection is opened again (issue 26: 503, never a hang).
+    public var isConnectionFailure: Bool {
+        guard let sqlState else { return false }
+        return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState)
+    }
+
     public var description: String {
         let statement = sql.map { " in `" + $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") + "`" } ?? ""
         let source = sqlState.map { "PostgreSQL error \($0)" } ?? "SQLite error \(code)"

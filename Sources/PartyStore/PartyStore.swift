@@ -18,13 +18,28 @@ public final class PartyStore: PartyStoring {
         try database.migrate(Schema.migrations(.postgreSQL))
     }
 
+    /// A second view of a database another store already migrated, on its own connection (`ClusterChannel`).
+    init(connection: any SQLConnection) {
+        database = connection
+    }
+
     public var schemaVersion: Int { get throws { try database.schemaVersion } }
 
     /// Changes whenever anything was written: what was read at one value is still true at the same value.
     /// SQLite: the connection's total changes (it is the database's only writer). PostgreSQL: a counter in this
-    /// process, bumped by every write this store makes; right while each process keeps its own read caches and
-    /// parties (this slice), not once several instances write one database.
+    /// process, bumped by every write this store makes: it misses other processes' writes, so there (`isShared`) a
+    /// cached read is also checked against the party's `version`.
     public var writeVersion: Int64 { database.writeVersion }
+
+    public var isShared: Bool { database.dialect.lockParty != nil }
+
+    public func partyVersion(id: String) throws -> Int64? {
+        try run("SELECT version FROM parties WHERE id = ?", [.text(id)]).first.map { $0.integer("version") ?? 0 }
+    }
+
+    public func lockParty(id: String) throws {
+        if let lock = database.dialect.lockParty { try run(lock, [.text(id)]) }
+    }
 
     /// SQLite: folds the write-ahead log into the database file (on shutdown: the folder then holds one complete
     /// file). PostgreSQL manages its own log: nothing to do.

@@ -6,6 +6,14 @@ import PartyCore
 public protocol PartyStoring: AnyObject {
     /// Changes whenever this store wrote anything: what was read at one value is still true at the same value.
     var writeVersion: Int64 { get }
+    /// Whether other processes write the same database (PostgreSQL): then `writeVersion` misses their writes, and a
+    /// cached read of a party is checked against `partyVersion` (issue 26).
+    var isShared: Bool { get }
+    /// The party's version, moved on by every committed write to it from any process (nil: no such party).
+    func partyVersion(id: String) throws -> Int64?
+    /// Locks the party's row until the open transaction ends: read-modify-writes of one party from several processes
+    /// take turns (nothing to do on SQLite, where a write transaction holds the whole database).
+    func lockParty(id: String) throws
     /// Makes what was written durable in one place before shutdown (SQLite's WAL; nothing on PostgreSQL).
     func checkpoint() throws
     /// Runs `body` atomically: all of its writes land, or none.

@@ -12,10 +12,11 @@ final class PostgreSQLConnection: SQLConnection {
     var dialect: SQLDialect { .postgreSQL }
 
     /// Connects to `url` (`postgres://user:password@host:port/database?…`, libpq's URI form).
-    init(url: String) throws(DatabaseError) {
+    /// `applicationName` names the session in `pg_stat_activity` (issue 26: the doorbell's and the upkeep's own).
+    init(url: String, applicationName: String = "musicvoting") throws(DatabaseError) {
         // "If any key word is repeated, the last value is used": a connect_timeout in the URL wins over ours.
-        let raw = Self.withCStrings(["connect_timeout", "dbname", nil]) { keywords in
-            Self.withCStrings(["5", url, nil]) { values in PQconnectdbParams(keywords, values, 1) }
+        let raw = Self.withCStrings(["connect_timeout", "application_name", "dbname", nil]) { keywords in
+            Self.withCStrings(["5", applicationName, url, nil]) { values in PQconnectdbParams(keywords, values, 1) }
         }
         guard let raw, PQstatus(raw) == CONNECTION_OK else {
             let message = raw.map { Self.oneLine(PQerrorMessage($0)) } ?? "out of memory"
@@ -86,7 +87,42 @@ final class PostgreSQLConnection: SQLConnection {
     /// A connection the server dropped (a restart) is opened again between transactions, never inside one:
     /// there the statements that already ran are gone, so the transaction has to fail.
     private func reconnectIfLost() {
-        if !isInTransaction && PQstatus(handle) == CONNECTION_BAD { PQreset(handle) }
+        if !isInTransaction && PQstatus(handle) == CONNECTION_BAD { _ = reset() }
+    }
+
+    // MARK: Listening (issue 26: the doorbell's connection)
+
+    /// The socket to wait on for notifications (`PQsocket`), -1 without a connection.
+    var socket: Int32 { PQsocket(handle) }
+
+    var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// The server's process for this session (`PQbackendPID`): notifications it sent itself carry it.
+    var backendPID: Int32 { PQbackendPID(handle) }
+
+    /// Opens the connection again (`PQreset`); whether it is up now. A new session: LISTEN again.
+    func reset() -> Bool {
+        PQreset(handle)
+        sessions += 1
+        return isConnected
+    }
+
+    /// Counts the sessions this connection opened: a LISTEN holds only as long as the session it was sent in.
+    private(set) var sessions = 1
+
+    /// Reads what arrived on the socket and returns the notifications it carried: "PQconsumeInput … If there was
+    /// some kind of trouble, returns 0"; a server that ended the session leaves the connection bad.
+    func receiveNotifications() throws(DatabaseError) -> [(channel: String, payload: String, senderPID: Int32)] {
+        guard PQconsumeInput(handle) == 1, isConnected else {
+            throw DatabaseError(code: 0, message: Self.oneLine(PQerrorMessage(handle)), sqlState: "08006")
+        }
+        var received: [(String, String, Int32)] = []
+        while let notification = PQnotifies(handle) {
+            received.append((String(cString: notification.pointee.relname), String(cString: notification.pointee.extra),
+                             notification.pointee.be_pid))
+            PQfreemem(notification)
+        }
+        return received
     }
 
     /// The rows of a successful result, or its error with SQLSTATE and the SQL; frees the result either way.
@@ -99,7 +135,9 @@ final class PostgreSQLConnection: SQLConnection {
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let message = mv_pq_primary_message(result).map { String(cString: $0) } ?? Self.oneLine(PQresultErrorMessage(result))
-            throw DatabaseError(code: 0, message: message, sql: sql, sqlState: mv_pq_sqlstate(result).map { String(cString: $0) } ?? "")
+            // A lost connection's errors come from libpq itself, without a SQLSTATE: name them as PostgreSQL would.
+            let sqlState = mv_pq_sqlstate(result).map { String(cString: $0) } ?? (isConnected ? "" : "08006")
+            throw DatabaseError(code: 0, message: message, sql: sql, sqlState: sqlState)
         }
         changes = Int(String(cString: PQcmdTuples(result))) ?? 0
         if changes > 0 && !String(cString: PQcmdStatus(result)).hasPrefix("SELECT") { writeVersion += Int64(changes) }

@@ -21,6 +21,12 @@ struct SQLDialect: Sendable {
     let readSchemaVersion: String
     let prepareSchemaVersion: String?
     let writeSchemaVersion: @Sendable (Int) -> String
+    /// Issue 26: what keeps `parties.version` moving with every write to a party's rows, when several processes
+    /// share the database (PostgreSQL: triggers). SQLite has one writer and keys its caches by its change counter.
+    let partyVersionTriggers: String
+    /// Locks a party's row until the transaction ends, so writes of one party from several processes take turns
+    /// (SQLite's `BEGIN IMMEDIATE` already serializes every write).
+    let lockParty: String?
 
     static let sqlite = SQLDialect(
         integer: "INTEGER", real: "REAL", autoincrementPrimaryKey: "INTEGER PRIMARY KEY AUTOINCREMENT",
@@ -28,7 +34,7 @@ struct SQLDialect: Sendable {
         // IMMEDIATE takes the write lock at BEGIN: no deadlock between two readers that both upgrade.
         beginTransaction: "BEGIN IMMEDIATE", checkpoint: "PRAGMA wal_checkpoint(TRUNCATE)",
         readSchemaVersion: "PRAGMA user_version", prepareSchemaVersion: nil,
-        writeSchemaVersion: { "PRAGMA user_version = \($0)" })
+        writeSchemaVersion: { "PRAGMA user_version = \($0)" }, partyVersionTriggers: "", lockParty: nil)
 
     static let postgreSQL = SQLDialect(
         integer: "BIGINT", real: "DOUBLE PRECISION", autoincrementPrimaryKey: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
@@ -36,7 +42,41 @@ struct SQLDialect: Sendable {
         returningID: "RETURNING id", beginTransaction: "BEGIN", checkpoint: nil,
         readSchemaVersion: "SELECT COALESCE(MAX(version), 0) AS user_version FROM schema_version",
         prepareSchemaVersion: "CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)",
-        writeSchemaVersion: { "DELETE FROM schema_version; INSERT INTO schema_version (version) VALUES (\($0))" })
+        writeSchemaVersion: { "DELETE FROM schema_version; INSERT INTO schema_version (version) VALUES (\($0))" },
+        partyVersionTriggers: postgreSQLPartyVersionTriggers,
+        lockParty: "SELECT id FROM parties WHERE id = ? FOR UPDATE")
+
+    /// Every write to a party's row or to a row that belongs to it moves `parties.version` on (a party's own update
+    /// adds one in place; a child row's change updates its party, which adds one too). Votes name their entry only.
+    private static let postgreSQLPartyVersionTriggers = """
+        CREATE FUNCTION party_version_own() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN NEW.version := OLD.version + 1; RETURN NEW; END $$;
+        CREATE TRIGGER parties_version BEFORE UPDATE ON parties FOR EACH ROW EXECUTE FUNCTION party_version_own();
+        CREATE FUNCTION party_version_child() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE row_party TEXT;
+        BEGIN
+            IF TG_OP = 'DELETE' THEN row_party := OLD.party_id; ELSE row_party := NEW.party_id; END IF;
+            UPDATE parties SET version = version + 1 WHERE id = row_party;
+            RETURN NULL;
+        END $$;
+        CREATE FUNCTION party_version_vote() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE vote_entry BIGINT;
+        BEGIN
+            IF TG_OP = 'DELETE' THEN vote_entry := OLD.entry_id; ELSE vote_entry := NEW.entry_id; END IF;
+            UPDATE parties SET version = version + 1 WHERE id = (SELECT party_id FROM queue_entries WHERE id = vote_entry);
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER queue_entries_version AFTER INSERT OR UPDATE OR DELETE ON queue_entries
+            FOR EACH ROW EXECUTE FUNCTION party_version_child();
+        CREATE TRIGGER blacklist_version AFTER INSERT OR UPDATE OR DELETE ON blacklist
+            FOR EACH ROW EXECUTE FUNCTION party_version_child();
+        CREATE TRIGGER played_version AFTER INSERT OR UPDATE OR DELETE ON played
+            FOR EACH ROW EXECUTE FUNCTION party_version_child();
+        CREATE TRIGGER played_counts_version AFTER INSERT OR UPDATE OR DELETE ON played_counts
+            FOR EACH ROW EXECUTE FUNCTION party_version_child();
+        CREATE TRIGGER votes_version AFTER INSERT OR UPDATE OR DELETE ON votes
+            FOR EACH ROW EXECUTE FUNCTION party_version_vote();
+        """
 
     /// `sql` with numbered parameters when this dialect wants them (`?` counts up, `?N` keeps its number).
     /// Quoted text is left alone. Run once per distinct statement: the connections cache the result.

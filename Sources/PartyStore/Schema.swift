@@ -115,6 +115,12 @@ enum Schema {
             ALTER TABLE queue_entries ADD COLUMN like_count \(integer) NOT NULL DEFAULT 0;
             UPDATE queue_entries SET like_count = (SELECT COUNT(*) FROM votes v WHERE v.entry_id = queue_entries.id);
             """,
+            // 9, issue 26: a party's version, for read caches in several processes (PostgreSQL keeps it moving with
+            // triggers; SQLite, one writer, keys its caches by its connection's change counter and leaves it at 0).
+            """
+            ALTER TABLE parties ADD COLUMN version \(integer) NOT NULL DEFAULT 0;
+            \(dialect.partyVersionTriggers)
+            """,
         ]
     }
 }

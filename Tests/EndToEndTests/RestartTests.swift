@@ -46,7 +46,9 @@ struct RestartTests {
     @Test func everyAcknowledgedWriteSurvivesKill9MidStream() throws {
         let first = try ServerProcess()
         let party = try TestParty(first)
-        let threads = 4, writesPerThread = 50
+        // Writers go on until the server is gone (at most `writesPerThread` each, far more than it answers before the
+        // kill below: group commit answers hundreds a second), so the kill always comes mid-stream.
+        let threads = 4, writesPerThread = 5_000
         // Each write comes from a guest of its own (its own device and address): the limits per guest stay out of the way.
         let acknowledged = Mutex<[(kind: String, number: Int, device: String)]>([])
         let attempted = Mutex<[Int: Int]>([:])
@@ -57,15 +59,16 @@ struct RestartTests {
             Thread {
                 defer { group.leave() }
                 for index in 0..<writesPerThread {
-                    let guest = client.from("127.0.\(30 + thread).\(index + 1)")
+                    let guest = client.from("127.\(30 + thread).\(index / 250).\(index % 250 + 1)")
                     let device = "writer-\(thread)-\(index)"
                     // The first five writes of each thread add a song of its own; the rest like one of those songs.
                     let isAdd = index < 5
                     let number = isAdd ? thread * 5 + index + 1 : (index * 7 + thread) % (threads * 5) + 1
                     let path = isAdd ? "/track/addToPlaylist" : "/track/vote"
                     if !isAdd { attempted.withLock { $0[number, default: 0] += 1 } }
-                    guard let response = try? guest.send("POST", base + path, json: ["uri": "demo:track:\(number)", "deviceId": device]),
-                          response.status == 200 else { continue }
+                    guard let response = try? guest.send("POST", base + path, json: ["uri": "demo:track:\(number)", "deviceId": device])
+                    else { return }
+                    guard response.status == 200 else { continue }
                     acknowledged.withLock { $0.append((isAdd ? "add" : "like", number, device)) }
                 }
             }.start()

@@ -1,5 +1,6 @@
 import Foundation
 import PartyCore
+import PartyStore
 import Synchronization
 import Testing
 @testable import HTTPServer
@@ -48,6 +49,29 @@ struct EventHubTests {
 
     /// Issue 26: a stream whose first bytes replayed the log up to 7 is not sent 6 or 7 again when their writers
     /// hand them to the hub after it joined; an event that is not logged has no id.
+    /// Issue 26, several instances: a party's streams get its logged events in sequence order, each once. An event
+    /// written here after one another instance wrote waits until the doorbell read the missing one from the log.
+    @Test func withOtherWritersAnEventPastAGapWaitsForTheLog() throws {
+        let hub = EventHub(clock: clock)
+        let asked = Mutex<[String]>([])
+        hub.followLog { partyId in asked.withLock { $0.append(partyId) } }
+        let stream = try hub.subscribe(partyId: "p", address: "a", initial: [], resumedAt: 5) { EventStream(initial: $0) }
+        #expect(hub.servedParties() == ["p": 5])
+        hub.publish(Self.vote(6, sequence: 6))
+        hub.publish(Self.vote(8, sequence: 8))
+        #expect(asked.withLock { $0 } == ["p"], "7 came from elsewhere: the log is read")
+        #expect(Self.drain(stream).split(separator: "\n").filter { $0.hasPrefix("id: ") } == ["id: 6"])
+        let fromLog = (7...8).map { LoggedEvent(sequence: Int64($0), type: "queue-updated", message: "{}", createdAt: clock.now()) }
+        hub.deliver(partyId: "p", logged: fromLog)
+        #expect(Self.drain(stream).split(separator: "\n").filter { $0.hasPrefix("id: ") } == ["id: 7", "id: 8"], "8 once")
+        hub.publish(Self.vote(8, sequence: 8))
+        hub.deliver(partyId: "p", logged: fromLog)
+        #expect(Self.drain(stream).isEmpty, "nothing twice")
+        #expect(hub.servedParties() == ["p": 8])
+        stream.finish()
+        #expect(hub.servedParties().isEmpty, "a party without streams here is not followed")
+    }
+
     @Test func aStreamGetsNoEventItsReplayCoveredAndUnloggedEventsHaveNoId() throws {
         let hub = EventHub(clock: clock)
         let stream = try hub.subscribe(partyId: "p", address: "a", initial: [], resumedAt: 7) { EventStream(initial: $0) }

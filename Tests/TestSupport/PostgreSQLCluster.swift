@@ -30,8 +30,18 @@ public final class PostgreSQLCluster: Sendable {
         if getuid() == 0, let user = getpwnam("postgres") { chown(folder, user.pointee.pw_uid, user.pointee.pw_gid) }
         try watchForExit()
         try run("initdb", ["-D", folder + "/db", "-U", "mv", "--auth=trust", "--no-locale", "-E", "UTF8", "--nosync"])
+        try startServer()
+    }
+
+    /// `pg_ctl start` (again, after `stopServer`): same folder, same port.
+    public func startServer() throws {
         try run("pg_ctl", ["-D", folder + "/db", "-w", "-l", folder + "/log", "-o",
                            "-F -k \(folder) -c listen_addresses=127.0.0.1 -p \(port)", "start"])
+    }
+
+    /// `pg_ctl stop -m immediate`, keeping the folder: the database is gone as in a crash until `startServer`.
+    public func stopServer() throws {
+        try run("pg_ctl", ["-D", folder + "/db", "-m", "immediate", "stop"])
     }
 
     deinit { stop() }

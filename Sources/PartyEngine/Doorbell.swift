@@ -1,0 +1,205 @@
+import Foundation
+import PartyStore
+import Synchronization
+
+/// Issue 26: how an event committed on one instance reaches the streams held by another. After its commits an
+/// instance rings a doorbell: one NOTIFY naming the parties and their newest sequence numbers, at most one every
+/// `coalescing` (NOTIFY serializes notifying commits cluster-wide, so never one per like). An instance with streams
+/// of a rung party reads the log rows after the last one it sent them and hands them to the hub, which sends them in
+/// sequence order. A doorbell lost on the way (the listening session dropped, or a NOTIFY that never came) is healed
+/// by reading every served party's version again after a reconnect and every `pollInterval`.
+///
+/// One thread owns the `ClusterChannel` (its libpq session) and waits on its socket and a wake-up pipe with poll(2).
+/// `@unchecked Sendable`: the channel is touched only by that thread; what callers hand over sits in `shared`.
+public final class Doorbell: @unchecked Sendable {
+    public static let coalescing: TimeInterval = 0.02
+    public static let pollInterval: TimeInterval = 2
+    /// After a lost session: the next attempt to listen again.
+    static let reconnectDelay: TimeInterval = 0.5
+
+    private struct Shared {
+        /// Parties this instance committed events of since its last ring, with their newest sequence number.
+        var rung: [String: Int64] = [:]
+        /// Parties whose log the hub asked to read (a gap in what it sent).
+        var catchUp: Set<String> = []
+        var stopping = false
+    }
+
+    private let channel: ClusterChannel
+    private let hub: EventHub
+    /// Tells this instance's own doorbells from the others' (a process's sessions change on reconnect).
+    private let instance = UUID().uuidString.prefix(8).lowercased()
+    private let shared = Mutex(Shared())
+    /// The thread sleeps in poll(2) on `wake[0]`; a write to `wake[1]` wakes it.
+    private let wake: (read: Int32, write: Int32)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Connects to `url` (a failure is the caller's start-up error) and starts listening on its own thread.
+    public init(url: String, hub: EventHub) throws {
+        channel = try ClusterChannel(url: url)
+        self.hub = hub
+        var descriptors: [Int32] = [0, 0]
+        guard pipe(&descriptors) == 0 else {
+            throw DatabaseError(code: 0, message: "doorbell: pipe: \(String(cString: strerror(errno)))")
+        }
+        for descriptor in descriptors {
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        }
+        wake = (descriptors[0], descriptors[1])
+        hub.followLog { [weak self] partyId in self?.catchUp(partyId: partyId) }
+        let thread = Thread { [self] in run() }
+        thread.name = "musicvoting.doorbell"
+        thread.start()
+    }
+
+    deinit {
+        close(wake.read)
+        close(wake.write)
+    }
+
+    /// Events of `partyId` up to `sequence` committed here: other instances hear of it with the next ring.
+    public func ring(partyId: String, sequence: Int64) {
+        let first = shared.withLock { shared in
+            defer { shared.rung[partyId] = max(shared.rung[partyId] ?? 0, sequence) }
+            return shared.rung.isEmpty
+        }
+        if first { wakeUp() }
+    }
+
+    /// The hub holds an event back past a gap: read the party's log.
+    func catchUp(partyId: String) {
+        shared.withLock { _ = $0.catchUp.insert(partyId) }
+        wakeUp()
+    }
+
+    /// Ends the thread (and so the session) and waits for it.
+    public func stop() {
+        let wasStopping = shared.withLock { shared in defer { shared.stopping = true }; return shared.stopping }
+        guard !wasStopping else { return }
+        wakeUp()
+        finished.wait()
+    }
+
+    private func wakeUp() {
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+    }
+
+    // MARK: The thread
+
+    private func run() {
+        var lastRing = Date.distantPast
+        var lastPoll = Date()
+        var readAll = true
+        while !shared.withLock({ $0.stopping }) {
+            do {
+                guard let started = try channel.listen() else {
+                    wait(for: Self.reconnectDelay, onSocket: false)
+                    continue
+                }
+                if started { readAll = true }
+            } catch {
+                Log.error("doorbell: cannot listen: \(error)")
+                wait(for: Self.reconnectDelay, onSocket: false)
+                continue
+            }
+            do {
+                if readAll {
+                    // Listening again (or for the first time): whatever was rung meanwhile is gone, read it all.
+                    try readServedParties()
+                    readAll = false
+                    lastPoll = Date()
+                }
+                let now = Date()
+                let ringDue = shared.withLock { !$0.rung.isEmpty } ? lastRing.addingTimeInterval(Self.coalescing) : .distantFuture
+                let pollDue = lastPoll.addingTimeInterval(Self.pollInterval)
+                wait(for: min(ringDue, pollDue).timeIntervalSince(now), onSocket: true)
+                for payload in try channel.receive() { heard(payload) }
+                if Date() >= lastRing.addingTimeInterval(Self.coalescing), try ringPending() { lastRing = Date() }
+                if Date() >= pollDue {
+                    try readServedParties()
+                    lastPoll = Date()
+                }
+                try readRequestedLogs()
+            } catch {
+                // The session is gone (pg_terminate_backend, a restart): listen again, then read everything.
+                Log.error("doorbell: \(error)")
+                readAll = true
+            }
+        }
+        finished.signal()
+    }
+
+    /// Sleeps up to `seconds` in poll(2), on the wake-up pipe and (when listening) the session's socket.
+    private func wait(for seconds: TimeInterval, onSocket: Bool) {
+        var descriptors = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+        if onSocket, channel.socket >= 0 { descriptors.append(pollfd(fd: channel.socket, events: Int16(POLLIN), revents: 0)) }
+        let milliseconds = Int32(max(0, min(seconds, 60)) * 1000)
+        _ = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while read(wake.read, &buffer, buffer.count) > 0 {}
+    }
+
+    /// Sends what was rung since the last ring as one NOTIFY (several when it is long): `instance party:seq …`.
+    private func ringPending() throws -> Bool {
+        let rung = shared.withLock { shared in defer { shared.rung = [:] }; return shared.rung }
+        guard !rung.isEmpty else { return false }
+        var payload = String(instance)
+        do {
+            for (partyId, sequence) in rung {
+                let item = " \(partyId):\(sequence)"
+                if payload.utf8.count + item.utf8.count > 7_000 {
+                    try channel.notify(payload)
+                    payload = String(instance)
+                }
+                payload += item
+            }
+            try channel.notify(payload)
+        } catch {
+            // Not rung: ring it with the next one (the others' polls find it meanwhile).
+            shared.withLock { shared in for (partyId, sequence) in rung { shared.rung[partyId] = max(shared.rung[partyId] ?? 0, sequence) } }
+            throw error
+        }
+        return true
+    }
+
+    /// Another instance's doorbell: the parties served here that it names past what they were sent are read.
+    private func heard(_ payload: String) {
+        let words = payload.split(separator: " ")
+        guard let sender = words.first, sender != instance else { return }
+        let served = hub.servedParties()
+        var behind: [String] = []
+        for word in words.dropFirst() {
+            let parts = word.split(separator: ":")
+            guard parts.count == 2, let sequence = Int64(parts[1]) else { continue }
+            let partyId = String(parts[0])
+            if let sent = served[partyId], sent < sequence { behind.append(partyId) }
+        }
+        if !behind.isEmpty { shared.withLock { $0.catchUp.formUnion(behind) } }
+    }
+
+    /// The poll, and the reading after a reconnect: every served party whose log moved past what it was sent.
+    private func readServedParties() throws {
+        let served = hub.servedParties()
+        guard !served.isEmpty else { return }
+        let newest = try channel.lastEventSequences(partyIds: Array(served.keys))
+        let behind = served.compactMap { partyId, sent in (newest[partyId] ?? 0) > sent ? partyId : nil }
+        if !behind.isEmpty { shared.withLock { $0.catchUp.formUnion(behind) } }
+    }
+
+    /// Reads the log of every party asked for after what its streams were sent, and hands the rows to the hub.
+    private func readRequestedLogs() throws {
+        let parties = shared.withLock { shared in defer { shared.catchUp = [] }; return shared.catchUp }
+        for (index, partyId) in parties.enumerated() {
+            guard let sent = hub.deliveredSequence(partyId: partyId) else { continue }
+            do {
+                let events = try channel.events(partyId: partyId, after: sent, limit: EventLog.replayLimit)
+                hub.deliver(partyId: partyId, logged: events)
+            } catch {
+                shared.withLock { $0.catchUp.formUnion(parties.dropFirst(index)) }
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+
+/// Debian's nginx in front of the instances, as a child of the test (`daemon off`), with its configuration, pid file,
+/// error log and temp folders in a temporary folder of its own (`/tmp/mv-nginx-…`). Stopped in `stop()` and deinit.
+final class NginxProcess {
+    enum Balancing {
+        /// Issue 26's routing: `hash … consistent` on the party id from the path (or the stream's `partyId`).
+        case partyHash
+        /// Plain round-robin: correctness must not depend on affinity.
+        case roundRobin
+    }
+
+    static let binary = "/usr/sbin/nginx"
+    let folder: String
+    let port: UInt16
+    private let process = Process()
+
+    init(upstreams: [UInt16], balancing: Balancing) throws {
+        folder = "/tmp/mv-nginx-" + UUID().uuidString.prefix(8).lowercased()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        port = try freePort()
+        let configuration = folder + "/nginx.conf"
+        try Self.configuration(folder: folder, port: port, upstreams: upstreams, balancing: balancing)
+            .write(toFile: configuration, atomically: true, encoding: .utf8)
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["-p", folder, "-c", configuration, "-e", folder + "/error.log", "-g", "daemon off;"]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        watchForExit(childPid: process.processIdentifier)
+        guard eventuallyAccepts(port: port) else {
+            stop()
+            throw TestFailure(description: "nginx did not listen on \(port): \(errorLog())")
+        }
+    }
+
+    deinit { stop() }
+
+    var client: HTTPClient { HTTPClient(port: port) }
+
+    func errorLog() -> String { (try? String(contentsOfFile: folder + "/error.log", encoding: .utf8)) ?? "" }
+
+    /// SIGTERM is nginx's fast shutdown (SIGQUIT would wait for the open streams); then the folder goes.
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            let deadline = Date().addingTimeInterval(10)
+            while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// The configuration issue 26 asks for: streams unbuffered with a long read timeout, a failed upstream retried
+    /// on the next one, the party id (`$party_key`; `$pid` is nginx's own) the hash key.
+    static func configuration(folder: String, port: UInt16, upstreams: [UInt16], balancing: Balancing) -> String {
+        let servers = upstreams.map { "        server 127.0.0.1:\($0) max_fails=1 fail_timeout=2s;" }.joined(separator: "\n")
+        return """
+            \(getuid() == 0 ? "user root;" : "")
+            worker_processes 1;
+            pid \(folder)/nginx.pid;
+            error_log \(folder)/error.log warn;
+            events { worker_connections 1024; }
+            http {
+                access_log off;
+                client_body_temp_path \(folder)/client_body;
+                proxy_temp_path \(folder)/proxy;
+                fastcgi_temp_path \(folder)/fastcgi;
+                uwsgi_temp_path \(folder)/uwsgi;
+                scgi_temp_path \(folder)/scgi;
+                map $uri $party_from_path {
+                    "~^/api/party/(?<party>[0-9a-f]{16,})" $party;
+                    default "";
+                }
+                map $party_from_path $party_key {
+                    "" $arg_partyId;
+                    default $party_from_path;
+                }
+                upstream musicvoting {
+                    \(balancing == .partyHash ? "hash $party_key consistent;" : "")
+            \(servers)
+                }
+                server {
+                    listen 127.0.0.1:\(port);
+                    location / {
+                        proxy_pass http://musicvoting;
+                        proxy_http_version 1.1;
+                        proxy_set_header Connection "";
+                        proxy_set_header Host $http_host;
+                        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+                        proxy_buffering off;
+                        proxy_read_timeout 1h;
+                        proxy_connect_timeout 2s;
+                        proxy_next_upstream error timeout;
+                    }
+                }
+            }
+            """
+    }
+}
+
+/// Should the test process die without its deinits (a crash), a shell kills `childPid` once this process is gone:
+/// nothing of a cluster test stays running.
+func watchForExit(childPid: Int32) {
+    let watcher = Process()
+    watcher.executableURL = URL(fileURLWithPath: "/bin/sh")
+    watcher.arguments = ["-c", "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; kill -9 \(childPid) 2>/dev/null; true"]
+    watcher.standardInput = FileHandle.nullDevice
+    watcher.standardOutput = FileHandle.nullDevice
+    watcher.standardError = FileHandle.nullDevice
+    try? watcher.run()
+}
+
+/// Whether something accepts connections on 127.0.0.1:`port` within the patience.
+func eventuallyAccepts(port: UInt16) -> Bool {
+    eventually { (try? Connection(port: port, timeout: 1)) != nil }
+}
+
+/// A port nobody listens on now: bind 127.0.0.1:0, read the port, close.
+func freePort() throws -> UInt16 {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw TestFailure(description: "socket: \(String(cString: strerror(errno)))") }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
+        }
+    }
+    guard bound else { throw TestFailure(description: "bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
+    return UInt16(bigEndian: address.sin_port)
+}

@@ -1,0 +1,89 @@
+import Foundation
+import TestSupport
+
+/// Issue 26: a database of its own on the test process's PostgreSQL, `count` instances of the real binary on it
+/// (127.0.0.1, port 0, `--database`), and optionally Debian's nginx in front. Everything ends with the value (or a
+/// crash of the test process: see `watchForExit`).
+final class TestCluster {
+    let database: String
+    private(set) var instances: [ServerProcess] = []
+    private(set) var nginx: NginxProcess?
+
+    init(instances count: Int = 3, nginx balancing: NginxProcess.Balancing? = nil) throws {
+        database = try PostgreSQLCluster.shared().createDatabase()
+        // Behind nginx every connection comes from 127.0.0.1: the clients' own addresses come in X-Forwarded-For.
+        for _ in 0..<count { try start() }
+        if let balancing { nginx = try NginxProcess(upstreams: instances.map(\.port), balancing: balancing) }
+    }
+
+    deinit { stop() }
+
+    /// One more instance on the same database.
+    @discardableResult
+    func start() throws -> ServerProcess {
+        let instance = try ServerProcess(arguments: ["--database", database, "--trusted-proxy", "127.0.0.1"])
+        watchForExit(childPid: instance.process.processIdentifier)
+        instances.append(instance)
+        return instance
+    }
+
+    func stop() {
+        nginx?.stop()
+        for instance in instances { instance.kill() }
+    }
+
+    /// A party created on the first instance.
+    func party() throws -> TestParty { try TestParty(instances[0]) }
+
+    /// Runs SQL on the cluster's database with Debian's psql; its output, one row a line.
+    func sql(_ statement: String) throws -> String {
+        let result = try runToExit("/usr/bin/psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", database, "-c", statement])
+        guard result.status == 0 else { throw TestFailure(description: "psql: \(result.output)") }
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Ends the doorbell's session of `instance` on the server's side (as a database restart or a network cut would):
+    /// how many sessions ended.
+    @discardableResult
+    func terminateDoorbell(of instance: ServerProcess) throws -> Int {
+        let name = "musicvoting-doorbell-\(instance.process.processIdentifier)"
+        return try sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(name)'")
+            .split(separator: "\n").count
+    }
+
+    /// Whether each live instance runs the party upkeep (`/healthz`), nil for one that does not answer.
+    func upkeepOwners() -> [Bool?] {
+        instances.map { instance in
+            guard instance.process.isRunning else { return nil }
+            return (try? instance.client.get("/healthz"))?.json["upkeep"] as? Bool
+        }
+    }
+}
+
+extension TestParty {
+    /// The same party, spoken to through another port: another instance, or nginx.
+    func via(_ port: UInt16) -> TestParty {
+        TestParty(server: server, client: HTTPClient(port: port), id: id, pin: pin, hostPin: hostPin, joinUrl: joinUrl,
+                  creatorAddress: creatorAddress)
+    }
+
+    init(server: ServerProcess, client: HTTPClient, id: String, pin: String, hostPin: String, joinUrl: String, creatorAddress: String) {
+        self.server = server
+        self.client = client
+        self.id = id
+        self.pin = pin
+        self.hostPin = hostPin
+        self.joinUrl = joinUrl
+        self.creatorAddress = creatorAddress
+    }
+
+    /// The monitor's progress report (a heartbeat of its presence on the instance that gets it).
+    @discardableResult
+    func reportProgress(token: String, positionMs: Int = 1_000) throws -> HTTPResponse {
+        try client.send("POST", base + "/track/progress", json: ["position": positionMs, "duration": 180_000, "paused": false], auth: token)
+    }
+
+    func likeCount(_ number: Int) throws -> Int? {
+        try queue().first { $0["uri"] as? String == "demo:track:\(number)" }?["likeCount"] as? Int
+    }
+}
