@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import JSONKit
 import PartyCore
+import PartyEngine
 
 /// SPEC: every provider's tracks in Spotify's track shape. Cover URLs are absolute, built on the public URL
 /// (`base`): the iOS app loads them as they are.
@@ -26,7 +27,7 @@ enum TrackJSON {
     /// `liked` holds the entries the asking device liked, when it said who it is. R18a: `startsInMs` when known,
     /// and `"mine": true` only on the asking device's own entries (never who else added one).
     static func entry(_ entry: QueueEntry, currentEntryId: Int64?, liked: Set<Int64>?, base: String,
-                      startsInMs: Int? = nil, mine: Bool = false) -> JSON {
+                      startsInMs: Int? = nil, mine: Bool = false, veto: VetoView? = nil) -> JSON {
         var fields = members(entry.track, base: base).filter { $0.0 != "id" }
         fields.insert(("id", .string(String(entry.id))), at: 0)
         fields += [
@@ -38,6 +39,11 @@ enum TrackJSON {
         if let liked { fields.append(("hasVoted", .bool(liked.contains(entry.id)))) }
         if let startsInMs { fields.append(("startsInMs", .integer(startsInMs))) }
         if mine { fields.append(("mine", .bool(true))) }
+        // R17a, only while the party has the veto on (the older clients see the shape they always saw).
+        if let veto {
+            fields += [("vetoCount", .integer(entry.vetoCount)), ("vetoNeeded", .integer(veto.needed))]
+            if let vetoed = veto.vetoed { fields.append(("hasVetoed", .bool(vetoed.contains(entry.id)))) }
+        }
         return .object(fields)
     }
 }

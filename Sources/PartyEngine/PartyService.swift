@@ -92,8 +92,8 @@ public final class PartyService: Sendable {
         return try checkSecret(token, party: party, clientAddress: credential.clientAddress, allowMonitor: false) == .host
     }
 
-    public func joinParty(guestPin: String, clientAddress: String) throws -> Party {
-        try withState { try $0.joinParty(guestPin: guestPin, clientAddress: clientAddress) }
+    public func joinParty(guestPin: String, clientAddress: String, deviceId: String? = nil) throws -> Party {
+        try withState { try $0.joinParty(guestPin: guestPin, clientAddress: clientAddress, deviceId: deviceId) }
     }
 
     public func hostJoin(hostPin: String, clientAddress: String) throws -> Party {
@@ -166,19 +166,25 @@ public final class PartyService: Sendable {
     /// current song's position now (R18a's `startsInMs`); while a song plays the times move, so a rendering is
     /// kept for the second it was made in.
     public func renderedQueue(of party: Party, deviceId: String?,
-                              render: (Queue, Set<Int64>?, _ currentPositionMs: Int) -> [UInt8]) throws -> [UInt8] {
-        let (cached, queue, liked, positionMs, key, version) = try withState { state in
+                              render: (Queue, Set<Int64>?, _ currentPositionMs: Int, VetoView?) -> [UInt8]) throws -> [UInt8] {
+        let (cached, queue, liked, positionMs, veto, key, version) = try withState { state in
             let queue = try state.queue(of: party)
             let playback = try state.playback(of: party)
             let moving = state.playbackState(playback, partyId: party.id).0 == .playing
             let now = state.now
+            // R17a: the threshold moves as guests come and go, without a write: it is part of what a rendering answers.
+            let needed = try state.vetoNeeded(party: party)
             let key = party.id + "|" + (deviceId ?? "") + (moving ? "|" + String(Int(now.timeIntervalSince1970)) : "")
+                + (needed.map { "|veto" + String($0) } ?? "")
             let cached = state.readCache.renderings[key]
             let liked = cached == nil ? try deviceId.map { try state.entriesLiked(by: $0, party: party) } : nil
-            return (cached, queue, liked, playback.positionMs(at: now), key, state.readCache.alignedVersion)
+            let veto = try needed.map { needed in
+                VetoView(needed: needed, vetoed: cached == nil ? try deviceId.map { try state.entriesVetoed(by: $0, party: party) } : nil)
+            }
+            return (cached, queue, liked, playback.positionMs(at: now), veto, key, state.readCache.alignedVersion)
         }
         if let cached { return cached }
-        let bytes = render(queue, liked, positionMs)
+        let bytes = render(queue, liked, positionMs, veto)
         withState { state in
             if state.store.writeVersion == version, state.readCache.alignedVersion == version {
                 state.readCache.remember(rendering: bytes, key: key)
@@ -192,6 +198,8 @@ public final class PartyService: Sendable {
     public func add(uris: [String], deviceId: String, clientAddress: String = "local", party: Party) throws {
         guard !uris.isEmpty else { throw PartyError.noTracks }
         guard uris.count <= Self.maxUrisPerAdd else { throw PartyError.tooManyUris(limit: Self.maxUrisPerAdd) }
+        // R30: a banned guest costs no provider look-up.
+        try withState { try $0.refuseIfBanned(deviceId: deviceId, party: party) }
         for uri in uris where uri.isEmpty || uri.utf8.count > 256 || uri.contains("/") { throw PartyError.invalidUri }
         let provider = try provider(for: party)
         // R13: only uris the provider resolves; looked up before taking the lock (providers may be remote).
@@ -221,6 +229,20 @@ public final class PartyService: Sendable {
     public func vote(uri: String, deviceId: String, clientAddress: String = "local", party: Party) throws -> (liked: Bool, likeCount: Int) {
         try withState { try $0.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
     }
+
+    /// R17a: toggles a veto; at the threshold the current song is skipped exactly as by a host `next` (only while
+    /// it is still current: nothing is skipped twice), a waiting one was removed.
+    public func veto(uri: String, deviceId: String, clientAddress: String = "local", party: Party) throws -> VetoOutcome {
+        let outcome = try withState { try $0.veto(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
+        if let entryId = outcome.skipsEntry { _ = try advance(party, request: .crowdVeto(entryId: entryId)) }
+        return outcome
+    }
+
+    /// R30: bans the adder of the entry; returns how many of their waiting songs left.
+    public func ban(entryId: Int64, party: Party) throws -> Int { try withState { try $0.ban(entryId: entryId, party: party) } }
+
+    /// R30: lifts every ban of the party.
+    public func liftBans(party: Party) throws { try withState { _ = try $0.store.liftBans(partyId: party.id) } }
 
     /// Host removal; removing the playing entry moves on to the next one.
     public func remove(uri: String, party: Party) throws {

@@ -7,6 +7,7 @@ extension PartyState {
     /// idle with a monitor connected, so playback starts by itself.
     mutating func add(_ tracks: [Track], deviceId: String, clientAddress: String, party: Party) throws -> Bool {
         let now = self.now
+        try refuseIfBanned(deviceId: deviceId, party: party)
         try guestLimits.checkAdds(tracks.count, device: deviceId, address: clientAddress, party: party.id, at: now)
         let playback = try transaction { state -> Playback in
             let (playback, stored) = try state.storedPlayback(partyId: party.id)
@@ -27,6 +28,7 @@ extension PartyState {
                     queue.entries.append(QueueEntry(id: id, track: track, addedAt: now, addedBy: deviceId))
                 }
             }
+            try state.store.recordActivity(deviceId: deviceId, partyId: party.id, at: now)
             state.publish(.queueUpdated(.add), partyId: party.id)
             return playback
         }
@@ -37,6 +39,7 @@ extension PartyState {
 
     /// R17: toggles this device's like on the entry the uri targets (R10).
     mutating func vote(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
+        try refuseIfBanned(deviceId: deviceId, party: party)
         try guestLimits.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
         // Only the song's own entries to find the target; the whole queue is read once after the write (below).
         let current = try cachedParty(id: party.id)?.playback.currentEntryId
@@ -44,6 +47,7 @@ extension PartyState {
         guard let entry = candidates.target(uri: uri) else { throw PartyError.notInQueue }
         let (liked, count, queue) = try transaction { state in
             let liked = try state.store.toggleVote(entryId: entry.id, deviceId: deviceId)
+            try state.store.recordActivity(deviceId: deviceId, partyId: party.id, at: state.now)
             let count = entry.likeCount + (liked ? 1 : -1)
             // Issue 24: the event carries what changed, the count and the new order of the waiting entries (R9 decided
             // here, once), so pages apply it instead of every page fetching the queue after every like.
