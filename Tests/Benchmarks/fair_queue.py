@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Issue 27: what R9b's fair order and R18a's start times cost GET /track/queue on a 500-entry queue. Prints figures,
+asserts nothing.
+
+  swift build -c release && python3 Tests/Benchmarks/fair_queue.py [--seconds 5]
+
+Two parties on one server, in one run, each with the same 500 guest songs from 50 adders: one created with the API
+defaults (R9 order), one with fairQueue on. startsInMs is part of every queue answer since R18a, so the party with
+the defaults is the "without" figure for the fair order alone; the start times cost both the same. Each is measured
+twice with wrk (-t2 -c64, like bench.py): the same URL (the rendering cached for its write version and second, what
+a room of phones mostly gets), and a new deviceId on every request (a Lua script), so every answer is ordered,
+timed and rendered afresh (the worst case: no two phones alike).
+"""
+import argparse, json, os, sqlite3, subprocess, tempfile, time, shutil
+
+from bench import ROOT, call, start_server
+
+ROTATING = """counter = 0
+request = function()
+  counter = counter + 1
+  return wrk.format("GET", wrk.path .. "?deviceId=phone" .. counter)
+end
+"""
+
+
+def fill(data, party_id, count=500, adders=50):
+    database = sqlite3.connect(os.path.join(data, "musicvoting.sqlite"))
+    now = time.time()
+    for index in range(count):
+        database.execute(
+            "INSERT INTO queue_entries (party_id, uri, track_id, name, artists, album, image_url, duration_ms, added_at,"
+            " added_by, autofilled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+            (party_id, f"demo:track:bench{index}", f"bench{index}", f"Bench song {index}", "Bench Artist", "Bench Album",
+             "/demo/cover/1.svg", 180000, now + index, f"device{index % adders}"))
+    # Some songs played per adder, so the fair order has counters to weigh.
+    for adder in range(0, adders, 3):
+        database.execute("INSERT INTO played_counts (party_id, adder, played) VALUES (?, ?, ?)", (party_id, f"device{adder}", adder % 4))
+    database.commit()
+    database.close()
+
+
+def wrk(port, path, seconds, script=None):
+    command = ["wrk", "-t2", "-c64", f"-d{seconds}s"] + (["-s", script] if script else []) + [f"http://127.0.0.1:{port}{path}"]
+    output = subprocess.run(command, capture_output=True, text=True).stdout
+    for line in output.splitlines():
+        if line.startswith("Requests/sec:"):
+            return float(line.split()[1])
+    raise SystemExit("wrk printed no figure:\n" + output)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/musicvoting"))
+    parser.add_argument("--seconds", type=int, default=5)
+    arguments = parser.parse_args()
+    data = tempfile.mkdtemp(prefix="mv-bench-fair-")
+    script = os.path.join(data, "rotating.lua")
+    with open(script, "w") as file:
+        file.write(ROTATING)
+    server, port = start_server(arguments.binary, data)
+    plain = json.loads(call(port, "POST", "/api/party", {"provider": "demo"}))
+    fair = json.loads(call(port, "POST", "/api/party", {"provider": "demo", "fairQueue": True}))
+    server.terminate(); server.wait()
+    fill(data, plain["id"])
+    fill(data, fair["id"])
+    server, port = start_server(arguments.binary, data)
+    try:
+        sizes = {name: len(json.loads(call(port, "GET", f"/api/party/{party['id']}/track/queue"))["queue"])
+                 for name, party in (("plain", plain), ("fair", fair))}
+        print(f"2 cores shared by the server and wrk (-t2 -c64); {sizes['plain']} / {sizes['fair']} entries")
+        for label, script_path in (("same URL (cached rendering)", None), ("new deviceId each request", script)):
+            results = {}
+            # Interleaved, twice each, so a neighbour's load on the shared cores falls on both alike.
+            for round_number in range(2):
+                for name, party in (("plain", plain), ("fair", fair)):
+                    figure = wrk(port, f"/api/party/{party['id']}/track/queue", arguments.seconds, script_path)
+                    results.setdefault(name, []).append(figure)
+            without, with_fair = max(results["plain"]), max(results["fair"])
+            print(f"GET queue, 500 entries, {label:30s} R9 {without:9.0f} req/s   R9b fair {with_fair:9.0f} req/s"
+                  f"   fair/plain {with_fair / without:.3f} (cost {100 * (1 - with_fair / without):+.1f} %)")
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
