@@ -28,7 +28,7 @@ enum EventKind: Sendable {
     /// Why the queue changed.
     enum QueueChange: String, Sendable {
         case add, remove, refill, advance
-        /// R9b: the host switched the fair order; the order changed.
+        /// R9b, R17a: the host changed the fair order or the veto share; the order or the veto's threshold changed.
         case settings
     }
 

@@ -106,12 +106,13 @@ public final class PartyService: Sendable {
         return try withState { try $0.createParty(provider: name, settings: settings, clientAddress: clientAddress) }
     }
 
-    /// R9b, R17a: the host changes the party's settings; a change of order reaches every page as `queue-updated`.
+    /// R9b, R17a: the host changes the party's settings; a change reaches every page as `queue-updated` (reason `settings`).
     public func updateSettings(_ settings: PartySettings, party: Party) throws {
         try withState { state in
             try state.transaction { state in
                 try state.store.save(settings: settings, partyId: party.id)
-                if settings.fairQueue != party.settings.fairQueue { state.publish(.queueUpdated(.settings), partyId: party.id) }
+                // The order (R9b) or the veto's buttons and threshold (R17a) change on every page.
+                if settings != party.settings { state.publish(.queueUpdated(.settings), partyId: party.id) }
             }
         }
     }

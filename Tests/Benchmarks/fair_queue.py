@@ -6,7 +6,9 @@ asserts nothing.
 
 Two parties on one server, in one run, each with the same 500 guest songs from 50 adders: one created with the API
 defaults (R9 order), one with fairQueue on. startsInMs is part of every queue answer since R18a, so the party with
-the defaults is the "without" figure for the fair order alone; the start times cost both the same. Each is measured
+the defaults is the "without" figure for the fair order alone; the start times cost both the same. With
+`--baseline BINARY` (built from a commit before issue 27: no startsInMs, no fair order) a third server with the
+same 500 songs is measured beside them: that is "without" both. Each is measured
 twice with wrk (-t2 -c64, like bench.py): the same URL (the rendering cached for its write version and second, what
 a room of phones mostly gets), and a new deviceId on every request (a Lua script), so every answer is ordered,
 timed and rendered afresh (the worst case: no two phones alike).
@@ -32,11 +34,15 @@ def fill(data, party_id, count=500, adders=50):
             " added_by, autofilled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
             (party_id, f"demo:track:bench{index}", f"bench{index}", f"Bench song {index}", "Bench Artist", "Bench Album",
              "/demo/cover/1.svg", 180000, now + index, f"device{index % adders}"))
-    # Some songs played per adder, so the fair order has counters to weigh.
-    for adder in range(0, adders, 3):
+    # Some songs played per adder, so the fair order has counters to weigh (a baseline before issue 27 has no table).
+    for adder in range(0, adders, 3) if has_table(database, "played_counts") else ():
         database.execute("INSERT INTO played_counts (party_id, adder, played) VALUES (?, ?, ?)", (party_id, f"device{adder}", adder % 4))
     database.commit()
     database.close()
+
+
+def has_table(database, name):
+    return database.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
 
 def wrk(port, path, seconds, script=None):
@@ -52,6 +58,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/musicvoting"))
     parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--baseline", help="a binary built before issue 27 (no startsInMs, no fair order), measured beside")
     arguments = parser.parse_args()
     data = tempfile.mkdtemp(prefix="mv-bench-fair-")
     script = os.path.join(data, "rotating.lua")
@@ -64,24 +71,41 @@ def main():
     fill(data, plain["id"])
     fill(data, fair["id"])
     server, port = start_server(arguments.binary, data)
+    targets = [("R9", port, plain), ("R9b fair", port, fair)]
+    baseline = None
+    if arguments.baseline:
+        baseline_data = tempfile.mkdtemp(prefix="mv-bench-before-")
+        baseline, baseline_port = start_server(arguments.baseline, baseline_data)
+        before = json.loads(call(baseline_port, "POST", "/api/party", {"provider": "demo"}))
+        baseline.terminate(); baseline.wait()
+        fill(baseline_data, before["id"])
+        baseline, baseline_port = start_server(arguments.baseline, baseline_data)
+        targets.insert(0, ("before", baseline_port, before))
     try:
-        sizes = {name: len(json.loads(call(port, "GET", f"/api/party/{party['id']}/track/queue"))["queue"])
-                 for name, party in (("plain", plain), ("fair", fair))}
-        print(f"2 cores shared by the server and wrk (-t2 -c64); {sizes['plain']} / {sizes['fair']} entries")
+        sizes = [len(json.loads(call(target_port, "GET", f"/api/party/{party['id']}/track/queue"))["queue"])
+                 for _, target_port, party in targets]
+        print(f"2 cores shared by the servers and wrk (-t2 -c64); entries: {sizes}")
         for label, script_path in (("same URL (cached rendering)", None), ("new deviceId each request", script)):
             results = {}
-            # Interleaved, twice each, so a neighbour's load on the shared cores falls on both alike.
+            # Interleaved, twice each, so a neighbour's load on the shared cores falls on all alike.
             for round_number in range(2):
-                for name, party in (("plain", plain), ("fair", fair)):
-                    figure = wrk(port, f"/api/party/{party['id']}/track/queue", arguments.seconds, script_path)
+                for name, target_port, party in targets:
+                    figure = wrk(target_port, f"/api/party/{party['id']}/track/queue", arguments.seconds, script_path)
                     results.setdefault(name, []).append(figure)
-            without, with_fair = max(results["plain"]), max(results["fair"])
-            print(f"GET queue, 500 entries, {label:30s} R9 {without:9.0f} req/s   R9b fair {with_fair:9.0f} req/s"
-                  f"   fair/plain {with_fair / without:.3f} (cost {100 * (1 - with_fair / without):+.1f} %)")
+            best = {name: max(figures) for name, figures in results.items()}
+            reference = best.get("before", best["R9"])
+            figures = "   ".join(f"{name} {value:7.0f} req/s" for name, value in best.items())
+            print(f"GET queue, 500 entries, {label}: {figures}")
+            print(f"  R9b fair / {'before' if 'before' in best else 'R9'}: {best['R9b fair'] / reference:.3f}"
+                  f"   (cost {100 * (1 - best['R9b fair'] / reference):+.1f} %)")
     finally:
-        server.terminate()
-        server.wait()
+        for process in (server, baseline):
+            if process:
+                process.terminate()
+                process.wait()
         shutil.rmtree(data, ignore_errors=True)
+        if baseline:
+            shutil.rmtree(baseline_data, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,16 @@ struct CrowdEndToEndTests {
         #expect(queue.first?["uri"] as? String == "demo:track:2" && queue.first?["isCurrentlyPlaying"] as? Bool == true)
     }
 
+    @Test func theHostTurnsTheVetoOnLiveAndEveryPageIsTold() throws {
+        let party = try TestParty.given()
+        try party.add(1, device: "A")
+        let events = try party.events()
+        #expect(try party.host("PUT", "/settings", json: ["vetoShare": 0.4]).status == 200)
+        _ = try events.waitFor("queue-updated") { $0.payload["reason"] as? String == "settings" }
+        #expect(try party.queue().first?["vetoNeeded"] as? Int == 3, "the queue now carries the veto's threshold")
+        #expect(try Self.veto(party, 1, device: "B").status == 200)
+    }
+
     @Test func aBanHoldsAfterARestartAndForTheSameDeviceInANewTab() throws {
         let first = try ServerProcess()
         let party = try TestParty(first, settings: ["vetoShare": 0.4])
