@@ -37,12 +37,11 @@ extension Routes {
             try respond("queue") {
                 let party = try service.activeParty(id: request.parameter("id"))
                 let deviceId = try request.deviceId(from: nil)
-                let bytes = try service.renderedQueue(of: party, deviceId: deviceId) { queue, liked, positionMs, veto in
-                    let ordered = queue.ordered()
-                    let starts = queue.startsInMs(ordered, currentPositionMs: positionMs)
-                    return JSON.object([("queue", .array(ordered.map { entry in
-                        TrackJSON.entry(entry, currentEntryId: queue.currentEntryId, liked: liked, base: service.publicBase,
-                                        startsInMs: starts[entry.id], mine: deviceId != nil && entry.addedBy == deviceId, veto: veto)
+                let bytes = try service.renderedQueue(of: party, deviceId: deviceId) { view in
+                    let starts = view.queue.startsInMs(view.ordered, currentPositionMs: view.currentPositionMs)
+                    return JSON.object([("queue", .array(view.ordered.map { entry in
+                        TrackJSON.entry(entry, currentEntryId: view.queue.currentEntryId, liked: view.liked, base: service.publicBase,
+                                        startsInMs: starts[entry.id], mine: deviceId != nil && entry.addedBy == deviceId, veto: view.veto)
                     }))]).bytes
                 }
                 return .bytes(bytes, contentType: "application/json; charset=utf-8")

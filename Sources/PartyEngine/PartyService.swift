@@ -165,11 +165,10 @@ public final class PartyService: Sendable {
     /// The queue as `render` turns it into bytes for `deviceId` (R18's `hasVoted`), rendered once per write
     /// version: reads serve the bytes, and the rendering itself runs outside the lock. `render` also gets the
     /// current song's position now (R18a's `startsInMs`); while a song plays the times move, so a rendering is
-    /// kept for the second it was made in.
-    public func renderedQueue(of party: Party, deviceId: String?,
-                              render: (Queue, Set<Int64>?, _ currentPositionMs: Int, VetoView?) -> [UInt8]) throws -> [UInt8] {
-        let (cached, queue, liked, positionMs, veto, key, version) = try withState { state in
-            let queue = try state.queue(of: party)
+    /// kept for the second it was made in. The order (R9/R9b) is decided once per write version for every device.
+    public func renderedQueue(of party: Party, deviceId: String?, render: (QueueRendering) -> [UInt8]) throws -> [UInt8] {
+        let (cached, rendering, key, version) = try withState { state in
+            let (queue, ordered) = try state.orderedQueue(of: party)
             let playback = try state.playback(of: party)
             let moving = state.playbackState(playback, partyId: party.id).0 == .playing
             let now = state.now
@@ -182,10 +181,11 @@ public final class PartyService: Sendable {
             let veto = try needed.map { needed in
                 VetoView(needed: needed, vetoed: cached == nil ? try deviceId.map { try state.entriesVetoed(by: $0, party: party) } : nil)
             }
-            return (cached, queue, liked, playback.positionMs(at: now), veto, key, state.readCache.alignedVersion)
+            let rendering = QueueRendering(queue: queue, ordered: ordered, liked: liked, currentPositionMs: playback.positionMs(at: now), veto: veto)
+            return (cached, rendering, key, state.readCache.alignedVersion)
         }
         if let cached { return cached }
-        let bytes = render(queue, liked, positionMs, veto)
+        let bytes = render(rendering)
         withState { state in
             if state.store.writeVersion == version, state.readCache.alignedVersion == version {
                 state.readCache.remember(rendering: bytes, key: key)

@@ -10,6 +10,16 @@ public struct VetoOutcome: Equatable, Sendable {
     public var skipsEntry: Int64?
 }
 
+/// What the queue's answer is rendered from (GET …/track/queue): the queue and its order (R9/R9b, decided once per
+/// write), the entries the asking device liked (R18), the current song's position now (R18a) and the veto's view.
+public struct QueueRendering: Sendable {
+    public var queue: Queue
+    public var ordered: [QueueEntry]
+    public var liked: Set<Int64>?
+    public var currentPositionMs: Int
+    public var veto: VetoView?
+}
+
 /// R17a on the queue's wire: how many vetoes skip a song now, and which entries the asking device vetoed.
 public struct VetoView: Sendable {
     public var needed: Int

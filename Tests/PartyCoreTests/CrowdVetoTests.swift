@@ -36,6 +36,14 @@ struct CrowdVetoTests {
         #expect(CrowdVeto.skips(vetoCount: 3, needed: 3))
     }
 
+    @Test func aCrowdSkipAdvancesOnlyWhileItsSongIsCurrent() {
+        var playback = Playback()
+        playback.play(entryId: 7, at: epoch)
+        #expect(playback.accepts(.crowdVeto(entryId: 7), at: epoch), "as a host next")
+        playback.play(entryId: 8, at: epoch)
+        #expect(!playback.accepts(.crowdVeto(entryId: 7), at: epoch), "a second veto past the threshold skips nothing more")
+    }
+
     @Test func nobodyVetoesTheirOwnSong() {
         let own = entry(1, track: 1)
         #expect(!own.mayBeVetoed(by: "device"))
