@@ -38,10 +38,10 @@ extension Routes {
                 let party = try service.activeParty(id: request.parameter("id"))
                 let deviceId = try request.deviceId(from: nil)
                 let bytes = try service.renderedQueue(of: party, deviceId: deviceId) { view in
-                    let starts = view.queue.startsInMs(view.ordered, currentPositionMs: view.currentPositionMs)
-                    return JSON.object([("queue", .array(view.ordered.map { entry in
+                    let starts = view.queue.startTimes(view.ordered, currentPositionMs: view.currentPositionMs)
+                    return JSON.object([("queue", .array(zip(view.ordered, starts).map { entry, startsInMs in
                         TrackJSON.entry(entry, currentEntryId: view.queue.currentEntryId, liked: view.liked, base: service.publicBase,
-                                        startsInMs: starts[entry.id], mine: deviceId != nil && entry.addedBy == deviceId, veto: view.veto)
+                                        startsInMs: startsInMs, mine: deviceId != nil && entry.addedBy == deviceId, veto: view.veto)
                     }))]).bytes
                 }
                 return .bytes(bytes, contentType: "application/json; charset=utf-8")

@@ -11,16 +11,20 @@ enum TrackJSON {
         .object(members(track, base: base))
     }
 
-    static func members(_ track: Track, base: String) -> [(String, JSON)] {
+    /// `id`: what the `id` member holds (a queue item's is its entry's id); the track's id by default.
+    static func members(_ track: Track, base: String, id: String? = nil, capacity: Int = 6) -> [(String, JSON)] {
         let image = track.imageURL.map { $0.hasPrefix("/") ? base + $0 : $0 }
-        return [
-            ("id", .string(track.id)),
+        var members: [(String, JSON)] = []
+        members.reserveCapacity(capacity)
+        members += [
+            ("id", .string(id ?? track.id)),
             ("uri", .string(track.uri)),
             ("name", .string(track.name)),
             ("artists", .array(track.artists.map { ["name": .string($0)] })),
             ("album", ["name": .string(track.album), "images": .array(image.map { [["url": .string($0)]] } ?? [])]),
             ("duration_ms", .integer(track.durationMs)),
         ]
+        return members
     }
 
     /// A queue item: the track shape plus the entry's id, likes and flags (R18 `hasVoted` when asked).
@@ -28,8 +32,7 @@ enum TrackJSON {
     /// and `"mine": true` only on the asking device's own entries (never who else added one).
     static func entry(_ entry: QueueEntry, currentEntryId: Int64?, liked: Set<Int64>?, base: String,
                       startsInMs: Int? = nil, mine: Bool = false, veto: VetoView? = nil) -> JSON {
-        var fields = members(entry.track, base: base).filter { $0.0 != "id" }
-        fields.insert(("id", .string(String(entry.id))), at: 0)
+        var fields = members(entry.track, base: base, id: String(entry.id), capacity: 16)
         fields += [
             ("trackId", .string(entry.track.id)),
             ("likeCount", .integer(entry.likeCount)),
