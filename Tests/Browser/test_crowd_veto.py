@@ -105,3 +105,36 @@ def test_the_host_bans_who_added_a_song_after_a_confirmation(server, browsers):
     names = lambda: host.execute_script("return [...document.querySelectorAll('#queue-list .track-name')].map(n => n.textContent)")
     wait(host, lambda: troll_song not in names() and friend_song in names(), message="the adder's songs left")
     assert "troll" not in host.execute_script("return document.body.innerText"), "the host never learns who"
+
+
+def test_the_start_page_offers_the_veto_and_the_host_switches_it_live(server, browsers):
+    from selenium.webdriver.support.ui import Select
+    starter = browsers(PHONE)
+    starter.get(server.base + "/")
+    assert starter.find_element(By.ID, "create-veto").is_selected(), "offered switched on"
+    assert starter.find_element(By.CSS_SELECTOR, "label:has(#create-veto)").text == "Überspringen per Abstimmung"
+    starter.find_element(By.CSS_SELECTOR, "#create-form button[type=submit]").click()
+    wait(starter, lambda: starter.find_element(By.ID, "created").is_displayed())
+    created = starter.find_element(By.ID, "created-monitor").get_attribute("href").split("party=")[1].split("&")[0]
+    assert server.api("GET", f"/api/party/{created}/settings")["vetoShare"] == 0.4, "SPEC: the start page offers 0.4"
+
+    # A party made through the API has the veto off; the host turns it on and the guest's buttons appear.
+    party = server.api("POST", "/api/party", {"provider": "demo"})
+    add(server, party, 1, "someone")
+    add(server, party, 2, "someone")
+    guest = browsers(PHONE)
+    guest.get(f"{server.base}/join/{party['pin']}")
+    wait(guest, lambda: guest.execute_script("return document.querySelectorAll('#queue-list .like-button').length") == 2)
+    assert guest.execute_script("return document.querySelectorAll('.veto-button').length") == 0, "off: no veto buttons"
+    host = browsers(PHONE, language="en-US")
+    host.get(f"{server.base}/host#party={party['id']}&hostPin={party['hostPin']}")
+    share = wait(host, lambda: host.find_element(By.ID, "veto-share"))
+    wait(host, lambda: Select(share).first_selected_option.text == "Off")
+    host.execute_script("arguments[0].scrollIntoView({block: 'center'})", share)
+    Select(share).select_by_value("0.4")
+    wait(host, lambda: host.find_element(By.ID, "toast").text == "Skipping at 40 % of the guests.")
+    wait(guest, lambda: guest.execute_script("return document.querySelectorAll('#queue-list .veto-button').length") == 2,
+         message="the guest's rows offer the veto without a reload")
+    assert server.api("GET", f"/api/party/{party['id']}/settings")["vetoShare"] == 0.4
+    assert axe_violations(host) == []
+    screenshot(host, "host-rules-veto-phone")
