@@ -231,20 +231,6 @@ public final class PartyService: Sendable {
         try withState { try $0.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
     }
 
-    /// R17a: toggles a veto; at the threshold the current song is skipped exactly as by a host `next` (only while
-    /// it is still current: nothing is skipped twice), a waiting one was removed.
-    public func veto(uri: String, deviceId: String, clientAddress: String = "local", party: Party) throws -> VetoOutcome {
-        let outcome = try withState { try $0.veto(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
-        if let entryId = outcome.skipsEntry { _ = try advance(party, request: .crowdVeto(entryId: entryId)) }
-        return outcome
-    }
-
-    /// R30: bans the adder of the entry; returns how many of their waiting songs left.
-    public func ban(entryId: Int64, party: Party) throws -> Int { try withState { try $0.ban(entryId: entryId, party: party) } }
-
-    /// R30: lifts every ban of the party.
-    public func liftBans(party: Party) throws { try withState { _ = try $0.store.liftBans(partyId: party.id) } }
-
     /// Host removal; removing the playing entry moves on to the next one.
     public func remove(uri: String, party: Party) throws {
         if try withState({ try $0.remove(uri: uri, party: party) }) { _ = try advance(party, request: .host) }

@@ -5,6 +5,7 @@ import { connectEvents } from '../events.js';
 import { NowPlaying } from '../playback-clock.js';
 import { renderTracks } from '../track-list.js';
 import { applyVeto, vetoSummary } from '../veto.js';
+import { banControls } from '../ban.js';
 import { load, save, forget, takeHashParameters } from '../storage.js';
 import { pinForm } from '../pin-input.js';
 import { ask } from '../dialog.js';
@@ -158,26 +159,8 @@ async function run(partyId, hostPin) {
     });
     queueEmpty.hidden = shown.length > 0;
   };
-  const ban = async (entry) => {
-    if (!await ask({ message: t('host.banConfirm'), confirm: t('host.ban'), cancel: t('dialog.cancel'), danger: true })) return;
-    openRow = null;
-    try {
-      const { removed } = await api('POST', `${base}/ban`, { token: hostPin, body: { entryId: entry.id } });
-      toast(t('host.banned', { count: removed }));
-    } catch (error) {
-      toast(error.message);
-    }
-    await loadQueue().catch(() => {});
-  };
-  const bansLift = document.getElementById('lift-bans');
-  bansLift.addEventListener('click', async () => {
-    try {
-      await api('DELETE', `${base}/bans`, { token: hostPin });
-      toast(t('host.bansLifted'));
-    } catch (error) {
-      toast(error.message);
-    }
-  });
+  // R30: the row menu's ban and the card's "lift all"; the page never learns who it was.
+  const ban = banControls({ base, hostPin, lift: document.getElementById('lift-bans'), done: () => { openRow = null; loadQueue().catch(() => {}); } });
   /** R17a: the playing song's vetoes, under its progress. */
   const nowVeto = document.getElementById('now-veto');
   const renderNowVeto = () => {
