@@ -3,15 +3,39 @@ import { t } from './i18n.js';
 import { showError, toast } from './dom.js';
 
 /**
- * The host page's rules card (R9b): the fair-order switch, applied on the server at once. `load` reads the
- * settings again (another host tab changed them: `queue-updated` with reason `settings`).
+ * The host page's rules card (R9b, R17a): the fair-order switch and the veto share, applied on the server at once.
+ * `load` reads the settings again (another host tab changed them: `queue-updated` with reason `settings`).
  */
 export function partySettings(base, hostPin) {
   const fairQueue = document.getElementById('fair-queue');
+  const vetoShare = document.getElementById('veto-share');
+  /** A share set through the API that the list does not offer is shown as it is. */
+  const showShare = (share) => {
+    const value = String(share);
+    if (![...vetoShare.options].some((option) => option.value === value)) {
+      vetoShare.append(new Option(`${Math.round(share * 100)} %`, value));
+    }
+    vetoShare.value = value;
+  };
+  let shownShare = 0;
   const load = async () => {
     const settings = await api('GET', `${base}/settings`);
     fairQueue.checked = settings.fairQueue;
+    shownShare = settings.vetoShare;
+    showShare(shownShare);
   };
+  vetoShare.addEventListener('change', async () => {
+    showError('settings', '');
+    try {
+      const settings = await api('PUT', `${base}/settings`, { token: hostPin, body: { vetoShare: Number(vetoShare.value) } });
+      shownShare = settings.vetoShare;
+      showShare(shownShare);
+      toast(settings.vetoShare > 0 ? t('host.rules.vetoOn', { percent: Math.round(settings.vetoShare * 100) }) : t('host.rules.vetoIsOff'));
+    } catch (error) {
+      showShare(shownShare);
+      showError('settings', error.message);
+    }
+  });
   fairQueue.addEventListener('change', async () => {
     showError('settings', '');
     const wanted = fairQueue.checked;

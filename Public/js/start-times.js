@@ -27,3 +27,40 @@ export function firstStart(queue) {
 export function minutesUntil(ms) {
   return Math.max(1, Math.round(ms / 60000));
 }
+
+/**
+ * R18a: the server's times are from the moment it answered; while the current song plays they count down. The
+ * page marks when it took its times (`mark`); `remaining` takes off how long the song has played since, measured
+ * on this device's clock only while the now-playing block says it plays (paused or stalled, nothing moves).
+ */
+export class StartClock {
+  constructor(nowPlaying) {
+    this.nowPlaying = nowPlaying;
+    this.mark();
+    // Sampled often enough that a pause costs at most a second of error.
+    setInterval(() => this.elapsedMs(), 1000);
+  }
+
+  /** The page holds fresh times from the server (or retimed from an event). */
+  mark() {
+    this.played = 0;
+    this.sampledAt = Date.now();
+  }
+
+  elapsedMs() {
+    const at = Date.now();
+    if (this.nowPlaying.state?.isPlaying) this.played += at - this.sampledAt;
+    this.sampledAt = at;
+    return this.played;
+  }
+
+  /** Before the page retimes from what it holds: the time played so far goes into the entries, then a fresh mark. */
+  settle(queue) {
+    for (const entry of queue) if (!entry.isCurrentlyPlaying && typeof entry.startsInMs === 'number') entry.startsInMs = this.remaining(entry.startsInMs);
+    this.mark();
+  }
+
+  remaining(startsInMs) {
+    return Math.max(0, startsInMs - this.elapsedMs());
+  }
+}

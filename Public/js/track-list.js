@@ -8,20 +8,23 @@ import { minutesUntil } from './start-times.js';
  * focus on the button with the same action (or its first button); a row that left moves focus to the row now
  * at its place, so a keyboard user never falls back to the top of the page.
  */
-export function renderTracks(list, tracks, { actions, showLikes = false, showCurrent = false, showStart = false } = {}) {
+export function renderTracks(list, tracks, { actions, showLikes = false, showCurrent = false, showStart = false, startClock = null, extra = null } = {}) {
   const rows = tracks.map((track) => {
     // The "auto" badge sits on the artist line: beside the title it squeezed the title on phones.
     const meta = el('div', { className: 'track-meta' }, [el('span', { className: 'track-artist', text: artistsOf(track) })]);
     if (track.autofilled) meta.prepend(el('span', { className: 'track-badge', text: t('queue.autofilled') }));
     // R18a: when a waiting song starts, if nothing changes.
     if (showStart && !track.isCurrentlyPlaying && typeof track.startsInMs === 'number') {
-      meta.append(el('span', { className: 'track-start', text: t('queue.startsIn', { minutes: minutesUntil(track.startsInMs) }) }));
+      meta.append(el('span', { className: 'track-start', text: startText(track, startClock) }));
     }
+    // R17a: what the TV and the host show beside the likes ("2 of 3 want to skip").
+    const note = extra ? extra(track) : '';
+    if (note) meta.append(el('span', { className: 'track-note', text: note }));
     const text = el('div', { className: 'track-text' }, [el('span', { className: 'track-name', text: track.name }), meta]);
     const row = el('li', { className: 'track', 'data-uri': track.uri }, [cover(coverOf(track)), text]);
     if (showCurrent && track.isCurrentlyPlaying) row.classList.add('is-current');
     if (showLikes) row.append(likeCount(track.likeCount ?? 0));
-    for (const action of actions ? actions(track) : []) row.append(action);
+    for (const action of actions ? actions(track) : []) if (action) row.append(action);
     return row;
   });
   const focused = document.activeElement;
@@ -46,4 +49,19 @@ export function likeCount(count) {
   return el('span', { className: 'like-count' }, [
     el('span', { 'aria-hidden': 'true', text: '♥ ' }), String(count), el('span', { className: 'visually-hidden', text: ` ${t('queue.likes')}` }),
   ]);
+}
+
+const startText = (track, startClock) => t('queue.startsIn', {
+  minutes: minutesUntil(startClock ? startClock.remaining(track.startsInMs) : track.startsInMs),
+});
+
+/** R18a: the rows' "in ~N min" brought up to date without re-rendering them (focus and scroll stay). */
+export function updateStartTimes(list, tracks, startClock) {
+  const byUri = new Map(tracks.filter((track) => !track.isCurrentlyPlaying).map((track) => [track.uri, track]));
+  for (const label of list.querySelectorAll('.track-start')) {
+    const track = byUri.get(label.closest('.track')?.dataset.uri);
+    if (!track || typeof track.startsInMs !== 'number') continue;
+    const text = startText(track, startClock);
+    if (label.textContent !== text) label.textContent = text;
+  }
 }

@@ -25,6 +25,15 @@ public struct MusicVotingClient: Sendable {
     public func createParty(provider: String) async throws(APIError) -> CreatedParty {
         try await send("POST", "/api/party", body: ["provider": provider])
     }
+    /// R9b, R17a: a party with its own rules from the start.
+    public func createParty(provider: String, settings: PartySettings) async throws(APIError) -> CreatedParty {
+        try await send("POST", "/api/party", body: NewParty(provider: provider, fairQueue: settings.fairQueue, vetoShare: settings.vetoShare))
+    }
+    public func settings(_ id: String) async throws(APIError) -> PartySettings { try await send("GET", party(id, "/settings")) }
+    /// The host changes the rules live; answers them as stored.
+    public func updateSettings(_ id: String, _ settings: PartySettings) async throws(APIError) -> PartySettings {
+        try await send("PUT", party(id, "/settings"), body: settings, host: true)
+    }
     public func join(pin: String) async throws(APIError) -> JoinedParty { try await send("GET", "/api/party/join/\(pin)") }
     public func hostJoin(hostPin: String) async throws(APIError) -> HostJoinedParty {
         try await send("GET", "/api/party/host-join/\(hostPin)")
@@ -54,6 +63,16 @@ public struct MusicVotingClient: Sendable {
     public func vote(_ id: String, uri: String, deviceId: String) async throws(APIError) -> VoteResult {
         try await send("POST", party(id, "/track/vote"), body: ["uri": uri, "deviceId": deviceId])
     }
+    /// R17a: toggles this device's veto; at `vetoNeeded` the song is skipped (playing) or removed (waiting).
+    public func veto(_ id: String, uri: String, deviceId: String) async throws(APIError) -> VetoResult {
+        try await send("POST", party(id, "/track/veto"), body: ["uri": uri, "deviceId": deviceId])
+    }
+    /// R30 (host): bans whoever added the entry, without naming them.
+    public func ban(_ id: String, entryId: String) async throws(APIError) -> BanResult {
+        try await send("POST", party(id, "/ban"), body: ["entryId": entryId], host: true)
+    }
+    /// R30 (host): lifts every ban of the party.
+    public func liftBans(_ id: String) async throws(APIError) { try await sendEmpty("DELETE", party(id, "/bans"), host: true) }
     public func remove(_ id: String, uri: String) async throws(APIError) {
         try await sendEmpty("DELETE", party(id, "/track/remove"), body: ["uri": uri], host: true)
     }
@@ -180,6 +199,7 @@ struct QueueAnswer: Decodable { let queue: LossyArray<QueueEntry> }
 struct Words: Decodable { let words: [String] }
 struct LoginStatus: Decodable { let loggedIn: Bool }
 struct Playlists: Decodable { let playlists: [Playlist] }
+struct NewParty: Encodable, Sendable { let provider: String; let fairQueue: Bool; let vetoShare: Double }
 struct ProgressReport: Encodable, Sendable { let position: Int; let duration: Int; let paused: Bool }
 
 /// An array whose null or malformed items are skipped instead of failing the whole answer.

@@ -32,8 +32,19 @@ public struct QueueEntry: Codable, Hashable, Sendable, Identifiable {
     public let isCurrentlyPlaying: Bool
     public let autofilled: Bool
     public var hasVoted: Bool?
+    /// R18a: how long until it starts if nothing changes (servers before issue 27 leave it out).
+    public var startsInMs: Int?
+    /// R18a: true on the asking device's own entries (with `deviceId`); never who else added one.
+    public var mine: Bool?
+    /// R17a: only while the party has the veto on: the vetoes, how many skip it, and (with `deviceId`) whether this
+    /// device vetoed it.
+    public var vetoCount: Int?
+    public var vetoNeeded: Int?
+    public var hasVetoed: Bool?
 
-    enum CodingKeys: String, CodingKey { case id, likeCount, isCurrentlyPlaying, autofilled, hasVoted }
+    enum CodingKeys: String, CodingKey {
+        case id, likeCount, isCurrentlyPlaying, autofilled, hasVoted, startsInMs, mine, vetoCount, vetoNeeded, hasVetoed
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -42,6 +53,11 @@ public struct QueueEntry: Codable, Hashable, Sendable, Identifiable {
         isCurrentlyPlaying = try container.decodeIfPresent(Bool.self, forKey: .isCurrentlyPlaying) ?? false
         autofilled = try container.decodeIfPresent(Bool.self, forKey: .autofilled) ?? false
         hasVoted = try container.decodeIfPresent(Bool.self, forKey: .hasVoted)
+        startsInMs = try container.decodeIfPresent(Int.self, forKey: .startsInMs)
+        mine = try container.decodeIfPresent(Bool.self, forKey: .mine)
+        vetoCount = try container.decodeIfPresent(Int.self, forKey: .vetoCount)
+        vetoNeeded = try container.decodeIfPresent(Int.self, forKey: .vetoNeeded)
+        hasVetoed = try container.decodeIfPresent(Bool.self, forKey: .hasVetoed)
         track = try Track(from: decoder)
     }
 
@@ -53,6 +69,11 @@ public struct QueueEntry: Codable, Hashable, Sendable, Identifiable {
         try container.encode(isCurrentlyPlaying, forKey: .isCurrentlyPlaying)
         try container.encode(autofilled, forKey: .autofilled)
         try container.encodeIfPresent(hasVoted, forKey: .hasVoted)
+        try container.encodeIfPresent(startsInMs, forKey: .startsInMs)
+        try container.encodeIfPresent(mine, forKey: .mine)
+        try container.encodeIfPresent(vetoCount, forKey: .vetoCount)
+        try container.encodeIfPresent(vetoNeeded, forKey: .vetoNeeded)
+        try container.encodeIfPresent(hasVetoed, forKey: .hasVetoed)
     }
 
     public var uri: String { track.uri }
@@ -81,6 +102,19 @@ public struct CurrentPlayback: Codable, Hashable, Sendable {
 }
 
 public struct VoteResult: Codable, Hashable, Sendable { public let liked: Bool; public let likeCount: Int }
+/// R17a: a veto toggled (`POST …/track/veto`).
+public struct VetoResult: Codable, Hashable, Sendable { public let vetoed: Bool; public let vetoCount: Int; public let vetoNeeded: Int }
+/// R30: how many of the banned adder's waiting songs left.
+public struct BanResult: Codable, Hashable, Sendable { public let removed: Int }
+/// R9b, R17a: the party's own rules (`GET/PUT …/settings`); `vetoShare` 0 is off.
+public struct PartySettings: Codable, Hashable, Sendable {
+    public var fairQueue: Bool
+    public var vetoShare: Double
+    public init(fairQueue: Bool = false, vetoShare: Double = 0) {
+        self.fairQueue = fairQueue
+        self.vetoShare = vetoShare
+    }
+}
 public struct PlaybackResult: Codable, Hashable, Sendable {
     public let status: String
     public let track: QueueEntry?

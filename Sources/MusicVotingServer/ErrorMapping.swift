@@ -41,6 +41,11 @@ enum ErrorMapping {
             return HTTPError(status: 429, message: "Zu viele Anfragen — bitte kurz warten.", code: "rate_limited",
                              headers: [("Retry-After", String(seconds))])
         case .blacklisted: return HTTPError(status: 403, message: "Nicht erlaubt.", code: "blacklisted")
+        case .banned: return HTTPError(status: 403, message: "Nicht erlaubt.", code: "banned")
+        case .vetoOff: return HTTPError(status: 409, message: "Veto ist in dieser Party ausgeschaltet.", code: "veto_off")
+        case .ownSong: return HTTPError(status: 403, message: "Den eigenen Song kannst du nicht wegwählen.", code: "own_song")
+        case .notAGuestSong:
+            return HTTPError(status: 409, message: "Diesen Song hat kein Gast hinzugefügt.", code: "not_a_guest_song")
         case .notInQueue: return HTTPError(status: 404, message: "Song nicht in der Warteschlange.", code: "not_in_queue")
         case .noPlaybackDevice: return HTTPError(status: 409, message: "Kein Wiedergabegerät verbunden.", code: "no_device")
         case .hostAuthorizationMissing:

@@ -17,9 +17,11 @@ extension Routes {
                               "joinUrl": .string(service.joinURL(for: party))], status: 201)
             }
         }
-        router.add("GET", "/api/party/join/{pin}", summary: "Find a party by guest PIN (R27)") { request throws(HTTPError) in
+        router.add("GET", "/api/party/join/{pin}", summary: "Find a party by guest PIN (R27); deviceId (query or X-Device-Id) counts the guest as active (R17a)") { request throws(HTTPError) in
             try respond("join") {
-                let party = try service.joinParty(guestPin: request.parameter("pin"), clientAddress: request.clientAddress)
+                // R17a: a guest page says who it is (`?deviceId=`): it counts as active from now.
+                let party = try service.joinParty(guestPin: request.parameter("pin"), clientAddress: request.clientAddress,
+                                                  deviceId: try request.deviceId(from: nil))
                 return .json(["id": .string(party.id)])
             }
         }

@@ -33,16 +33,15 @@ extension Routes {
             }
         }
         router.add("GET", "/api/party/{id}/track/queue",
-                   summary: "The queue in R9/R9b order; each entry has startsInMs (R18a); with deviceId, hasVoted (R18) and mine: true on the device's own entries") { request throws(HTTPError) in
+                   summary: "The queue in R9/R9b order; each entry has startsInMs (R18a); with deviceId, hasVoted (R18) and mine: true on the device's own entries; while vetoShare > 0, vetoCount and vetoNeeded (+ hasVetoed with deviceId) (R17a)") { request throws(HTTPError) in
             try respond("queue") {
                 let party = try service.activeParty(id: request.parameter("id"))
                 let deviceId = try request.deviceId(from: nil)
-                let bytes = try service.renderedQueue(of: party, deviceId: deviceId) { queue, liked, positionMs in
-                    let ordered = queue.ordered()
-                    let starts = queue.startsInMs(ordered, currentPositionMs: positionMs)
-                    return JSON.object([("queue", .array(ordered.map { entry in
-                        TrackJSON.entry(entry, currentEntryId: queue.currentEntryId, liked: liked, base: service.publicBase,
-                                        startsInMs: starts[entry.id], mine: deviceId != nil && entry.addedBy == deviceId)
+                let bytes = try service.renderedQueue(of: party, deviceId: deviceId) { view in
+                    let starts = view.queue.startTimes(view.ordered, currentPositionMs: view.currentPositionMs)
+                    return JSON.object([("queue", .array(zip(view.ordered, starts).map { entry, startsInMs in
+                        TrackJSON.entry(entry, currentEntryId: view.queue.currentEntryId, liked: view.liked, base: service.publicBase,
+                                        startsInMs: startsInMs, mine: deviceId != nil && entry.addedBy == deviceId, veto: view.veto)
                     }))]).bytes
                 }
                 return .bytes(bytes, contentType: "application/json; charset=utf-8")

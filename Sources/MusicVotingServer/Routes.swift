@@ -18,6 +18,7 @@ struct Routes: Sendable {
         addPartyRoutes(to: &router)
         addSettingsRoutes(to: &router)
         addTrackRoutes(to: &router)
+        addCrowdRoutes(to: &router)
         addPlaybackRoutes(to: &router)
         addMonitorRoutes(to: &router)
         addTVPairingRoutes(to: &router)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import JSONKit
 import PartyCore
+import PartyEngine
 
 /// SPEC: every provider's tracks in Spotify's track shape. Cover URLs are absolute, built on the public URL
 /// (`base`): the iOS app loads them as they are.
@@ -10,25 +11,28 @@ enum TrackJSON {
         .object(members(track, base: base))
     }
 
-    static func members(_ track: Track, base: String) -> [(String, JSON)] {
+    /// `id`: what the `id` member holds (a queue item's is its entry's id); the track's id by default.
+    static func members(_ track: Track, base: String, id: String? = nil, capacity: Int = 6) -> [(String, JSON)] {
         let image = track.imageURL.map { $0.hasPrefix("/") ? base + $0 : $0 }
-        return [
-            ("id", .string(track.id)),
+        var members: [(String, JSON)] = []
+        members.reserveCapacity(capacity)
+        members += [
+            ("id", .string(id ?? track.id)),
             ("uri", .string(track.uri)),
             ("name", .string(track.name)),
             ("artists", .array(track.artists.map { ["name": .string($0)] })),
             ("album", ["name": .string(track.album), "images": .array(image.map { [["url": .string($0)]] } ?? [])]),
             ("duration_ms", .integer(track.durationMs)),
         ]
+        return members
     }
 
     /// A queue item: the track shape plus the entry's id, likes and flags (R18 `hasVoted` when asked).
     /// `liked` holds the entries the asking device liked, when it said who it is. R18a: `startsInMs` when known,
     /// and `"mine": true` only on the asking device's own entries (never who else added one).
     static func entry(_ entry: QueueEntry, currentEntryId: Int64?, liked: Set<Int64>?, base: String,
-                      startsInMs: Int? = nil, mine: Bool = false) -> JSON {
-        var fields = members(entry.track, base: base).filter { $0.0 != "id" }
-        fields.insert(("id", .string(String(entry.id))), at: 0)
+                      startsInMs: Int? = nil, mine: Bool = false, veto: VetoView? = nil) -> JSON {
+        var fields = members(entry.track, base: base, id: String(entry.id), capacity: 16)
         fields += [
             ("trackId", .string(entry.track.id)),
             ("likeCount", .integer(entry.likeCount)),
@@ -38,6 +42,11 @@ enum TrackJSON {
         if let liked { fields.append(("hasVoted", .bool(liked.contains(entry.id)))) }
         if let startsInMs { fields.append(("startsInMs", .integer(startsInMs))) }
         if mine { fields.append(("mine", .bool(true))) }
+        // R17a, only while the party has the veto on (the older clients see the shape they always saw).
+        if let veto {
+            fields += [("vetoCount", .integer(entry.vetoCount)), ("vetoNeeded", .integer(veto.needed))]
+            if let vetoed = veto.vetoed { fields.append(("hasVetoed", .bool(vetoed.contains(entry.id)))) }
+        }
         return .object(fields)
     }
 }

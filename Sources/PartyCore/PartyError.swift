@@ -8,6 +8,14 @@ public enum PartyError: Error, Equatable, Sendable {
     case duplicate(existingUri: String, position: Int)
     case rateLimited(retryAfterSeconds: Int)
     case blacklisted
+    /// R30: the host banned this device's songs; its adds, likes and vetoes are refused for the rest of the party.
+    case banned
+    /// R17a: the party has the crowd veto off (`vetoShare` 0).
+    case vetoOff
+    /// R17a: nobody vetoes their own song.
+    case ownSong
+    /// R30: an auto-filled entry has no guest who added it.
+    case notAGuestSong
     case notInQueue
     case noPlaybackDevice
     case hostAuthorizationMissing

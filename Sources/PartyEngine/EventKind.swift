@@ -7,6 +7,8 @@ enum EventKind: Sendable {
     case queueUpdated(QueueChange)
     /// Issue 24: the new count and the new order of the waiting entries (R9 decided once, here).
     case voteUpdated(uri: String, likeCount: Int, entryId: Int64, order: [Int64])
+    /// R17a: a veto toggled; the count, and how many skip the song now.
+    case vetoUpdated(uri: String, vetoCount: Int, vetoNeeded: Int, entryId: Int64)
     case trackChanged(TrackChange)
     /// R23: relayed from the monitor about once a second; never changes state.
     case progress(positionMs: Int, durationMs: Int, paused: Bool)
@@ -26,7 +28,7 @@ enum EventKind: Sendable {
     /// Why the queue changed.
     enum QueueChange: String, Sendable {
         case add, remove, refill, advance
-        /// R9b: the host switched the fair order; the order changed.
+        /// R9b, R17a: the host changed the fair order or the veto share; the order or the veto's threshold changed.
         case settings
     }
 
@@ -43,6 +45,7 @@ enum EventKind: Sendable {
         switch self {
         case .queueUpdated: "queue-updated"
         case .voteUpdated: "vote-updated"
+        case .vetoUpdated: "veto-updated"
         case .trackChanged: "track-changed"
         case .progress: "progress"
         case .partyEnded: "party-ended"
@@ -74,6 +77,8 @@ enum EventKind: Sendable {
         case .voteUpdated(let uri, let likeCount, let entryId, let order):
             return [("uri", uri), ("likeCount", String(likeCount)), ("entryId", String(entryId)),
                     ("order", order.map(String.init).joined(separator: ","))]
+        case .vetoUpdated(let uri, let vetoCount, let vetoNeeded, let entryId):
+            return [("uri", uri), ("vetoCount", String(vetoCount)), ("vetoNeeded", String(vetoNeeded)), ("entryId", String(entryId))]
         case .trackChanged(let change):
             var payload = [("isPlaying", String(change.isPlaying)), ("progressMs", String(change.progressMs))]
             if let entry = change.entry {

@@ -102,8 +102,8 @@ public final class PartyService: Sendable {
         return try checkSecret(token, party: party, clientAddress: credential.clientAddress, allowMonitor: false) == .host
     }
 
-    public func joinParty(guestPin: String, clientAddress: String) throws -> Party {
-        try withState { try $0.joinParty(guestPin: guestPin, clientAddress: clientAddress) }
+    public func joinParty(guestPin: String, clientAddress: String, deviceId: String? = nil) throws -> Party {
+        try withState { try $0.joinParty(guestPin: guestPin, clientAddress: clientAddress, deviceId: deviceId) }
     }
 
     public func hostJoin(hostPin: String, clientAddress: String) throws -> Party {
@@ -116,12 +116,13 @@ public final class PartyService: Sendable {
         return try withState { try $0.createParty(provider: name, settings: settings, clientAddress: clientAddress) }
     }
 
-    /// R9b, R17a: the host changes the party's settings; a change of order reaches every page as `queue-updated`.
+    /// R9b, R17a: the host changes the party's settings; a change reaches every page as `queue-updated` (reason `settings`).
     public func updateSettings(_ settings: PartySettings, party: Party) throws {
         try withState { state in
             try state.transaction { state in
                 try state.store.save(settings: settings, partyId: party.id)
-                if settings.fairQueue != party.settings.fairQueue { state.publish(.queueUpdated(.settings), partyId: party.id) }
+                // The order (R9b) or the veto's buttons and threshold (R17a) change on every page.
+                if settings != party.settings { state.publish(.queueUpdated(.settings), partyId: party.id) }
             }
         }
     }
@@ -174,22 +175,28 @@ public final class PartyService: Sendable {
     /// The queue as `render` turns it into bytes for `deviceId` (R18's `hasVoted`), rendered once per write
     /// version: reads serve the bytes, and the rendering itself runs outside the lock. `render` also gets the
     /// current song's position now (R18a's `startsInMs`); while a song plays the times move, so a rendering is
-    /// kept for the second it was made in.
-    public func renderedQueue(of party: Party, deviceId: String?,
-                              render: (Queue, Set<Int64>?, _ currentPositionMs: Int) -> [UInt8]) throws -> [UInt8] {
-        let (cached, queue, liked, positionMs, key, version) = try withState { state in
-            let queue = try state.queue(of: party)
+    /// kept for the second it was made in. The order (R9/R9b) is decided once per write version for every device.
+    public func renderedQueue(of party: Party, deviceId: String?, render: (QueueRendering) -> [UInt8]) throws -> [UInt8] {
+        let (cached, rendering, key, version) = try withState { state in
+            let (queue, ordered) = try state.orderedQueue(of: party)
             let playback = try state.playback(of: party)
             let moving = state.playbackState(playback, partyId: party.id).0 == .playing
             let now = state.now
+            // R17a: the threshold moves as guests come and go, without a write: it is part of what a rendering answers.
+            let needed = try state.vetoNeeded(party: party)
             let key = party.id + "|" + (deviceId ?? "") + (moving ? "|" + String(Int(now.timeIntervalSince1970)) : "")
+                + (needed.map { "|veto" + String($0) } ?? "")
             let cached = state.readCache.renderings[key]
             let liked = cached == nil ? try deviceId.map { try state.entriesLiked(by: $0, party: party) } : nil
+            let veto = try needed.map { needed in
+                VetoView(needed: needed, vetoed: cached == nil ? try deviceId.map { try state.entriesVetoed(by: $0, party: party) } : nil)
+            }
+            let rendering = QueueRendering(queue: queue, ordered: ordered, liked: liked, currentPositionMs: playback.positionMs(at: now), veto: veto)
             let version = (state.readCache.alignedVersion, state.readCache.partyVersions[party.id])
-            return (cached, queue, liked, playback.positionMs(at: now), key, version)
+            return (cached, rendering, key, version)
         }
         if let cached { return cached }
-        let bytes = render(queue, liked, positionMs)
+        let bytes = render(rendering)
         withState { state in
             // Kept only for the reads it was made from: no write here since, nor (shared store) a newer party version.
             if state.store.writeVersion == version.0, state.readCache.alignedVersion == version.0,
@@ -205,6 +212,8 @@ public final class PartyService: Sendable {
     public func add(uris: [String], deviceId: String, clientAddress: String = "local", party: Party) throws {
         guard !uris.isEmpty else { throw PartyError.noTracks }
         guard uris.count <= Self.maxUrisPerAdd else { throw PartyError.tooManyUris(limit: Self.maxUrisPerAdd) }
+        // R30: a banned guest costs no provider look-up.
+        try withState { try $0.refuseIfBanned(deviceId: deviceId, party: party) }
         for uri in uris where uri.isEmpty || uri.utf8.count > 256 || uri.contains("/") { throw PartyError.invalidUri }
         let provider = try provider(for: party)
         // R13: only uris the provider resolves; looked up before taking the lock (providers may be remote).

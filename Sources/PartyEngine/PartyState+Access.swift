@@ -69,12 +69,14 @@ extension PartyState {
     }
 
     /// R27: guest PIN look-up, throttled per client address and per network (IPv6 /64, IPv4 /24).
-    mutating func joinParty(guestPin: String, clientAddress: String) throws -> Party {
+    mutating func joinParty(guestPin: String, clientAddress: String, deviceId: String? = nil) throws -> Party {
         let (device, network) = (AddressPrefix.device(of: clientAddress), AddressPrefix.network(of: clientAddress))
         if let retry = guestPinFailures.retryAfter(key: device, at: now) ?? guestPinFailuresPerNetwork.retryAfter(key: network, at: now) {
             throw PartyError.tooManyAttempts(retryAfterSeconds: retry)
         }
         if PinGenerator.isWellFormed(guestPin), let party = try store.activeParty(guestPin: guestPin), !party.isDueToAutoEnd(at: now) {
+            // R17a: a guest that says who it is counts as active from its join.
+            if let deviceId { try store.recordActivity(deviceId: deviceId, partyId: party.id, at: now) }
             return party
         }
         guestPinFailures.record(key: device, at: now)

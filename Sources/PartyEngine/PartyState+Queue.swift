@@ -7,6 +7,7 @@ extension PartyState {
     /// idle with a monitor connected, so playback starts by itself.
     mutating func add(_ tracks: [Track], deviceId: String, clientAddress: String, party: Party) throws -> Bool {
         let now = self.now
+        try refuseIfBanned(deviceId: deviceId, party: party)
         try guestLimits.checkAdds(tracks.count, device: deviceId, address: clientAddress, party: party.id, at: now)
         let playback = try transaction { state -> Playback in
             let (playback, stored) = try state.storedPlayback(partyId: party.id)
@@ -27,6 +28,7 @@ extension PartyState {
                     queue.entries.append(QueueEntry(id: id, track: track, addedAt: now, addedBy: deviceId))
                 }
             }
+            try state.store.recordActivity(deviceId: deviceId, partyId: party.id, at: now)
             state.publish(.queueUpdated(.add), partyId: party.id)
             return playback
         }
@@ -37,6 +39,7 @@ extension PartyState {
 
     /// R17: toggles this device's like on the entry the uri targets (R10).
     mutating func vote(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
+        try refuseIfBanned(deviceId: deviceId, party: party)
         try guestLimits.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
         let stored = try cachedParty(id: party.id)
         // One writer (SQLite): the cached queue is the committed one. A shared store: read after the party's row lock,
@@ -47,6 +50,7 @@ extension PartyState {
             let queue = try cached ?? state.store.queue(partyId: party.id, currentEntryId: state.store.party(id: party.id)?.playback.currentEntryId)
             guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
             let liked = try state.store.toggleVote(entryId: entry.id, deviceId: deviceId)
+            try state.store.recordActivity(deviceId: deviceId, partyId: party.id, at: state.now)
             let count = entry.likeCount + (liked ? 1 : -1)
             var updated = queue
             updated.setLikeCount(count, ofEntry: entry.id)

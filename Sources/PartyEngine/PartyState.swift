@@ -156,6 +156,15 @@ struct PartyState {
         return queue
     }
 
+    /// The queue and its R9/R9b order, ordered once per write version (every device's answer shares it).
+    mutating func orderedQueue(of party: Party) throws -> (Queue, [QueueEntry]) {
+        let queue = try queue(of: party)
+        if let ordered = readCache.ordered[party.id] { return (queue, ordered) }
+        let ordered = queue.ordered()
+        readCache.remember(ordered: ordered, partyId: party.id)
+        return (queue, ordered)
+    }
+
     /// R18: the entries `deviceId` liked.
     mutating func entriesLiked(by deviceId: String, party: Party) throws -> Set<Int64> {
         try alignCache(partyId: party.id)

@@ -9,6 +9,9 @@ struct ReadCache {
     private var version: Int64 = -1
     private(set) var parties: [String: Party?] = [:]
     private(set) var queues: [String: Queue] = [:]
+    /// Each cached queue in R9/R9b order: the same for every device, so ordered once per write (issue 27: R9b's fair
+    /// order hashes every adder, a cost worth paying once, not once per phone).
+    private(set) var ordered: [String: [QueueEntry]] = [:]
     /// R18: the entries each device liked, keyed `party|device`.
     private(set) var liked: [String: Set<Int64>] = [:]
     /// Rendered answers (the queue JSON), keyed by what they answer: the hottest read costs no work at all.
@@ -31,6 +34,7 @@ struct ReadCache {
     mutating func clear() {
         parties.removeAll(keepingCapacity: true)
         queues.removeAll(keepingCapacity: true)
+        ordered.removeAll(keepingCapacity: true)
         liked.removeAll(keepingCapacity: true)
         renderings.removeAll(keepingCapacity: true)
         partyVersions.removeAll(keepingCapacity: true)
@@ -65,6 +69,13 @@ struct ReadCache {
     mutating func remember(queue: Queue, partyId: String) {
         if queues.count >= Self.capacity { queues.removeAll() }
         queues[partyId] = queue
+        ordered[partyId] = nil
+    }
+
+    /// `entries`: the cached queue of the party in order (`remember(queue:)` first).
+    mutating func remember(ordered entries: [QueueEntry], partyId: String) {
+        guard queues[partyId] != nil else { return }
+        ordered[partyId] = entries
     }
 
     mutating func remember(rendering: [UInt8], key: String) {

@@ -10,7 +10,8 @@ extension PartyStore {
     /// (The CAST names the parameter's type for PostgreSQL, which cannot infer it from `IS NULL`.)
     public func entries(partyId: String, uri: String?) throws -> [QueueEntry] {
         try run("""
-            SELECT id, uri, track_id, name, artists, album, image_url, duration_ms, isrc, added_at, added_by, autofilled, like_count
+            SELECT id, uri, track_id, name, artists, album, image_url, duration_ms, isrc, added_at, added_by, autofilled, like_count,
+                (SELECT COUNT(*) FROM vetoes x WHERE x.entry_id = queue_entries.id) AS veto_count
             FROM queue_entries WHERE party_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR uri = ?2)
             """, [.text(partyId), .optional(uri)]).map { row in
             let id = row.integer("id") ?? 0
@@ -21,7 +22,7 @@ extension PartyStore {
                 isrc: row.text("isrc"))
             return QueueEntry(id: id, track: track, addedAt: row.date("added_at") ?? Date(timeIntervalSince1970: 0),
                               addedBy: row.text("added_by") ?? "", autofilled: row.bool("autofilled"),
-                              likeCount: Int(row.integer("like_count") ?? 0))
+                              likeCount: Int(row.integer("like_count") ?? 0), vetoCount: Int(row.integer("veto_count") ?? 0))
         }
     }
 

@@ -49,6 +49,16 @@ public protocol PartyStoring: AnyObject {
     func recentlyPlayed(partyId: String) throws -> [String]
     func toggleVote(entryId: Int64, deviceId: String) throws -> Bool
 
+    /// R17a, R30 (`PartyStore+Crowd.swift`).
+    func toggleVeto(entryId: Int64, deviceId: String) throws -> Bool
+    func entriesVetoed(by deviceId: String, partyId: String) throws -> Set<Int64>
+    func recordActivity(deviceId: String, partyId: String, at now: Date) throws
+    func activeGuestCount(partyId: String, since: Date) throws -> Int
+    func ban(adder: String, entryId: Int64, partyId: String) throws
+    func isBanned(adder: String, partyId: String) throws -> Bool
+    func isBanned(entryId: Int64, partyId: String) throws -> Bool
+    @discardableResult func liftBans(partyId: String) throws -> Int
+
     func blacklist(partyId: String) throws -> Blacklist
     func addBlacklistWord(_ word: String, partyId: String) throws
     func removeBlacklistWord(_ word: String, partyId: String) throws

@@ -24,6 +24,8 @@ struct SQLDialect: Sendable {
     /// Issue 26: what keeps `parties.version` moving with every write to a party's rows, when several processes
     /// share the database (PostgreSQL: triggers). SQLite has one writer and keys its caches by its change counter.
     let partyVersionTriggers: String
+    /// Migration 10 (issue 27): the crowd's tables move their party's version too.
+    let crowdVersionTriggers: String
     /// Locks a party's row until the transaction ends, so writes of one party from several processes take turns
     /// (SQLite's `BEGIN IMMEDIATE` already serializes every write).
     let lockParty: String?
@@ -34,7 +36,7 @@ struct SQLDialect: Sendable {
         // IMMEDIATE takes the write lock at BEGIN: no deadlock between two readers that both upgrade.
         beginTransaction: "BEGIN IMMEDIATE", checkpoint: "PRAGMA wal_checkpoint(TRUNCATE)",
         readSchemaVersion: "PRAGMA user_version", prepareSchemaVersion: nil,
-        writeSchemaVersion: { "PRAGMA user_version = \($0)" }, partyVersionTriggers: "", lockParty: nil)
+        writeSchemaVersion: { "PRAGMA user_version = \($0)" }, partyVersionTriggers: "", crowdVersionTriggers: "", lockParty: nil)
 
     static let postgreSQL = SQLDialect(
         integer: "BIGINT", real: "DOUBLE PRECISION", autoincrementPrimaryKey: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
@@ -43,7 +45,7 @@ struct SQLDialect: Sendable {
         readSchemaVersion: "SELECT COALESCE(MAX(version), 0) AS user_version FROM schema_version",
         prepareSchemaVersion: "CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)",
         writeSchemaVersion: { "DELETE FROM schema_version; INSERT INTO schema_version (version) VALUES (\($0))" },
-        partyVersionTriggers: postgreSQLPartyVersionTriggers,
+        partyVersionTriggers: postgreSQLPartyVersionTriggers, crowdVersionTriggers: postgreSQLCrowdVersionTriggers,
         lockParty: "SELECT id FROM parties WHERE id = ? FOR UPDATE")
 
     /// Every write to a party's row or to a row that belongs to it moves `parties.version` on (a party's own update
@@ -76,6 +78,16 @@ struct SQLDialect: Sendable {
             FOR EACH ROW EXECUTE FUNCTION party_version_child();
         CREATE TRIGGER votes_version AFTER INSERT OR UPDATE OR DELETE ON votes
             FOR EACH ROW EXECUTE FUNCTION party_version_vote();
+        """
+
+    /// Vetoes name their entry, like votes; bans and guests' activity (the veto's threshold) name their party.
+    private static let postgreSQLCrowdVersionTriggers = """
+        CREATE TRIGGER vetoes_version AFTER INSERT OR UPDATE OR DELETE ON vetoes
+            FOR EACH ROW EXECUTE FUNCTION party_version_vote();
+        CREATE TRIGGER bans_version AFTER INSERT OR UPDATE OR DELETE ON bans
+            FOR EACH ROW EXECUTE FUNCTION party_version_child();
+        CREATE TRIGGER guest_activity_version AFTER INSERT OR UPDATE OR DELETE ON guest_activity
+            FOR EACH ROW EXECUTE FUNCTION party_version_child();
         """
 
     /// `sql` with numbered parameters when this dialect wants them (`?` counts up, `?N` keeps its number).

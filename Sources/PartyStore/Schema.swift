@@ -121,6 +121,30 @@ enum Schema {
             ALTER TABLE parties ADD COLUMN version \(integer) NOT NULL DEFAULT 0;
             \(dialect.partyVersionTriggers)
             """,
+            // 10, issue 27 (R17a, R30): vetoes like votes; when each device was last active in a party (joined, added,
+            // liked, vetoed: the veto's threshold counts them); bans by the entry the host pointed at, so the host
+            // names no one and a second ban of the same entry finds it.
+            """
+            CREATE TABLE vetoes (
+                entry_id \(integer) NOT NULL REFERENCES queue_entries(id) ON DELETE CASCADE,
+                device_id TEXT NOT NULL,
+                PRIMARY KEY (entry_id, device_id)
+            )\(dialect.withoutRowID);
+            CREATE TABLE guest_activity (
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                device_id TEXT NOT NULL,
+                seen_at \(real) NOT NULL,
+                PRIMARY KEY (party_id, device_id)
+            )\(dialect.withoutRowID);
+            CREATE TABLE bans (
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                entry_id \(integer) NOT NULL,
+                adder TEXT NOT NULL,
+                PRIMARY KEY (party_id, entry_id)
+            )\(dialect.withoutRowID);
+            CREATE INDEX bans_adder ON bans(party_id, adder);
+            \(dialect.crowdVersionTriggers)
+            """,
         ]
     }
 }

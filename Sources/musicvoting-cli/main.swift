@@ -8,7 +8,10 @@ let usage = """
       host HOSTPIN      the host dashboard: play/pause, skip, remove, stall reasons
       queue [--json]    the queue of the joined party (or --pin PIN)
       add QUERY         add the first search result (joined party, or --pin PIN)
+      veto [N]          toggle your veto on the playing song, or on waiting song N (R17a)
       skip | end        as host (the host session, or --host-pin PIN)
+      settings [--fair on|off] [--veto SHARE]   show or change the party's rules (host)
+      ban N | unban     ban whoever added waiting song N without learning who; lift every ban (host)
     The server is --server, else $MUSICVOTING_SERVER, else http://127.0.0.1:8080.
     """
 
@@ -22,7 +25,7 @@ func run(_ arguments: [String]) async throws -> Int32 {
     var index = 0
     while index < arguments.count {
         let argument = arguments[index]
-        if ["--server", "--pin", "--host-pin"].contains(argument), index + 1 < arguments.count {
+        if ["--server", "--pin", "--host-pin", "--fair", "--veto"].contains(argument), index + 1 < arguments.count {
             options[argument] = arguments[index + 1]
             index += 2
         } else if argument.hasPrefix("--") {
@@ -87,8 +90,49 @@ func run(_ arguments: [String]) async throws -> Int32 {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             print(Terminal.escapingControls(inJSON: String(decoding: try encoder.encode(entries), as: UTF8.self)))
         } else {
-            for entry in entries { Terminal.say("♥ \(entry.likeCount)  \(entry.name) – \(entry.track.artistNames)") }
+            for entry in entries { Terminal.say(QueueLine.text(entry)) }
         }
+        return 0
+    case "veto":
+        let partyId = try await guestParty()
+        let entries = try await client.queue(partyId, deviceId: sessions.deviceId)
+        let waiting = entries.filter { !$0.isCurrentlyPlaying }
+        let target: QueueEntry?
+        if words.count > 1 {
+            guard let number = Int(words[1]), waiting.indices.contains(number - 1) else { throw Failure(description: "no waiting song \(words[1])") }
+            target = waiting[number - 1]
+        } else {
+            target = entries.first { $0.isCurrentlyPlaying }
+        }
+        guard let target else { throw Failure(description: strings[.queueEmpty]) }
+        let result = try await client.veto(partyId, uri: target.uri, deviceId: sessions.deviceId)
+        Terminal.say("\(result.vetoed ? "⏭" : "↺") \(result.vetoCount)/\(result.vetoNeeded)  \(target.name)")
+        return 0
+    case "settings":
+        let partyId = try await hostParty()
+        var settings = try await client.settings(partyId)
+        if let fair = options["--fair"] {
+            guard ["on", "off"].contains(fair) else { throw Failure(description: "--fair on or off") }
+            settings.fairQueue = fair == "on"
+        }
+        if let share = options["--veto"] {
+            guard let value = Double(share) else { throw Failure(description: "--veto takes a share from 0 to 1") }
+            settings.vetoShare = value
+        }
+        if options["--fair"] != nil || options["--veto"] != nil { settings = try await client.updateSettings(partyId, settings) }
+        Terminal.say("fairQueue: \(settings.fairQueue ? "on" : "off")  vetoShare: \(settings.vetoShare)")
+        return 0
+    case "ban":
+        let partyId = try await hostParty()
+        let waiting = try await client.queue(partyId).filter { !$0.isCurrentlyPlaying }
+        guard words.count == 2, let number = Int(words[1]), waiting.indices.contains(number - 1) else { print(usage); return 2 }
+        let result = try await client.ban(partyId, entryId: waiting[number - 1].id)
+        Terminal.say("banned: \(result.removed) removed")
+        return 0
+    case "unban":
+        let partyId = try await hostParty()  // first: it sets the client's host PIN
+        try await client.liftBans(partyId)
+        Terminal.say("bans lifted")
         return 0
     case "add":
         let query = words.dropFirst().joined(separator: " ")

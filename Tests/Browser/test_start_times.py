@@ -36,3 +36,30 @@ def test_guests_see_start_times_and_their_own_songs_and_the_tv_shows_the_times(s
     english = browsers(PHONE, language="en-US")
     english.get(f"{server.base}/join/{party['pin']}")
     wait(english, lambda: "in ~1 min" in start_texts(english))
+
+
+def test_start_times_count_down_only_while_the_song_plays(server, browsers):
+    """R18a on the pages: the page's times are from when it read the queue; `StartClock` takes off the time the
+    current song has played since (not while paused). Checked on the module itself with a moved clock: waiting a
+    real minute for "in ~N Min." to change would make the test slow."""
+    party = server.api("POST", "/api/party", {"provider": "demo"})
+    guest = browsers(PHONE)
+    guest.get(f"{server.base}/join/{party['pin']}")
+    result = guest.execute_async_script("""const done = arguments[arguments.length - 1];
+        const url = document.querySelector('script[type=module]').src.replace('pages/guest.js', 'start-times.js');
+        import(url).then(({ StartClock }) => {
+          const nowPlaying = { state: { isPlaying: true } };
+          const clock = new StartClock(nowPlaying);
+          clock.sampledAt -= 120000;                   // two minutes of playing
+          const playing = clock.remaining(300000);
+          nowPlaying.state.isPlaying = false;
+          clock.sampledAt -= 60000;                    // a paused minute
+          const paused = clock.remaining(300000);
+          const queue = [{ isCurrentlyPlaying: false, startsInMs: 300000 }];
+          clock.settle(queue);                         // an event retimes from what the page holds
+          done({ playing, paused, settled: queue[0].startsInMs, after: clock.remaining(queue[0].startsInMs) });
+        }).catch((error) => done({ error: String(error) }));""")
+    assert "error" not in result, result
+    assert 179000 <= result["playing"] <= 181000, result
+    assert 179000 <= result["paused"] <= 181000, "a paused song moves nothing"
+    assert 179000 <= result["settled"] <= 181000 and 179000 <= result["after"] <= 181000, result

@@ -59,6 +59,39 @@ struct ClientTests {
         #expect(try await server.client(hostPin: created.hostPin).blacklist(created.id) == [])
     }
 
+    @Test func settingsVetoBanAndStartTimesAgainstTheRealServer() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let guest = server.client()
+        let plain = try await guest.createParty(provider: "demo")
+        #expect(try await guest.settings(plain.id) == PartySettings(), "the API defaults")
+        try await guest.add(plain.id, uri: "demo:track:1", deviceId: "a")
+        let old = try await guest.queue(plain.id, deviceId: "a")
+        #expect(old.first?.vetoCount == nil && old.first?.vetoNeeded == nil, "the veto off: the shape older clients know")
+        #expect(old.first?.mine == true && old.first?.startsInMs == 0, "R18a")
+
+        let created = try await guest.createParty(provider: "demo", settings: PartySettings(fairQueue: true, vetoShare: 0.4))
+        let host = server.client(hostPin: created.hostPin)
+        #expect(try await guest.settings(created.id) == PartySettings(fairQueue: true, vetoShare: 0.4))
+        #expect(try await host.updateSettings(created.id, PartySettings(fairQueue: false, vetoShare: 0.5)) == PartySettings(fairQueue: false, vetoShare: 0.5))
+        try await guest.add(created.id, uri: "demo:track:1", deviceId: "a")
+        try await guest.add(created.id, uri: "demo:track:2", deviceId: "troll")
+        #expect(try await guest.veto(created.id, uri: "demo:track:1", deviceId: "b") == VetoResult(vetoed: true, vetoCount: 1, vetoNeeded: 3))
+        let queue = try await guest.queue(created.id, deviceId: "b")
+        #expect(queue.first?.vetoCount == 1 && queue.first?.vetoNeeded == 3 && queue.first?.hasVetoed == true)
+        #expect(queue.last?.startsInMs == 32_000 && queue.last?.mine == nil, "the second song starts after the first; not b's")
+        let trollsEntry = try #require(queue.first { $0.uri == "demo:track:2" })
+        #expect(try await host.ban(created.id, entryId: trollsEntry.id) == BanResult(removed: 1))
+        do {
+            try await guest.add(created.id, uri: "demo:track:3", deviceId: "troll")
+            Issue.record("a banned guest added a song")
+        } catch {
+            #expect(error == .server(status: 403, message: "Nicht erlaubt.", code: "banned", retryAfter: nil))
+        }
+        try await host.liftBans(created.id)
+        try await guest.add(created.id, uri: "demo:track:3", deviceId: "troll")
+    }
+
     @Test func serverErrorMessagesSurfaceVerbatim() async throws {
         let server = try KitServer()
         defer { server.stop() }

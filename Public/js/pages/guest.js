@@ -3,13 +3,15 @@ import { t } from '../i18n.js';
 import { el, coverImage, guardCovers, toast } from '../dom.js';
 import { connectEvents } from '../events.js';
 import { NowPlaying } from '../playback-clock.js';
-import { renderTracks } from '../track-list.js';
+import { renderTracks, updateStartTimes } from '../track-list.js';
 import { minutesUntil } from '../start-times.js';
 import { deviceId } from '../storage.js';
 import { ask } from '../dialog.js';
 import { tabs } from '../tabs.js';
 import { applyVote } from '../queue-order.js';
 import { applyTrackChange, currentFromTrackChange } from '../track-change.js';
+import { vetoIsOn, applyVeto } from '../veto.js';
+import { StartClock } from '../start-times.js';
 
 const root = document.getElementById('guest');
 const partyId = root.dataset.party;
@@ -21,6 +23,8 @@ function start() {
   const device = deviceId();
   const base = partyPath(partyId);
   const now = new NowPlaying();
+  // R18a: the times count down while the song plays (the server's are from when the queue was read).
+  const times = new StartClock(now);
   const queueList = document.getElementById('queue-list');
   const queueEmpty = document.getElementById('queue-empty');
   const results = document.getElementById('results');
@@ -32,6 +36,8 @@ function start() {
   let lastResults = [];
   /** Likes the guest just toggled, shown before the server confirms (rolled back on error). */
   const pendingLikes = new Map();
+  /** R17a: vetoes the guest just toggled, shown before the server confirms. */
+  const pendingVetoes = new Map();
 
   // An auto-filled song can be asked for: the server promotes it to a guest song (R9). Only guest songs show ✓.
   const requestedUris = () => new Set(queue.filter((entry) => !entry.isCurrentlyPlaying && !entry.autofilled).map((entry) => entry.uri));
@@ -54,6 +60,39 @@ function start() {
     });
   };
 
+  /** R17a: "⏭ 1/3" beside the like; never on the guest's own song. `large`: the button under the playing song. */
+  const vetoButton = (entry, large = false) => {
+    const pending = pendingVetoes.get(entry.id);
+    const vetoed = pending ? pending.vetoed : entry.hasVetoed;
+    const count = pending ? pending.vetoCount : entry.vetoCount;
+    const tally = t('veto.count', { count, needed: entry.vetoNeeded });
+    return el('button', {
+      type: 'button', className: `icon-button veto-button${vetoed ? ' vetoed' : ''}${large ? ' large' : ''}`, 'data-action': 'veto',
+      'aria-pressed': vetoed ? 'true' : 'false', title: t('veto.hint'),
+      'aria-label': `${vetoed ? t('veto.undo') : t('veto.button')}: ${entry.name} (${tally})`, onclick: () => toggleVeto(entry),
+    }, [skipIcon(), large ? `${t('veto.button')} · ${tally}` : `${count}/${entry.vetoNeeded}`]);
+  };
+  /** The host's skip icon (an SVG: the ⏭ character needs an emoji font many TVs and Linux boxes lack). */
+  const skipIcon = () => {
+    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    svg.setAttribute('viewBox', '0 0 24 24');
+    svg.setAttribute('aria-hidden', 'true');
+    svg.setAttribute('class', 'veto-icon');
+    const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+    path.setAttribute('d', 'M6 5l9 7-9 7zM16 5h2.5v14H16z');
+    svg.append(path);
+    return svg;
+  };
+  const mayVeto = (entry) => vetoIsOn(entry) && !entry.mine;
+
+  /** R17a: the playing song's veto, under its progress (the queue list shows only the waiting songs). */
+  const nowVeto = document.getElementById('now-veto');
+  const renderNowVeto = () => {
+    const playing = queue.find((entry) => entry.isCurrentlyPlaying);
+    nowVeto.hidden = !playing || !mayVeto(playing);
+    nowVeto.replaceChildren(...(nowVeto.hidden ? [] : [vetoButton(playing, true)]));
+  };
+
   let lastCurrent = null;
   /** R16/R20a: songs wait and nothing plays: say whether for a TV or for the host's start. */
   const renderWaiting = () => {
@@ -67,15 +106,16 @@ function start() {
     const mine = waiting.map((entry, index) => ({ entry, place: index + 1 })).filter(({ entry }) => entry.mine);
     mySongs.hidden = mine.length === 0;
     document.getElementById('my-songs-list').replaceChildren(...mine.map(({ entry, place }) => el('li', {
-      text: t('guest.mySongs.entry', { name: entry.name, place, minutes: minutesUntil(entry.startsInMs || 0) }),
+      text: t('guest.mySongs.entry', { name: entry.name, place, minutes: minutesUntil(times.remaining(entry.startsInMs || 0)) }),
     })));
   };
 
   const renderQueue = () => {
     renderWaiting();
     const waiting = queue.filter((entry) => !entry.isCurrentlyPlaying);
-    renderTracks(queueList, waiting, { actions: (entry) => [likeButton(entry)], showStart: true });
+    renderTracks(queueList, waiting, { actions: (entry) => [likeButton(entry), mayVeto(entry) ? vetoButton(entry) : null], showStart: true, startClock: times });
     renderMySongs(waiting);
+    renderNowVeto();
     queueEmpty.hidden = waiting.length > 0;
     queueCount.textContent = String(waiting.length);
     renderResults(lastResults);
@@ -128,6 +168,7 @@ function start() {
     try {
       const body = await api('GET', `${base}/track/queue?deviceId=${encodeURIComponent(device)}`);
       queue = body.queue;
+      times.mark();
       renderQueue();
     } catch (error) {
       if (error.status === 404) ended();
@@ -222,6 +263,24 @@ function start() {
     }
   }
 
+  async function toggleVeto(entry) {
+    const current = pendingVetoes.get(entry.id) || { vetoed: entry.hasVetoed, vetoCount: entry.vetoCount };
+    pendingVetoes.set(entry.id, { vetoed: !current.vetoed, vetoCount: current.vetoCount + (current.vetoed ? -1 : 1) });
+    renderQueue();
+    try {
+      const result = await api('POST', `${base}/track/veto`, { body: { uri: entry.uri, deviceId: device } });
+      entry.hasVetoed = result.vetoed;
+      entry.vetoCount = result.vetoCount;
+      entry.vetoNeeded = result.vetoNeeded;
+    } catch (error) {
+      toast(error.message);
+    } finally {
+      pendingVetoes.delete(entry.id);
+      renderQueue();
+      await loadQueue().catch(() => {});
+    }
+  }
+
   function ended() {
     events?.stop();
     document.getElementById('party-view').hidden = true;
@@ -239,7 +298,9 @@ function start() {
   const events = connectEvents(partyId, {
     onEvent: (event) => {
       // Issue 24: likes and song changes are applied from the event; a page that holds something else reloads.
+      if (event.type === 'veto-updated' && applyVeto(queue, event.payload)) { renderQueue(); return; }
       if (event.type === 'vote-updated') {
+        times.settle(queue);
         const reordered = applyVote(queue, event.payload);
         if (reordered) { queue = reordered; renderQueue(); return; }
       }
@@ -248,18 +309,26 @@ function start() {
         const shown = currentFromTrackChange(event, lastCurrent);
         if (advanced && shown) {
           queue = advanced;
+          times.mark();
           showCurrent(shown);
           renderQueue();
           return;
         }
       }
       if (event.type === 'queue-updated' && event.payload.reason === 'advance') return;
-      if (['queue-updated', 'vote-updated', 'track-changed', 'playback-changed', 'playback-stalled', 'device-changed'].includes(event.type)) reloadSoon();
+      if (['queue-updated', 'vote-updated', 'veto-updated', 'track-changed', 'playback-changed', 'playback-stalled', 'device-changed'].includes(event.type)) reloadSoon();
     },
     onResync: reloadSoon,
     onEnded: ended,
   });
 
+  setInterval(() => {
+    updateStartTimes(queueList, queue, times);
+    renderMySongs(queue.filter((entry) => !entry.isCurrentlyPlaying));
+  }, 5000);
+
+  // R17a: this guest counts as active from the moment it opens the party.
+  if (root.dataset.pin) api('GET', `/api/party/join/${encodeURIComponent(root.dataset.pin)}?deviceId=${encodeURIComponent(device)}`).catch(() => {});
   loadQueue();
   loadCurrent();
   runSearch();

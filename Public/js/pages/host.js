@@ -4,6 +4,8 @@ import { el, coverImage, showError, toast } from '../dom.js';
 import { connectEvents } from '../events.js';
 import { NowPlaying } from '../playback-clock.js';
 import { renderTracks } from '../track-list.js';
+import { applyVeto, vetoSummary } from '../veto.js';
+import { banControls } from '../ban.js';
 import { load, save, forget, takeHashParameters } from '../storage.js';
 import { pinForm } from '../pin-input.js';
 import { ask } from '../dialog.js';
@@ -125,8 +127,9 @@ async function run(partyId, hostPin) {
   const search = hostSearch(base, party.provider, () => lastQueue, () => loadQueue());
   const renderQueue = () => {
     const shown = lastQueue.filter((entry) => !removals.pending(entry.uri));
+    renderNowVeto();
     renderTracks(queueList, shown, {
-      showLikes: true, showCurrent: true,
+      showLikes: true, showCurrent: true, extra: vetoSummary,
       actions: (entry) => {
         const open = openRow === entry.uri;
         const menuId = `actions-${entry.id}`;
@@ -145,11 +148,25 @@ async function run(partyId, hostPin) {
             type: 'button', className: 'button small remove-button', 'data-action': 'remove', text: t('host.remove'),
             onclick: (event) => { openRow = null; removals.add(entry, { byKeyboard: event.detail === 0 }); },
           }),
+          // R30: bans whoever added it without the host learning who; auto-filled songs have nobody to ban.
+          entry.autofilled ? null : el('button', {
+            type: 'button', className: 'button small danger ban-button', 'data-action': 'ban', text: t('host.ban'),
+            onclick: () => ban(entry),
+          }),
         ]);
         return [toggle, menu];
       },
     });
     queueEmpty.hidden = shown.length > 0;
+  };
+  // R30: the row menu's ban and the card's "lift all"; the page never learns who it was.
+  const ban = banControls({ base, hostPin, lift: document.getElementById('lift-bans'), done: () => { openRow = null; loadQueue().catch(() => {}); } });
+  /** R17a: the playing song's vetoes, under its progress. */
+  const nowVeto = document.getElementById('now-veto');
+  const renderNowVeto = () => {
+    const note = vetoSummary(lastQueue.find((entry) => entry.isCurrentlyPlaying));
+    nowVeto.textContent = note;
+    nowVeto.hidden = !note;
   };
   const loadQueue = async () => {
     lastQueue = (await api('GET', `${base}/track/queue`)).queue;
@@ -366,6 +383,9 @@ async function run(partyId, hostPin) {
         current.deviceActive = event.payload.deviceActive === 'true';
         renderControls();
         loadQueue().catch(() => {});
+      } else if (event.type === 'veto-updated' && applyVeto(lastQueue, event.payload)) {
+        renderQueue();
+        renderNowVeto();
       } else if (event.type === 'vote-updated' && applyLike(event.payload)) {
         // Applied from the event (issue 24): no queue fetch per like.
       } else if (event.type === 'track-changed' && applySongChange(event)) {

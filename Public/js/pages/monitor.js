@@ -3,7 +3,9 @@ import { t } from '../i18n.js';
 import { coverImage } from '../dom.js';
 import { connectEvents } from '../events.js';
 import { NowPlaying } from '../playback-clock.js';
-import { renderTracks } from '../track-list.js';
+import { renderTracks, updateStartTimes } from '../track-list.js';
+import { StartClock } from '../start-times.js';
+import { vetoSummary } from '../veto.js';
 import { createPlayer } from '../players/index.js';
 import { load, save, forget, takeHashParameters } from '../storage.js';
 import { pinForm } from '../pin-input.js';
@@ -122,6 +124,12 @@ async function run(partyId, token) {
   document.getElementById('monitor-pin').textContent = party.pin;
 
   const now = new NowPlaying();
+  // R18a: up-next times count down while the song plays.
+  const times = new StartClock(now);
+  let lastQueue = [];
+  setInterval(() => updateStartTimes(queueList, lastQueue, times), 5000);
+  // R17a: "2 of 3 want to skip" under the playing song.
+  const nowVeto = document.getElementById('now-veto');
   const queueList = document.getElementById('queue-list');
   const queueEmpty = document.getElementById('queue-empty');
   let current = null;
@@ -205,8 +213,13 @@ async function run(partyId, token) {
     const image = current.track?.album?.images?.[0]?.url || null;
     now.update(current, image === shownCover ? undefined : (image ? coverImage(image) : null));
     shownCover = image;
+    lastQueue = queue;
+    times.mark();
     const waiting = queue.filter((entry) => !entry.isCurrentlyPlaying);
-    renderTracks(queueList, waiting.slice(0, 40), { showLikes: true, showStart: true });
+    renderTracks(queueList, waiting.slice(0, 40), { showLikes: true, showStart: true, startClock: times, extra: vetoSummary });
+    const skipNote = vetoSummary(queue.find((entry) => entry.isCurrentlyPlaying));
+    nowVeto.textContent = skipNote;
+    nowVeto.hidden = !skipNote;
     queueEmpty.hidden = waiting.length > 0;
     fitUpNext(waiting.length);
     if (!player) return;
@@ -288,7 +301,7 @@ async function run(partyId, token) {
         notice.textContent = errorText(event.payload.code, event.payload.message);
         notice.hidden = false;
       }
-      if (['track-changed', 'playback-changed', 'playback-stalled', 'queue-updated', 'vote-updated'].includes(event.type)) syncSoon();
+      if (['track-changed', 'playback-changed', 'playback-stalled', 'queue-updated', 'vote-updated', 'veto-updated'].includes(event.type)) syncSoon();
     },
     onResync: async () => {
       try { await register(partyId, token); } catch (error) { if (stopIfReplaced(error)) return; /* else the next report retries */ }

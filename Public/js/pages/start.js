@@ -20,6 +20,8 @@ pinForm('host', async (hostPin) => {
   location.href = '/host';
 }, t('host.wrongPin'));
 
+const OFFERED_VETO_SHARE = 0.4;
+
 document.getElementById('create-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   showError('create', '');
@@ -27,10 +29,12 @@ document.getElementById('create-form').addEventListener('submit', async (event) 
   const provider = form.get('provider');
   // R9b: the start page offers fair order switched on (the API default stays off for the older clients).
   const fairQueue = form.get('fairQueue') === 'on';
+  // R17a: and the crowd veto at the share SPEC names (0.4); off is 0, the API default.
+  const vetoShare = form.get('veto') === 'on' ? OFFERED_VETO_SHARE : 0;
   const button = event.target.querySelector('button[type="submit"]');
   button.disabled = true;
   try {
-    const party = await api('POST', '/api/party', { body: { provider, fairQueue } });
+    const party = await api('POST', '/api/party', { body: { provider, fairQueue, vetoShare } });
     save('musicvoting.host', { partyId: party.id, hostPin: party.hostPin });
     showCreated(party);
   } catch (error) {

@@ -20,11 +20,11 @@ struct TestParty {
 
     /// A party on `server`. Each is created from an address and network of its own: creation is throttled per
     /// address and network, and a test that makes many parties plays many hosts.
-    init(_ server: TestServer, provider: String = "demo") throws {
+    init(_ server: TestServer, provider: String = "demo", settings: [String: Any] = [:]) throws {
         self.server = server
         client = server.client
         creatorAddress = Self.nextHostAddress()
-        let response = try client.from(creatorAddress).send("POST", "/api/party", json: ["provider": provider])
+        let response = try client.from(creatorAddress).send("POST", "/api/party", json: settings.merging(["provider": provider]) { _, new in new })
         guard response.status == 201 else { throw TestFailure(description: "create party: \(response)") }
         id = response.json["id"] as? String ?? ""
         pin = response.json["pin"] as? String ?? ""
@@ -61,6 +61,18 @@ struct TestParty {
             throw TestFailure(description: "queue: \(response)")
         }
         return queue
+    }
+
+    /// R17a: toggles `device`'s veto on the song.
+    @discardableResult
+    func veto(_ number: Int, device: String) throws -> Reply {
+        try client.send("POST", "\(base)/track/veto", json: ["uri": "demo:track:\(number)", "deviceId": device])
+    }
+
+    /// The queue entry of a song (the waiting copy first, R10).
+    func entry(_ number: Int, device: String? = nil) throws -> [String: Any]? {
+        let entries = try queue(device: device).filter { $0["uri"] as? String == "demo:track:\(number)" }
+        return entries.first { $0["isCurrentlyPlaying"] as? Bool == false } ?? entries.first
     }
 
     func queueUris() throws -> [String] { try queue().compactMap { $0["uri"] as? String } }

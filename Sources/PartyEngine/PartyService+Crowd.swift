@@ -1,0 +1,18 @@
+import Foundation
+import PartyCore
+
+extension PartyService {
+    /// R17a: toggles a veto; at the threshold the current song is skipped exactly as by a host `next` (only while
+    /// it is still current: nothing is skipped twice), a waiting one was removed.
+    public func veto(uri: String, deviceId: String, clientAddress: String = "local", party: Party) throws -> VetoOutcome {
+        let outcome = try withState { try $0.veto(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
+        if let entryId = outcome.skipsEntry { _ = try advance(party, request: .crowdVeto(entryId: entryId)) }
+        return outcome
+    }
+
+    /// R30: bans the adder of the entry; returns how many of their waiting songs left.
+    public func ban(entryId: Int64, party: Party) throws -> Int { try withState { try $0.ban(entryId: entryId, party: party) } }
+
+    /// R30: lifts every ban of the party.
+    public func liftBans(party: Party) throws { try withState { _ = try $0.store.liftBans(partyId: party.id) } }
+}

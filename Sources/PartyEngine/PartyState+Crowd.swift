@@ -1,0 +1,89 @@
+import Foundation
+import PartyCore
+
+/// R17a: what a veto toggle did. `skipsEntry`: the current entry the crowd skipped; the service advances past it
+/// once the lock is released, exactly as a host `next` (the refill may call the provider).
+public struct VetoOutcome: Equatable, Sendable {
+    public var vetoed: Bool
+    public var vetoCount: Int
+    public var vetoNeeded: Int
+    public var skipsEntry: Int64?
+}
+
+/// What the queue's answer is rendered from (GET …/track/queue): the queue and its order (R9/R9b, decided once per
+/// write), the entries the asking device liked (R18), the current song's position now (R18a) and the veto's view.
+public struct QueueRendering: Sendable {
+    public var queue: Queue
+    public var ordered: [QueueEntry]
+    public var liked: Set<Int64>?
+    public var currentPositionMs: Int
+    public var veto: VetoView?
+}
+
+/// R17a on the queue's wire: how many vetoes skip a song now, and which entries the asking device vetoed.
+public struct VetoView: Sendable {
+    public var needed: Int
+    public var vetoed: Set<Int64>?
+}
+
+extension PartyState {
+    /// R30: a banned device's adds, likes and vetoes are refused for the rest of the party.
+    func refuseIfBanned(deviceId: String, party: Party) throws {
+        if try store.isBanned(adder: deviceId, partyId: party.id) { throw PartyError.banned }
+    }
+
+    /// R17a: the vetoes that skip a song now (nil while the party has the veto off).
+    func vetoNeeded(party: Party) throws -> Int? {
+        guard party.settings.vetoShare > 0 else { return nil }
+        let active = try store.activeGuestCount(partyId: party.id, since: CrowdVeto.activeSince(now))
+        return CrowdVeto.needed(vetoShare: party.settings.vetoShare, activeGuests: active)
+    }
+
+    /// R17a: toggles this device's veto on the entry the uri targets (R10), counted like a like (R11's limits, the
+    /// same budget). At the threshold a waiting entry is removed here; the current one is left to the service.
+    mutating func veto(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> VetoOutcome {
+        try refuseIfBanned(deviceId: deviceId, party: party)
+        guard party.settings.vetoShare > 0 else { throw PartyError.vetoOff }
+        try guestLimits.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
+        let current = try cachedParty(id: party.id)?.playback.currentEntryId
+        let candidates = Queue(entries: try store.entries(partyId: party.id, uri: uri), currentEntryId: current)
+        guard let entry = candidates.target(uri: uri) else { throw PartyError.notInQueue }
+        guard entry.mayBeVetoed(by: deviceId) else { throw PartyError.ownSong }
+        return try transaction { state in
+            let vetoed = try state.store.toggleVeto(entryId: entry.id, deviceId: deviceId)
+            try state.store.recordActivity(deviceId: deviceId, partyId: party.id, at: state.now)
+            let count = entry.vetoCount + (vetoed ? 1 : -1)
+            let needed = try state.vetoNeeded(party: party) ?? CrowdVeto.minimumVetoes
+            state.publish(.vetoUpdated(uri: uri, vetoCount: count, vetoNeeded: needed, entryId: entry.id), partyId: party.id)
+            let skips = vetoed && CrowdVeto.skips(vetoCount: count, needed: needed)
+            if skips, entry.id != current {
+                try state.store.deleteEntry(id: entry.id)
+                state.publish(.queueUpdated(.remove), partyId: party.id)
+            }
+            return VetoOutcome(vetoed: vetoed, vetoCount: count, vetoNeeded: needed, skipsEntry: skips && entry.id == current ? entry.id : nil)
+        }
+    }
+
+    /// R17a: the entries `deviceId` vetoed.
+    mutating func entriesVetoed(by deviceId: String, party: Party) throws -> Set<Int64> {
+        try store.entriesVetoed(by: deviceId, partyId: party.id)
+    }
+
+    /// R30: bans whoever added `entryId`, without saying who: their waiting entries leave at once. Returns how many
+    /// left. The entry of an earlier ban is found again (0 leave); an auto-filled entry has no guest to ban.
+    mutating func ban(entryId: Int64, party: Party) throws -> Int {
+        let queue = try queue(of: party)
+        guard let entry = queue.entries.first(where: { $0.id == entryId }) else {
+            if try store.isBanned(entryId: entryId, partyId: party.id) { return 0 }
+            throw PartyError.notInQueue
+        }
+        guard let adder = entry.guestAdder else { throw PartyError.notAGuestSong }
+        return try transaction { state in
+            try state.store.ban(adder: adder, entryId: entryId, partyId: party.id)
+            let leaving = queue.waitingEntries(addedBy: adder)
+            for waiting in leaving { try state.store.deleteEntry(id: waiting.id) }
+            if !leaving.isEmpty { state.publish(.queueUpdated(.remove), partyId: party.id) }
+            return leaving.count
+        }
+    }
+}

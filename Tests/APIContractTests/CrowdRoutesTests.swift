@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+
+@Suite("Crowd veto (R17a) and ban without unmasking (R30)")
+struct CrowdRoutesTests {
+    /// A playing party with the veto on: the host's phone added song 1 (it plays, R16), guests 2 and 3.
+    static func playingParty(vetoShare: Double = 0.4, clock: ManualClock = ManualClock()) throws -> TestParty {
+        let party = try TestParty(TestServer(clock: clock), settings: ["fairQueue": true, "vetoShare": vetoShare])
+        _ = try party.registerMonitor()
+        try party.add(1, device: "host-phone")
+        try party.add(2, device: "guest-a")
+        try party.add(3, device: "guest-b")
+        return party
+    }
+
+    /// The uris of the songs guests added (the start refilled the queue from the charts, R15), in order.
+    static func guestSongs(_ party: TestParty) throws -> [String] {
+        try party.queue().filter { $0["autofilled"] as? Bool == false }.compactMap { $0["uri"] as? String }
+    }
+
+    @Test func withTheVetoOffTheEndpointSaysSoAndTheQueueKeepsItsShape() throws {
+        let party = try TestParty.given()
+        try party.add(1)
+        let veto = try party.veto(1, device: "guest-2")
+        #expect(veto.isError(409, "Veto ist in dieser Party ausgeschaltet.") && veto.code == "veto_off", "\(veto)")
+        let queue = try party.client.get("\(party.base)/track/queue?deviceId=guest-2")
+        for key in ["vetoCount", "vetoNeeded", "hasVetoed"] { #expect(queue.answered(200, without: key), "\(queue)") }
+    }
+
+    @Test func threeVetoesSkipTheCurrentSongExactlyLikeAHostNext() throws {
+        let party = try Self.playingParty()
+        #expect(try party.currentUri() == "demo:track:1")
+        let first = try party.veto(1, device: "guest-a")
+        #expect(first.status == 200 && first.json["vetoed"] as? Bool == true && first.json["vetoCount"] as? Int == 1, "\(first)")
+        #expect(first.json["vetoNeeded"] as? Int == 3, "R17a: never fewer than 3: \(first)")
+        let second = try party.veto(1, device: "guest-b")
+        #expect(second.json["vetoCount"] as? Int == 2 && second.json["vetoNeeded"] as? Int == 3, "\(second)")
+        #expect(try party.currentUri() == "demo:track:1", "one veto short: still playing")
+        let playing = try party.entry(1, device: "guest-a")
+        #expect(playing?["vetoCount"] as? Int == 2 && playing?["vetoNeeded"] as? Int == 3 && playing?["hasVetoed"] as? Bool == true)
+        let third = try party.veto(1, device: "guest-c")
+        #expect(third.status == 200 && third.json["vetoCount"] as? Int == 3, "\(third)")
+        #expect(try party.currentUri() == "demo:track:2", "skipped as by next: the next song plays")
+        #expect(try Self.guestSongs(party) == ["demo:track:2", "demo:track:3"], "the skipped song left, nothing else did")
+        let late = try party.veto(1, device: "guest-d")
+        #expect(late.isError(404, "Song nicht in der Warteschlange."), "a veto after the skip skips nothing more: \(late)")
+        #expect(try party.currentUri() == "demo:track:2")
+    }
+
+    @Test func enoughVetoesRemoveAWaitingSong() throws {
+        let party = try Self.playingParty()
+        for device in ["guest-b", "guest-c", "guest-d"] { #expect(try party.veto(2, device: device).status == 200) }
+        #expect(try Self.guestSongs(party) == ["demo:track:1", "demo:track:3"])
+        #expect(try party.currentUri() == "demo:track:1", "a waiting song's removal leaves the playing one alone")
+    }
+
+    @Test func aVetoIsAToggleOnePerDeviceAndEntry() throws {
+        let party = try Self.playingParty()
+        #expect(try party.veto(3, device: "guest-a").json["vetoCount"] as? Int == 1)
+        let again = try party.veto(3, device: "guest-a")
+        #expect(again.status == 200 && again.json["vetoed"] as? Bool == false && again.json["vetoCount"] as? Int == 0, "\(again)")
+        #expect(try party.entry(3, device: "guest-a")?["hasVetoed"] as? Bool == false)
+    }
+
+    @Test func nobodyVetoesTheirOwnSong() throws {
+        let party = try Self.playingParty()
+        let own = try party.veto(2, device: "guest-a")
+        #expect(own.status == 403 && own.code == "own_song" && own.error != nil, "\(own)")
+        #expect(try party.entry(2)?["vetoCount"] as? Int == 0)
+    }
+
+    @Test func badVetoesAreRefused() throws {
+        let party = try Self.playingParty()
+        let unknown = try party.client.send("POST", "\(party.base)/track/veto", json: ["uri": "demo:track:99", "deviceId": "g"])
+        #expect(unknown.isError(404, "Song nicht in der Warteschlange."), "\(unknown)")
+        let noDevice = try party.client.send("POST", "\(party.base)/track/veto", json: ["uri": "demo:track:2"])
+        #expect(noDevice.isError(400, "Missing uri or deviceId"), "\(noDevice)")
+        let noParty = try party.client.send("POST", "/api/party/\(String(repeating: "0", count: 32))/track/veto", json: ["uri": "demo:track:2", "deviceId": "g"])
+        #expect(noParty.status == 404, "\(noParty)")
+    }
+
+    @Test func vetoesCountLikeLikesAgainstTheSameLimits() throws {
+        let party = try Self.playingParty()
+        for _ in 0..<15 {
+            try party.vote(3, device: "stuffer")
+            try party.vote(3, device: "stuffer")
+        }
+        let limited = try party.veto(3, device: "stuffer")
+        #expect(limited.isError(429, "Zu viele Anfragen — bitte kurz warten."), "R11: a veto is one more toggle in the like budget: \(limited)")
+        // Rotating device ids gains nothing beyond the address's share (60 a minute).
+        let rotating = try (0..<40).map { try party.client.from("192.168.7.7").send("POST", "\(party.base)/track/veto",
+                                                                                   json: ["uri": "demo:track:3", "deviceId": "r\($0)"]) }
+        let refused = try (0..<40).map { try party.client.from("192.168.7.7").send("POST", "\(party.base)/track/vote",
+                                                                                  json: ["uri": "demo:track:3", "deviceId": "s\($0)"]) }
+        #expect((rotating + refused).filter { $0.status == 429 }.count == 20, "per address: 60 toggles a minute, likes and vetoes together")
+    }
+
+    @Test func theThresholdIsTheShareOfGuestsActiveInTheLastTenMinutes() throws {
+        let clock = ManualClock()
+        let party = try Self.playingParty(vetoShare: 0.5, clock: clock)
+        // Nine phones open the party (join with their device id); with the three adders, 12 active guests: ⌈0.5 × 12⌉ = 6.
+        for number in 1...9 {
+            let joined = try party.client.get("/api/party/join/\(party.pin)?deviceId=phone-\(number)")
+            #expect(joined.status == 200, "\(joined)")
+        }
+        #expect(try party.entry(3)?["vetoNeeded"] as? Int == 6)
+        #expect(try party.veto(3, device: "phone-1").json["vetoNeeded"] as? Int == 6)
+        clock.advance(by: 601)
+        // Ten minutes on, only the one who just vetoed is active: the floor of 3 holds.
+        let later = try party.veto(2, device: "phone-2")
+        #expect(later.json["vetoNeeded"] as? Int == 3, "\(later)")
+    }
+
+    @Test func aBanTakesTheAddersWaitingSongsAndRefusesThemForTheRestOfTheParty() throws {
+        let party = try Self.playingParty()
+        try party.add(4, device: "guest-a")
+        try party.add(5, device: "guest-c")
+        let entryId = try #require(try party.entry(2)?["id"] as? String)
+        let banned = try party.host("POST", "/ban", json: ["entryId": entryId])
+        #expect(banned.status == 200 && banned.json["removed"] as? Int == 2, "\(banned)")
+        #expect(banned.answered(200, without: "deviceId") && !banned.text.contains("guest-a"), "the host never learns who")
+        #expect(try Self.guestSongs(party) == ["demo:track:1", "demo:track:3", "demo:track:5"])
+        let add = try party.add(6, device: "guest-a")
+        #expect(add.isError(403, "Nicht erlaubt.") && add.code == "banned", "\(add)")
+        let like = try party.vote(3, device: "guest-a")
+        #expect(like.isError(403, "Nicht erlaubt."), "\(like)")
+        let veto = try party.veto(3, device: "guest-a")
+        #expect(veto.isError(403, "Nicht erlaubt."), "\(veto)")
+        #expect(try party.add(6, device: "guest-b").status == 200, "everyone else goes on")
+        let twice = try party.host("POST", "/ban", json: ["entryId": Int(entryId) ?? 0])
+        #expect(twice.status == 200 && twice.json["removed"] as? Int == 0, "banning twice is harmless: \(twice)")
+        let lifted = try party.host("DELETE", "/bans")
+        #expect(lifted.status == 200, "\(lifted)")
+        #expect(try party.add(6, device: "guest-a").status == 409, "lifted: the add is judged as any other (a duplicate now)")
+        #expect(try party.add(7, device: "guest-a").status == 200)
+    }
+
+    @Test func banningThePlayingSongsAdderLetsItFinish() throws {
+        let party = try Self.playingParty()
+        try party.add(4, device: "host-phone")
+        let entryId = try #require(try party.entry(1)?["id"] as? String)
+        let banned = try party.host("POST", "/ban", json: ["entryId": entryId])
+        #expect(banned.json["removed"] as? Int == 1, "\(banned)")
+        #expect(try party.currentUri() == "demo:track:1")
+        #expect(try party.host("POST", "/ban", json: ["entryId": entryId]).json["removed"] as? Int == 0)
+    }
+
+    @Test func badBansAreRefused() throws {
+        let party = try Self.playingParty()
+        let unknown = try party.host("POST", "/ban", json: ["entryId": "987654"])
+        #expect(unknown.isError(404, "Song nicht in der Warteschlange."), "\(unknown)")
+        let missing = try party.host("POST", "/ban", json: [String: String]())
+        #expect(missing.isError(400, "Missing entryId"), "\(missing)")
+        let garbage = try party.host("POST", "/ban", json: ["entryId": "1e99"])
+        #expect(garbage.isError(400, "Invalid entryId"), "\(garbage)")
+        let entryId = try #require(try party.entry(2)?["id"] as? String)
+        let guest = try party.client.send("POST", "\(party.base)/ban", json: ["entryId": entryId])
+        #expect(guest.status == 401, "\(guest)")
+        let wrong = try party.client.send("POST", "\(party.base)/ban", json: ["entryId": entryId], auth: party.hostPin == "00000" ? "11111" : "00000")
+        #expect(wrong.status == 403, "\(wrong)")
+        #expect(try party.client.send("DELETE", "\(party.base)/bans").status == 401)
+    }
+
+    @Test func theOpenAPIDescriptionCoversVetoAndBan() throws {
+        let party = try TestParty.given()
+        let text = try party.client.get("/api/openapi.json").text
+        for path in ["/api/party/{id}/track/veto", "/api/party/{id}/ban", "/api/party/{id}/bans"] {
+            #expect(text.contains("\"\(path)\""), "\(path)")
+        }
+    }
+}
