@@ -3,7 +3,8 @@ public typealias Handler = @Sendable (Request) throws(HTTPError) -> Response
 
 /// Routes by method and path pattern (`/api/party/{id}/qr`); unknown paths 404, wrong methods 405.
 public struct Router: Sendable {
-    struct Route: Sendable {
+    /// A class: a request looks at many routes, and a reference costs one retain where a struct copied every field.
+    final class Route: Sendable {
         let method: String
         let pattern: String
         let segments: [Substring]
@@ -56,6 +57,10 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
+    /// Issue 28: for each count of path segments, the routes that can match a path of that many, in the order they
+    /// were added (the first match wins); longer paths than these can match only routes with `{rest*}`.
+    private var candidatesBySegments: [[Route]] = []
+    private var restRoutes: [Route] = []
     /// Answers a GET for an unknown path from a client that accepts HTML (a browser's address bar): a page
     /// in its language instead of the JSON error. API clients and scripts keep the JSON shape.
     public var notFoundPage: (@Sendable (Request) -> Response)?
@@ -65,7 +70,19 @@ public struct Router: Sendable {
     /// Registers a route; `summary` and `security` (the scheme name, nil for public) feed the OpenAPI document.
     public mutating func add(_ method: String, _ pattern: String, summary: String = "", security: String? = nil,
                              _ handler: @escaping Handler) {
-        routes.append(Route(method: method, pattern: pattern, summary: summary, security: security, handler: handler))
+        let route = Route(method: method, pattern: pattern, summary: summary, security: security, handler: handler)
+        routes.append(route)
+        // Room for paths as long as this route's (each new slot starts with the `{rest*}` routes that reach it).
+        while candidatesBySegments.count <= route.fixed.count {
+            let count = candidatesBySegments.count
+            candidatesBySegments.append(restRoutes.filter { $0.fixed.count <= count })
+        }
+        if route.rest != nil {
+            restRoutes.append(route)
+            for count in route.fixed.count..<candidatesBySegments.count { candidatesBySegments[count].append(route) }
+        } else {
+            candidatesBySegments[route.fixed.count].append(route)
+        }
     }
 
     var registered: [Route] { routes }
@@ -75,7 +92,8 @@ public struct Router: Sendable {
         let segments = Self.split(request.path)
         let method = request.method == "HEAD" ? "GET" : request.method
         var pathMatched = false
-        for route in routes {
+        let candidates = segments.count < candidatesBySegments.count ? candidatesBySegments[segments.count] : restRoutes
+        for route in candidates {
             guard let parameters = route.match(segments) else { continue }
             pathMatched = true
             if route.method == method { return .success((route.pattern, route.handler, parameters)) }
