@@ -3,16 +3,64 @@ public typealias Handler = @Sendable (Request) throws(HTTPError) -> Response
 
 /// Routes by method and path pattern (`/api/party/{id}/qr`); unknown paths 404, wrong methods 405.
 public struct Router: Sendable {
-    struct Route: Sendable {
+    /// A class: a request looks at many routes, and a reference costs one retain where a struct copied every field.
+    final class Route: Sendable {
         let method: String
         let pattern: String
         let segments: [Substring]
         let summary: String
         let security: String?
         let handler: Handler
+        /// The segments before a trailing `{rest*}` (all of them without one), read once when the route is added:
+        /// a request is matched against them without allocating until every literal matched (issue 28).
+        let fixed: [Segment]
+        /// The name of a trailing `{rest*}`, which takes the remainder of the path (static files).
+        let rest: String?
+
+        enum Segment: Sendable {
+            case literal(Substring)
+            case parameter(String)
+        }
+
+        init(method: String, pattern: String, summary: String, security: String?, handler: @escaping Handler) {
+            self.method = method
+            self.pattern = pattern
+            self.summary = summary
+            self.security = security
+            self.handler = handler
+            segments = Router.split(pattern)
+            var fixed = segments
+            if let last = fixed.last, last.hasPrefix("{"), last.hasSuffix("*}") {
+                rest = String(last.dropFirst().dropLast(2))
+                fixed.removeLast()
+            } else {
+                rest = nil
+            }
+            self.fixed = fixed.map { segment in
+                segment.hasPrefix("{") && segment.hasSuffix("}") ? .parameter(String(segment.dropFirst().dropLast())) : .literal(segment)
+            }
+        }
+
+        /// The path's parameters when it matches, else nil.
+        func match(_ path: [Substring]) -> [String: String]? {
+            if rest == nil { guard path.count == fixed.count else { return nil } } else { guard path.count >= fixed.count else { return nil } }
+            for (segment, actual) in zip(fixed, path) {
+                if case .literal(let expected) = segment, expected != actual { return nil }
+            }
+            var parameters: [String: String] = [:]
+            for (segment, actual) in zip(fixed, path) {
+                if case .parameter(let name) = segment { parameters[name] = String(actual) }
+            }
+            if let rest { parameters[rest] = path.dropFirst(fixed.count).joined(separator: "/") }
+            return parameters
+        }
     }
 
     private var routes: [Route] = []
+    /// Issue 28: for each count of path segments, the routes that can match a path of that many, in the order they
+    /// were added (the first match wins); longer paths than these can match only routes with `{rest*}`.
+    private var candidatesBySegments: [[Route]] = []
+    private var restRoutes: [Route] = []
     /// Answers a GET for an unknown path from a client that accepts HTML (a browser's address bar): a page
     /// in its language instead of the JSON error. API clients and scripts keep the JSON shape.
     public var notFoundPage: (@Sendable (Request) -> Response)?
@@ -22,8 +70,19 @@ public struct Router: Sendable {
     /// Registers a route; `summary` and `security` (the scheme name, nil for public) feed the OpenAPI document.
     public mutating func add(_ method: String, _ pattern: String, summary: String = "", security: String? = nil,
                              _ handler: @escaping Handler) {
-        routes.append(Route(method: method, pattern: pattern, segments: Self.split(pattern), summary: summary,
-                            security: security, handler: handler))
+        let route = Route(method: method, pattern: pattern, summary: summary, security: security, handler: handler)
+        routes.append(route)
+        // Room for paths as long as this route's (each new slot starts with the `{rest*}` routes that reach it).
+        while candidatesBySegments.count <= route.fixed.count {
+            let count = candidatesBySegments.count
+            candidatesBySegments.append(restRoutes.filter { $0.fixed.count <= count })
+        }
+        if route.rest != nil {
+            restRoutes.append(route)
+            for count in route.fixed.count..<candidatesBySegments.count { candidatesBySegments[count].append(route) }
+        } else {
+            candidatesBySegments[route.fixed.count].append(route)
+        }
     }
 
     var registered: [Route] { routes }
@@ -33,8 +92,9 @@ public struct Router: Sendable {
         let segments = Self.split(request.path)
         let method = request.method == "HEAD" ? "GET" : request.method
         var pathMatched = false
-        for route in routes {
-            guard let parameters = Self.match(route.segments, segments) else { continue }
+        let candidates = segments.count < candidatesBySegments.count ? candidatesBySegments[segments.count] : restRoutes
+        for route in candidates {
+            guard let parameters = route.match(segments) else { continue }
             pathMatched = true
             if route.method == method { return .success((route.pattern, route.handler, parameters)) }
         }
@@ -61,27 +121,7 @@ public struct Router: Sendable {
         }
     }
 
-    private static func split(_ path: String) -> [Substring] {
+    static func split(_ path: String) -> [Substring] {
         path.split(separator: "/", omittingEmptySubsequences: true)
-    }
-
-    private static func match(_ pattern: [Substring], _ path: [Substring]) -> [String: String]? {
-        // A trailing `{rest*}` segment matches the remainder of the path (static files).
-        if let last = pattern.last, last.hasPrefix("{"), last.hasSuffix("*}") {
-            guard path.count >= pattern.count - 1 else { return nil }
-            guard var parameters = match(Array(pattern.dropLast()), Array(path.prefix(pattern.count - 1))) else { return nil }
-            parameters[String(last.dropFirst().dropLast(2))] = path.dropFirst(pattern.count - 1).joined(separator: "/")
-            return parameters
-        }
-        guard pattern.count == path.count else { return nil }
-        var parameters: [String: String] = [:]
-        for (expected, actual) in zip(pattern, path) {
-            if expected.hasPrefix("{") && expected.hasSuffix("}") {
-                parameters[String(expected.dropFirst().dropLast())] = String(actual)
-            } else if expected != actual {
-                return nil
-            }
-        }
-        return parameters
     }
 }
