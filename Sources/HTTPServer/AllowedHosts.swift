@@ -12,15 +12,20 @@ public struct AllowedHosts: Sendable {
     public func allows(_ hostHeader: String?) -> Bool {
         guard let hostHeader, !hostHeader.isEmpty else { return true }
         guard hostHeader.utf8.count <= 255 else { return false }
-        let host = Self.hostPart(of: hostHeader.lowercased())
+        let lowercase = hostHeader.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? hostHeader.lowercased() : hostHeader
+        let host = Self.hostPart(of: lowercase)
         return names.contains(host) || Request.isIPAddress(host) || host.hasSuffix(".localhost")
     }
 
     /// `name:port` → `name`; `[v6]:port` → `v6`.
     static func hostPart(of header: String) -> String {
         if header.hasPrefix("["), let close = header.firstIndex(of: "]") {
+            // Only a port may follow the brackets: `[::1].evil` is no address (and no name either).
+            let after = header[header.index(after: close)...]
+            guard after.isEmpty || after.hasPrefix(":") else { return header }
             return String(header[header.index(after: header.startIndex)..<close])
         }
-        return header.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? header
+        guard let colon = header.utf8.firstIndex(of: UInt8(ascii: ":")) else { return header }
+        return String(header[..<colon])
     }
 }

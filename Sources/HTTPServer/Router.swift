@@ -121,7 +121,21 @@ public struct Router: Sendable {
         }
     }
 
+    /// The path's segments between slashes, empty ones left out. Scanned as UTF-8 (a slash is one byte, so every cut
+    /// falls on a character boundary): splitting by `Character` cost a GET queue about a tenth of its time (issue 28).
     static func split(_ path: String) -> [Substring] {
-        path.split(separator: "/", omittingEmptySubsequences: true)
+        let utf8 = path.utf8
+        var segments: [Substring] = []
+        var start = utf8.startIndex
+        var index = start
+        while index != utf8.endIndex {
+            if utf8[index] == UInt8(ascii: "/") {
+                if start != index { segments.append(path[start..<index]) }
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        if start != utf8.endIndex { segments.append(path[start..<utf8.endIndex]) }
+        return segments
     }
 }
