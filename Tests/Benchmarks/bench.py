@@ -131,11 +131,12 @@ def cpu_seconds(pids):
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def wrk(port, path, seconds, pids=()):
-    """(requests per second, server CPU microseconds per request) for `pids`, the server's processes."""
+def wrk(port, path, seconds, pids=(), script=None):
+    """(requests per second, server CPU microseconds per request) for `pids`, the server's processes; `script` is a
+    wrk Lua script (fair_queue.py varies the deviceId with one)."""
     before = cpu_seconds(pids)
-    output = subprocess.run(["wrk", "-t2", "-c64", f"-d{seconds}s", f"http://127.0.0.1:{port}{path}"],
-                            capture_output=True, text=True).stdout
+    command = ["wrk", "-t2", "-c64", f"-d{seconds}s"] + (["-s", script] if script else []) + [f"http://127.0.0.1:{port}{path}"]
+    output = subprocess.run(command, capture_output=True, text=True).stdout
     used = cpu_seconds(pids) - before
     rate = total = None
     for line in output.splitlines():

@@ -17,6 +17,7 @@ moves the throughput a lot and the CPU per request little.
 """
 import argparse, json, os, sqlite3, subprocess, tempfile, time, shutil
 
+import bench
 from bench import ROOT, call, start_server
 
 ROTATING = """counter = 0
@@ -47,29 +48,9 @@ def has_table(database, name):
     return database.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
 
-def cpu_seconds(pid):
-    """The server's user + system CPU time so far (/proc/PID/stat, clock ticks)."""
-    with open(f"/proc/{pid}/stat") as file:
-        fields = file.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def wrk(port, path, seconds, pid, script=None):
-    """(requests per second, server CPU µs per request). The CPU figure barely moves with a neighbour's load on the
-    shared cores, where the throughput does."""
-    command = ["wrk", "-t2", "-c64", f"-d{seconds}s"] + (["-s", script] if script else []) + [f"http://127.0.0.1:{port}{path}"]
-    before = cpu_seconds(pid)
-    output = subprocess.run(command, capture_output=True, text=True).stdout
-    used = cpu_seconds(pid) - before
-    rate = total = None
-    for line in output.splitlines():
-        if line.startswith("Requests/sec:"):
-            rate = float(line.split()[1])
-        if " requests in " in line:
-            total = int(line.split()[0])
-    if rate is None or not total:
-        raise SystemExit("wrk printed no figure:\n" + output)
-    return rate, used * 1e6 / total
+    """(requests per second, server CPU µs per request): bench.py's measure, for one server process."""
+    return bench.wrk(port, path, seconds, [pid], script)
 
 
 def main():

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Debian's nginx in front of the instances, as a child of the test (`daemon off`), with its configuration, pid file,
 /// error log and temp folders in a temporary folder of its own (`/tmp/mv-nginx-…`). Stopped in `stop()` and deinit.
@@ -18,7 +19,7 @@ final class NginxProcess {
     init(upstreams: [UInt16], balancing: Balancing) throws {
         folder = "/tmp/mv-nginx-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        port = try freePort()
+        port = try freeLoopbackPort()
         let configuration = folder + "/nginx.conf"
         try Self.configuration(folder: folder, port: port, upstreams: upstreams, balancing: balancing)
             .write(toFile: configuration, atomically: true, encoding: .utf8)
@@ -115,22 +116,4 @@ func watchForExit(childPid: Int32) {
 /// Whether something accepts connections on 127.0.0.1:`port` within the patience.
 func eventuallyAccepts(port: UInt16) -> Bool {
     eventually { (try? Connection(port: port, timeout: 1)) != nil }
-}
-
-/// A port nobody listens on now: bind 127.0.0.1:0, read the port, close.
-func freePort() throws -> UInt16 {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard descriptor >= 0 else { throw TestFailure(description: "socket: \(String(cString: strerror(errno)))") }
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-            bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
-        }
-    }
-    guard bound else { throw TestFailure(description: "bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
-    return UInt16(bigEndian: address.sin_port)
 }

@@ -25,7 +25,7 @@ public final class PostgreSQLCluster: Sendable {
     /// initdb (~2.5 s) and pg_ctl start. initdb refuses root, so as root the server runs as user `postgres`.
     public init() throws {
         folder = "/tmp/mv-pg-" + UUID().uuidString.prefix(8).lowercased()  // short: the socket path has a limit
-        port = try Self.freePort()
+        port = try freeLoopbackPort()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         if getuid() == 0, let user = getpwnam("postgres") { chown(folder, user.pointee.pw_uid, user.pointee.pw_gid) }
         try watchForExit()
@@ -112,22 +112,22 @@ public final class PostgreSQLCluster: Sendable {
         while waitpid(child, &status, 0) < 0 && errno == EINTR {}
         return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
+}
 
-    /// A port nobody listens on now: bind 127.0.0.1:0, read the port, close.
-    private static func freePort() throws -> UInt16 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw ClusterError(description: "socket: \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
-            }
+/// A port nobody listens on now: bind 127.0.0.1:0, read the port, close.
+public func freeLoopbackPort() throws -> UInt16 {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw PostgreSQLCluster.ClusterError(description: "socket: \(String(cString: strerror(errno)))") }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
         }
-        guard bound else { throw ClusterError(description: "bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
-        return UInt16(bigEndian: address.sin_port)
     }
+    guard bound else { throw PostgreSQLCluster.ClusterError(description: "bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
+    return UInt16(bigEndian: address.sin_port)
 }
