@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ulimit -n 65536 2>/dev/null || true
 bash .ci/check-packages
+# This run's tag: the servers its tests start carry it, so the leftover checks below see this run's only (another
+# test run on the same machine is none of its business).
+export MUSICVOTING_TEST_TAG="run$$"
 swift build --build-tests
 # The kit's tests are async and wait on the cooperative thread pool (two threads on two cores); the end-to-end
 # tests block their threads on sockets. Run together, a kit test's 15 s wait was once starved for over a minute:
@@ -14,10 +17,14 @@ swift test --skip-build --skip MusicVotingKitTests
 swift test --skip-build --filter MusicVotingKitTests
 # Issue 26: the tests' own PostgreSQL servers (Tests/TestSupport/PostgreSQLCluster.swift) end with the tests.
 sleep 2
-if pgrep -u postgres -f "postgres -D /tmp/mv-pg-" >/dev/null; then echo "a test left its PostgreSQL server running" >&2; exit 1; fi
+if pgrep -u postgres -f "postgres -D /tmp/mv-pg-$MUSICVOTING_TEST_TAG-" >/dev/null; then echo "a test left its PostgreSQL server running" >&2; exit 1; fi
 # The cluster tests' nginx (Tests/Cluster/NginxProcess.swift) and instances on a test database end with them too.
-if pgrep -f "nginx.*-p /tmp/mv-nginx-" >/dev/null; then echo "a test left its nginx running" >&2; exit 1; fi
-if pgrep -f "musicvoting .*--database postgres://mv@127.0.0.1" >/dev/null; then echo "a test left a musicvoting instance running" >&2; exit 1; fi
+if pgrep -f "nginx.*-p /tmp/mv-nginx-$MUSICVOTING_TEST_TAG-" >/dev/null; then echo "a test left its nginx running" >&2; exit 1; fi
+for pid in $(pgrep -f "musicvoting .*--database postgres://mv@127.0.0.1"); do
+    if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "MUSICVOTING_TEST_TAG=$MUSICVOTING_TEST_TAG"; then
+        echo "a test left a musicvoting instance running" >&2; exit 1
+    fi
+done
 # MusicVotingKit alone (issue 16): its sources in a package of their own, with nothing but Foundation and
 # Observation to link against, so the kit cannot lean on a server module or a C library.
 kit_package=$(mktemp -d)

@@ -17,7 +17,7 @@ final class NginxProcess {
     private let process = Process()
 
     init(upstreams: [UInt16], balancing: Balancing) throws {
-        folder = "/tmp/mv-nginx-" + UUID().uuidString.prefix(8).lowercased()
+        folder = "/tmp/mv-nginx-" + testRunTag + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         port = try freeLoopbackPort()
         let configuration = folder + "/nginx.conf"

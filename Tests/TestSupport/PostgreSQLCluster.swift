@@ -24,7 +24,9 @@ public final class PostgreSQLCluster: Sendable {
 
     /// initdb (~2.5 s) and pg_ctl start. initdb refuses root, so as root the server runs as user `postgres`.
     public init() throws {
-        folder = "/tmp/mv-pg-" + UUID().uuidString.prefix(8).lowercased()  // short: the socket path has a limit
+        // Short: the socket path has a limit. The run's tag lets Tests/run-all.sh tell its own leftovers from the
+        // servers of other test runs on the same machine.
+        folder = "/tmp/mv-pg-" + testRunTag + UUID().uuidString.prefix(8).lowercased()
         port = try freeLoopbackPort()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         if getuid() == 0, let user = getpwnam("postgres") { chown(folder, user.pointee.pw_uid, user.pointee.pw_gid) }
@@ -131,3 +133,10 @@ public func freeLoopbackPort() throws -> UInt16 {
     guard bound else { throw PostgreSQLCluster.ClusterError(description: "bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
     return UInt16(bigEndian: address.sin_port)
 }
+
+/// `MUSICVOTING_TEST_TAG` (set by Tests/run-all.sh, at most 12 letters and digits), or nothing: named in the folders of
+/// the servers the tests start, so a check for leftovers finds this run's only.
+public let testRunTag: String = {
+    let tag = ProcessInfo.processInfo.environment["MUSICVOTING_TEST_TAG"] ?? ""
+    return tag.count <= 12 && tag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) ? tag + "-" : ""
+}()
