@@ -40,13 +40,18 @@ public final class Application: @unchecked Sendable {
                                                              total: connectionLimit * 3 / 4))
         let library = configuration.libraryDirectory.map { LocalLibrary(root: URL(fileURLWithPath: $0)) }
         let vault = StoreTokenVault()
+        // Issue 26: on a shared database the guards (limits, pairings) and the OAuth states live there too.
+        let sharedGuards = try configuration.databaseURL.map { url in try Self.openPostgreSQLSession(url) { try ClusterGuards(url: $0) } }
+        let loginState = try configuration.databaseURL.map { url in
+            try Self.openPostgreSQLSession(url) { try SpotifyLoginState(shared: ClusterLogins(url: $0)) }
+        } ?? SpotifyLoginState()
         let spotify = configuration.spotifyClientId.map { clientId in
             SpotifyProvider(client: SpotifyClient(configuration: SpotifyConfiguration(
                 clientId: clientId, clientSecret: configuration.spotifyClientSecret,
                 redirectURI: configuration.spotifyRedirectURI ?? "",
                 accountsBase: configuration.spotifyAccountsBase.flatMap(URL.init(string:)) ?? SpotifyConfiguration.defaultAccountsBase,
                 apiBase: configuration.spotifyAPIBase.flatMap(URL.init(string:)) ?? SpotifyConfiguration.defaultAPIBase),
-                vault: vault), loginState: SpotifyLoginState())
+                vault: vault), loginState: loginState)
         }
         let providers = ProviderRegistry(all: [
             DemoProvider(),
@@ -60,7 +65,8 @@ public final class Application: @unchecked Sendable {
         let doorbell = try configuration.databaseURL.map { [hub] url in try Self.openDoorbell(url, hub: hub) }
         upkeepLock = try configuration.databaseURL.map(Self.openUpkeepLock)
         self.doorbell = doorbell
-        service = PartyService(store: store, clock: clock, random: random, providers: providers, hub: hub, doorbell: doorbell)
+        service = PartyService(store: store, clock: clock, random: random, providers: providers, hub: hub, doorbell: doorbell,
+                               sharedGuards: sharedGuards)
         vault.service = service
         service.maxActiveParties = configuration.limits.activeParties
         if upkeepLock != nil { service.runsUpkeep = false }
@@ -193,7 +199,12 @@ public final class Application: @unchecked Sendable {
     }
 
     static func openUpkeepLock(_ url: String) throws(StartupError) -> UpkeepLock {
-        do { return try UpkeepLock(url: url) } catch {
+        try openPostgreSQLSession(url) { try UpkeepLock(url: $0) }
+    }
+
+    /// Another session of the database `openPostgreSQL` reached; a failure is one sentence at start.
+    static func openPostgreSQLSession<T>(_ url: String, _ open: (String) throws -> T) throws(StartupError) -> T {
+        do { return try open(url) } catch {
             let reason = (error as? DatabaseError)?.message ?? String(describing: error)
             throw .postgreSQL(url: URLComponents(string: url).map(StartupError.withoutPassword) ?? url, reason: reason)
         }

@@ -13,12 +13,18 @@ public struct GuestLimits: Sendable {
     public static let likesPerDevice = 30
     public static let likesPerAddress = 60
 
-    private var addsByDevice = SlidingWindowLimiter(limit: addsPerDevice)
-    private var addsByAddress = SlidingWindowLimiter(limit: addsPerAddress)
-    private var likesByDevice = SlidingWindowLimiter(limit: likesPerDevice)
-    private var likesByAddress = SlidingWindowLimiter(limit: likesPerAddress)
+    private var addsByDevice: SlidingWindowLimiter
+    private var addsByAddress: SlidingWindowLimiter
+    private var likesByDevice: SlidingWindowLimiter
+    private var likesByAddress: SlidingWindowLimiter
 
-    public init() {}
+    /// `shared`: counts shared by several instances (issue 26); nil: in memory.
+    public init(shared: (any SharedLimits)? = nil) {
+        addsByDevice = SlidingWindowLimiter(limit: Self.addsPerDevice, name: "adds-device", shared: shared)
+        addsByAddress = SlidingWindowLimiter(limit: Self.addsPerAddress, name: "adds-address", shared: shared)
+        likesByDevice = SlidingWindowLimiter(limit: Self.likesPerDevice, name: "likes-device", shared: shared)
+        likesByAddress = SlidingWindowLimiter(limit: Self.likesPerAddress, name: "likes-address", shared: shared)
+    }
 
     /// Throws `.rateLimited` when `count` more adds do not all fit. Only adds that went in are counted
     /// (`recordAdds`), so a refused duplicate costs the guest nothing.

@@ -31,16 +31,16 @@ public final class PartyService: Sendable {
     private let doorbell: Doorbell?
 
     public init(store: sending any PartyStoring, clock: any PartyClock, random: sending any RandomNumberGenerator, providers: ProviderRegistry,
-         hub: EventHub, doorbell: Doorbell? = nil) {
+         hub: EventHub, doorbell: Doorbell? = nil, sharedGuards: (any SharedGuards)? = nil) {
         self.doorbell = doorbell
         self.clock = clock
         self.providers = providers
         self.hub = hub
-        state = Mutex(PartyState(store: store, clock: clock, random: random,
+        state = Mutex(PartyState(store: store, clock: clock, random: random, guards: Guards(shared: sharedGuards),
                                  playerStreams: { [hub] partyId, address in hub.playerStreamCount(partyId: partyId, address: address) }))
         hub.whenStreamsChange { [weak self] partyId, address, isMonitor in
             self?.withState { state in
-                guard isMonitor || state.deviceAddresses[partyId] == address else { return }
+                guard isMonitor || state.live[partyId]?.deviceAddress == address else { return }
                 state.monitorStreamsChanged(partyId: partyId)
             }
         }
@@ -127,8 +127,8 @@ public final class PartyService: Sendable {
     }
 
     public var maxActiveParties: Int {
-        get { withState { $0.maxActiveParties } }
-        set { withState { $0.maxActiveParties = newValue } }
+        get { withState { $0.guards.maxActiveParties } }
+        set { withState { $0.guards.maxActiveParties = newValue } }
     }
 
     /// The party's provider, bound to the party (Spotify acts with the party's own login).
@@ -362,7 +362,7 @@ public final class PartyService: Sendable {
         try withState { try $0.claimTVPairing(code: code, party: party, clientAddress: clientAddress, replace: replace) }
     }
 
-    public func tvPairingStatus(secret: String) -> TVPairings.Status { withState { $0.tvPairingStatus(secret: secret) } }
+    public func tvPairingStatus(secret: String) throws -> TVPairings.Status { try withState { try $0.tvPairingStatus(secret: secret) } }
 
 
     public func registerMonitor(deviceId: String, caller: Caller, party: Party, clientAddress: String,
@@ -415,12 +415,12 @@ public final class PartyService: Sendable {
     /// refusal or an ended party) is answered after this pause, not refused: past 5 such opens in 10 s from one
     /// address, 2 s. Streams that open normally (a TV reloading) never count.
     public func streamOpenDelay(clientAddress: String) -> TimeInterval {
-        withState { $0.streamOpens.retryAfter(key: AddressPrefix.device(of: clientAddress), at: $0.now) == nil ? 0 : 2 }
+        withState { $0.guards.streamOpens.retryAfter(key: AddressPrefix.device(of: clientAddress), at: $0.now) == nil ? 0 : 2 }
     }
 
     /// A stream open that was refused or found the party ended: it counts toward `streamOpenDelay`.
     public func noteFutileStreamOpen(clientAddress: String) {
-        withState { $0.streamOpens.record(key: AddressPrefix.device(of: clientAddress), at: $0.now) }
+        withState { $0.guards.streamOpens.record(key: AddressPrefix.device(of: clientAddress), at: $0.now) }
     }
 
     /// SPEC: the iOS app waits for its login on a stream without `partyId`; it carries only the
@@ -458,11 +458,11 @@ public final class PartyService: Sendable {
     }
 
     /// The monitor's Web Playback SDK device, if one registered.
-    public func sdkDevice(of party: Party) -> String? { withState { $0.sdkDevices[party.id] } }
+    public func sdkDevice(of party: Party) -> String? { withState { $0.live[party.id]?.sdkDevice } }
 
     /// `PUT …/spotify/deviceId`: the monitor's SDK device; the current track continues there (R22).
     public func registerSDKDevice(_ deviceId: String, party: Party) {
-        withState { $0.sdkDevices[party.id] = deviceId }
+        withState { $0.live[party.id, default: LiveParty()].sdkDevice = deviceId }
         driveRemotePlayer(partyId: party.id)
     }
 

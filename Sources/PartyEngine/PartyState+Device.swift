@@ -19,7 +19,7 @@ extension PartyState {
             token = self.token()
             try replaceMonitorToken(with: token, partyId: party.id)
         }
-        deviceAddresses[party.id] = asWebPlayer && caller == .host ? clientAddress : nil
+        live[party.id, default: LiveParty()].deviceAddress = asWebPlayer && caller == .host ? clientAddress : nil
         presence.heartbeat(partyId: party.id, at: now)
         monitorArrived(partyId: party.id)
         announceDeviceChanges()
@@ -33,7 +33,7 @@ extension PartyState {
     /// A new monitor token for the party; the old one is remembered as retired (see `checkSecret`).
     mutating func replaceMonitorToken(with token: String, partyId: String) throws {
         if let old = try store.monitorToken(partyId: partyId) {
-            retiredMonitorTokens[partyId] = Array((retiredMonitorTokens[partyId] ?? []).suffix(7)) + [old]
+            live[partyId, default: LiveParty()].retiredMonitorTokens = Array((live[partyId]?.retiredMonitorTokens ?? []).suffix(7)) + [old]
             // The old TV's streams end; it reconnects with its old token, re-registers and is told it was replaced.
             closeMonitorStreams(partyId: partyId)
         }
@@ -80,7 +80,7 @@ extension PartyState {
     /// `also` names parties whose monitor streams just opened or closed.
     mutating func announceDeviceChanges(also partyIds: [String] = []) {
         let counter = playerStreams
-        let addresses = deviceAddresses
+        let addresses = live.compactMapValues(\.deviceAddress)
         for change in presence.changes(at: now, monitorStreams: { counter($0, addresses[$0]) }, reports: { addresses[$0] == nil },
                                        also: partyIds) {
             publish(.deviceChanged(active: change.active), partyId: change.partyId)
@@ -90,7 +90,7 @@ extension PartyState {
     /// Spotify has no queue we could use (SPEC): after every playback change the server tells the SDK device
     /// what to play, by uri and position, or to pause. This reads what to say; the service says it off the lock.
     func remotePlayerCommand(partyId: String, providers: ProviderRegistry) -> RemotePlayerCommand? {
-        guard let deviceId = sdkDevices[partyId], let party = try? store.party(id: partyId),
+        guard let deviceId = live[partyId]?.sdkDevice, let party = try? store.party(id: partyId),
               let spotify = providers.provider(named: party.provider)?.bound(to: party.id) as? SpotifyProvider else { return nil }
         let current = try? store.queue(partyId: partyId, currentEntryId: party.playback.currentEntryId).current
         return RemotePlayerCommand(spotify: spotify, deviceId: deviceId, uri: current?.track.uri,

@@ -10,7 +10,7 @@ public enum PlayOutcome: Sendable {
 extension PartyState {
     /// R21: whether the party's monitor is connected (an open monitor stream or a fresh heartbeat).
     func deviceActive(partyId: String) -> Bool {
-        presence.isActive(partyId: partyId, at: now, monitorStreams: monitorStreams(partyId), reports: deviceAddresses[partyId] == nil)
+        presence.isActive(partyId: partyId, at: now, monitorStreams: monitorStreams(partyId), reports: live[partyId]?.deviceAddress == nil)
     }
 
     /// R21: playback commands need a connected monitor.

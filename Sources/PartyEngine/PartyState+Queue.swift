@@ -7,7 +7,7 @@ extension PartyState {
     /// idle with a monitor connected, so playback starts by itself.
     mutating func add(_ tracks: [Track], deviceId: String, clientAddress: String, party: Party) throws -> Bool {
         let now = self.now
-        try guestLimits.checkAdds(tracks.count, device: deviceId, address: clientAddress, party: party.id, at: now)
+        try guards.guestLimits.checkAdds(tracks.count, device: deviceId, address: clientAddress, party: party.id, at: now)
         let playback = try transaction { state -> Playback in
             let (playback, stored) = try state.storedPlayback(partyId: party.id)
             var queue = stored
@@ -30,14 +30,14 @@ extension PartyState {
             state.publish(.queueUpdated(.add), partyId: party.id)
             return playback
         }
-        guestLimits.recordAdds(tracks.count, device: deviceId, address: clientAddress, party: party.id, at: now)
+        guards.guestLimits.recordAdds(tracks.count, device: deviceId, address: clientAddress, party: party.id, at: now)
         // R16: an idle party starts by itself, once a monitor can play it (R21).
         return playback.isIdle && deviceActive(partyId: party.id)
     }
 
     /// R17: toggles this device's like on the entry the uri targets (R10).
     mutating func vote(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
-        try guestLimits.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
+        try guards.guestLimits.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
         let stored = try cachedParty(id: party.id)
         // One writer (SQLite): the cached queue is the committed one. A shared store: read after the party's row lock,
         // as committed (another instance's like of the same song may have landed since any earlier read).

@@ -121,6 +121,47 @@ enum Schema {
             ALTER TABLE parties ADD COLUMN version \(integer) NOT NULL DEFAULT 0;
             \(dialect.partyVersionTriggers)
             """,
+            // 10, issue 26 (shared state): what one instance kept in memory, for several instances on one database:
+            // limit counts in fixed buckets (`WindowBucket`), clients that proved a secret, TV pairings waiting to be
+            // claimed, Spotify OAuth states and the key that signs them. SQLite (one instance) leaves them empty.
+            """
+            CREATE \(dialect.unlogged)TABLE limit_counts (
+                name TEXT NOT NULL,
+                key TEXT NOT NULL,
+                bucket \(integer) NOT NULL,
+                count \(integer) NOT NULL,
+                leaves_at \(real) NOT NULL,
+                PRIMARY KEY (name, key, bucket)
+            )\(dialect.withoutRowID);
+            CREATE INDEX limit_counts_leaves ON limit_counts(leaves_at);
+            CREATE \(dialect.unlogged)TABLE proven_clients (
+                scope TEXT NOT NULL,
+                client TEXT NOT NULL,
+                proven_at \(real) NOT NULL,
+                PRIMARY KEY (scope, client)
+            )\(dialect.withoutRowID);
+            CREATE TABLE tv_pairings (
+                secret TEXT PRIMARY KEY,
+                code TEXT NOT NULL,
+                network TEXT NOT NULL,
+                expires_at \(real) NOT NULL,
+                party_id TEXT,
+                monitor_token TEXT
+            );
+            CREATE TABLE oauth_states (
+                nonce TEXT PRIMARY KEY,
+                party_id TEXT NOT NULL,
+                source TEXT NOT NULL,
+                installation_id TEXT,
+                verifier TEXT NOT NULL,
+                expires_at \(real) NOT NULL
+            );
+            CREATE INDEX oauth_states_party ON oauth_states(party_id, expires_at);
+            CREATE TABLE cluster_keys (
+                name TEXT PRIMARY KEY,
+                value TEXT NOT NULL
+            );
+            """,
         ]
     }
 }
