@@ -22,6 +22,8 @@ public final class Application: @unchecked Sendable {
     private let upkeepLock: UpkeepLock?
     // Guarded by `upkeep`: whether this instance held the upkeep lock at the last tick.
     private var ranUpkeep = false
+    /// Issue 26: with a shared database, which parties' timers this instance runs. Used on `upkeep` only.
+    private let timerShards: TimerShards?
     private var timer: DispatchSourceTimer?
     // Guarded by `upkeep`: ticks since start, for the 15 s keepalive and the 60 s expiry.
     private var ticks = 0
@@ -64,9 +66,11 @@ public final class Application: @unchecked Sendable {
         // Issue 26: on a shared PostgreSQL database, events committed by other instances reach this one's streams.
         let doorbell = try configuration.databaseURL.map { [hub] url in try Self.openDoorbell(url, hub: hub) }
         upkeepLock = try configuration.databaseURL.map(Self.openUpkeepLock)
+        timerShards = try configuration.databaseURL.map { url in try Self.openPostgreSQLSession(url) { try TimerShards(url: $0) } }
+        let presence = try configuration.databaseURL.map { url in try Self.openPostgreSQLSession(url) { try ClusterPresence(url: $0) } }
         self.doorbell = doorbell
         service = PartyService(store: store, clock: clock, random: random, providers: providers, hub: hub, doorbell: doorbell,
-                               sharedGuards: sharedGuards)
+                               sharedGuards: sharedGuards, presence: presence)
         vault.service = service
         service.maxActiveParties = configuration.limits.activeParties
         if upkeepLock != nil { service.runsUpkeep = false }
@@ -134,6 +138,7 @@ public final class Application: @unchecked Sendable {
     private func tick() {
         ticks += 1
         let runsUpkeep = upkeepLock.map(takeUpkeep) ?? true
+        if let timerShards { service.ownTimerShards(timerShards.hold().sorted()) }
         service.watchPlayback()
         if ticks % Int(EventHub.keepaliveInterval) == 0 { hub.pingAll() }
         if ticks % 60 == 0, runsUpkeep {

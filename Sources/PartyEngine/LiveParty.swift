@@ -12,4 +12,6 @@ struct LiveParty {
     var sdkDevice: String?
     /// Monitor tokens the party's monitor held before it was replaced (the last few; wrong, but no guess).
     var retiredMonitorTokens: [String] = []
+    /// Issue 26, on the instance owning the party's timers: what `device-changed` last said.
+    var announcedActive: Bool?
 }

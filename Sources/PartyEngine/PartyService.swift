@@ -31,13 +31,13 @@ public final class PartyService: Sendable {
     private let doorbell: Doorbell?
 
     public init(store: sending any PartyStoring, clock: any PartyClock, random: sending any RandomNumberGenerator, providers: ProviderRegistry,
-         hub: EventHub, doorbell: Doorbell? = nil, sharedGuards: (any SharedGuards)? = nil) {
+         hub: EventHub, doorbell: Doorbell? = nil, sharedGuards: (any SharedGuards)? = nil, presence: ClusterPresence? = nil) {
         self.doorbell = doorbell
         self.clock = clock
         self.providers = providers
         self.hub = hub
         state = Mutex(PartyState(store: store, clock: clock, random: random, guards: Guards(shared: sharedGuards),
-                                 playerStreams: { [hub] partyId, address in hub.playerStreamCount(partyId: partyId, address: address) }))
+                                 cluster: presence, playerStreams: { [hub] partyId, address in hub.playerStreamCount(partyId: partyId, address: address) }))
         hub.whenStreamsChange { [weak self] partyId, address, isMonitor in
             self?.withState { state in
                 guard isMonitor || state.live[partyId]?.deviceAddress == address else { return }
@@ -454,8 +454,12 @@ public final class PartyService: Sendable {
         withState { state in
             state.announceDeviceChanges()
             state.detectStalls()
+            state.watchSharedPlayers()
         }
     }
+
+    /// Issue 26, several instances: the timer shards this instance owns now (`TimerShards`); it watches their parties.
+    public func ownTimerShards(_ shards: [Int]) { withState { $0.timerShards = shards } }
 
     /// The monitor's Web Playback SDK device, if one registered.
     public func sdkDevice(of party: Party) -> String? { withState { $0.live[party.id]?.sdkDevice } }

@@ -22,13 +22,17 @@ extension PartyState {
         live[party.id, default: LiveParty()].deviceAddress = asWebPlayer && caller == .host ? clientAddress : nil
         presence.heartbeat(partyId: party.id, at: now)
         monitorArrived(partyId: party.id)
+        sharePresence(partyId: party.id)
         announceDeviceChanges()
         republishCurrentTrack(partyId: party.id)
         return token
     }
 
     /// A TV is connected: its monitor stream is open and it reports (a registration alone is no TV on the wall).
-    func hasConnectedTV(partyId: String) -> Bool { monitorStreams(partyId) > 0 && deviceActive(partyId: partyId) }
+    func hasConnectedTV(partyId: String) -> Bool {
+        if let view = sharedPlayerView(partyId: partyId) { return view.streams > 0 && view.isActive(at: now) }
+        return monitorStreams(partyId) > 0 && deviceActive(partyId: partyId)
+    }
 
     /// A new monitor token for the party; the old one is remembered as retired (see `checkSecret`).
     mutating func replaceMonitorToken(with token: String, partyId: String) throws {
@@ -55,6 +59,7 @@ extension PartyState {
     /// audio is heard decides between playing and stalled.
     mutating func reportProgress(_ report: ProgressReport, party: Party) {
         presence.heartbeat(partyId: party.id, at: now)
+        defer { sharePresence(partyId: party.id) }
         announceDeviceChanges()
         // An idle TV reports too (its heartbeat, issue 24); with no song there is no progress to tell anyone.
         guard party.playback.currentEntryId != nil else { return }
@@ -65,6 +70,7 @@ extension PartyState {
     /// The monitor said it leaves: its heartbeats so far no longer count (its streams are being closed).
     mutating func monitorLeft(partyId: String) {
         presence.streamsClosed(partyId: partyId, at: now)
+        sharePresence(partyId: partyId)
         announceDeviceChanges(also: [partyId])
         detectStalls()
     }
@@ -72,6 +78,9 @@ extension PartyState {
     /// The party's monitor streams opened or closed (the hub counts them).
     mutating func monitorStreamsChanged(partyId: String) {
         if monitorStreams(partyId) == 0 { presence.streamsClosed(partyId: partyId, at: now) } else { monitorArrived(partyId: partyId) }
+        // Several instances: this one refreshes its record every second while the streams are open (`watchSharedPlayers`).
+        if cluster != nil, live[partyId] == nil { live[partyId] = LiveParty() }
+        sharePresence(partyId: partyId)
         announceDeviceChanges(also: [partyId])
         detectStalls()
     }
@@ -79,6 +88,8 @@ extension PartyState {
     /// Publishes `device-changed` for every party whose `deviceActive` changed since last told.
     /// `also` names parties whose monitor streams just opened or closed.
     mutating func announceDeviceChanges(also partyIds: [String] = []) {
+        // Several instances: the owner of the party's timers announces, from every instance's records.
+        guard cluster == nil else { return }
         let counter = playerStreams
         let addresses = live.compactMapValues(\.deviceAddress)
         for change in presence.changes(at: now, monitorStreams: { counter($0, addresses[$0]) }, reports: { addresses[$0] == nil },

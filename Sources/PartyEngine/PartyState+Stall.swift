@@ -27,6 +27,7 @@ extension PartyState {
             live[partyId, default: LiveParty()].listening = nil
             live[partyId, default: LiveParty()].stallReason = nil
         }
+        sharePresence(partyId: partyId)
     }
 
     /// R20a: the state clients show, with the stall's reason.
@@ -81,6 +82,8 @@ extension PartyState {
     /// R20a, once a second: a playing song whose monitor left is `no-monitor`, one whose monitor is silent
     /// for more than 5 s `monitor-silent`; a stall's reason follows the monitor coming and going.
     mutating func detectStalls() {
+        // Several instances: the owner of the party's timers detects its stalls (`watchSharedPlayers`).
+        guard cluster == nil else { return }
         // Issue 26: with several instances a party's player is connected to one of them; the others, which never
         // saw it, would take it for gone.
         for (partyId, heard) in live.compactMapValues(\.listening) where !store.isShared || presence.hasSeenPlayer(partyId: partyId) {
@@ -106,9 +109,13 @@ extension PartyState {
 
     /// R20a: freezes the clock where the audio stopped (the last audible report, at most a second on, never
     /// past the server's own clock) and says why; a stalled song only changes its reason.
-    mutating func stall(partyId: String, reason: StallReason, atMs reported: Int? = nil) {
-        guard let heard = live[partyId]?.listening, live[partyId]?.stallReason != reason,
-              var (playback, _) = try? storedPlayback(partyId: partyId), playback.isPlaying || playback.isStalled else { return }
+    /// `heard`: the clock to stop (issue 26: the cluster's, merged from every instance's records), else this instance's.
+    mutating func stall(partyId: String, reason: StallReason, atMs reported: Int? = nil, heard known: Listening? = nil) {
+        guard let heard = known ?? live[partyId]?.listening else { return }
+        // Alone, this instance's reason is the stored playback's; with several, another may have stalled or resumed it.
+        if !store.isShared, live[partyId]?.stallReason == reason { return }
+        guard var (playback, _) = try? storedPlayback(partyId: partyId), playback.isPlaying || playback.isStalled else { return }
+        if store.isShared, stallReason(partyId: partyId, playback: playback) == reason { return }
         let wasPlaying = playback.isPlaying
         if wasPlaying {
             let sinceReport = Int(saturating: now.timeIntervalSince(heard.reportedAt) * 1000)

@@ -21,6 +21,10 @@ struct PartyState {
     var readCache = ReadCache()
     /// Every limit, and the TV pairings (shared through the database when several instances run).
     var guards: Guards
+    /// Issue 26, several instances: every instance's record of each party's player; nil when alone.
+    let cluster: ClusterPresence?
+    /// The timer shards this instance owns (`TimerShards`); nil: every party's (alone, or not told yet).
+    var timerShards: [Int]?
     var effects = Effects()
     /// `transaction`s open now (they nest): a logged event recorded inside one is appended before it commits.
     private(set) var openTransactions = 0
@@ -35,9 +39,10 @@ struct PartyState {
     }
 
     init(store: any PartyStoring, clock: any PartyClock, random: any RandomNumberGenerator, guards: Guards = Guards(),
-         playerStreams: @escaping @Sendable (String, String?) -> Int) {
+         cluster: ClusterPresence? = nil, playerStreams: @escaping @Sendable (String, String?) -> Int) {
         self.store = store
         self.guards = guards
+        self.cluster = cluster
         self.clock = clock
         self.random = AnyRandomNumberGenerator(base: random)
         self.playerStreams = playerStreams
@@ -156,6 +161,7 @@ struct PartyState {
         presence.forget(partyId: party.id)
         live[party.id] = nil
         guards.secretGuard.forget(scope: party.id)
+        do { try cluster?.forget(partyId: party.id) } catch { Log.error("presence of ended \(party.id) not forgotten: \(error)") }
         closeStreams(partyId: party.id)
     }
 
@@ -165,6 +171,7 @@ struct PartyState {
         _ = try store.purge(endedBefore: now.addingTimeInterval(-Party.purgeAfterEnd))
         try store.pruneEvents(before: now.addingTimeInterval(-EventLog.keptFor), keepingLast: EventLog.keptEvents)
         guards.prune(at: now)
+        try cluster?.prune(before: now.addingTimeInterval(-Presence.heartbeatWindow * 4), at: now)
     }
 }
 

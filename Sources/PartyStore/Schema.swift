@@ -162,6 +162,24 @@ enum Schema {
                 value TEXT NOT NULL
             );
             """,
+            // 11, issue 26: each instance's record of each party's player (`ClusterPresence`): its monitor streams, the
+            // heartbeats and audible reports it got; the instance owning the party's timers reads them all.
+            """
+            CREATE \(dialect.unlogged)TABLE monitor_presence (
+                party_id TEXT NOT NULL,
+                instance TEXT NOT NULL,
+                streams \(integer) NOT NULL,
+                streams_until \(real) NOT NULL,
+                last_heartbeat \(real),
+                last_stream_closed \(real),
+                reports \(integer) NOT NULL,
+                heard_at \(real),
+                position_ms \(integer),
+                reported_at \(real),
+                updated_at \(real) NOT NULL,
+                PRIMARY KEY (party_id, instance)
+            )\(dialect.withoutRowID);
+            """,
         ]
     }
 }
