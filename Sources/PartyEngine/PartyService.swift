@@ -462,11 +462,11 @@ public final class PartyService: Sendable {
     public func ownTimerShards(_ shards: [Int]) { withState { $0.timerShards = shards } }
 
     /// The monitor's Web Playback SDK device, if one registered.
-    public func sdkDevice(of party: Party) -> String? { withState { $0.live[party.id]?.sdkDevice } }
+    public func sdkDevice(of party: Party) -> String? { withState { $0.sdkDevice(partyId: party.id) } }
 
     /// `PUT …/spotify/deviceId`: the monitor's SDK device; the current track continues there (R22).
     public func registerSDKDevice(_ deviceId: String, party: Party) {
-        withState { $0.live[party.id, default: LiveParty()].sdkDevice = deviceId }
+        withState { $0.registerSDKDevice(deviceId, partyId: party.id) }
         driveRemotePlayer(partyId: party.id)
     }
 

@@ -41,7 +41,7 @@ extension PartyState {
             guards.secretGuard.recordSuccess(address: clientAddress, scope: party.id)
             return caller
         }
-        if live[party.id]?.retiredMonitorTokens.contains(token) == true { return nil }
+        if isRetiredMonitorToken(token, partyId: party.id) { return nil }
         // Only a well-formed PIN can be the host PIN; anything else is still a wrong secret (R24a) but not one
         // of the 99,999 the party's lifetime budget protects.
         if PinGenerator.isWellFormed(token) { try store.countWrongPinCheck(partyId: party.id) }
@@ -68,7 +68,7 @@ extension PartyState {
         guard let token = credential.token, !token.isEmpty else { throw PartyError.hostAuthorizationMissing }
         guard let caller = try checkSecret(token, party: party, clientAddress: credential.clientAddress, allowMonitor: allowMonitor) else {
             // The TV that was replaced learns it (and stops) instead of reading "wrong PIN".
-            if live[party.id]?.retiredMonitorTokens.contains(token) == true { throw PartyError.monitorReplaced }
+            if isRetiredMonitorToken(token, partyId: party.id) { throw PartyError.monitorReplaced }
             throw PartyError.hostPinWrong
         }
         return (party, caller)

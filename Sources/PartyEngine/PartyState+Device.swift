@@ -37,7 +37,7 @@ extension PartyState {
     /// A new monitor token for the party; the old one is remembered as retired (see `checkSecret`).
     mutating func replaceMonitorToken(with token: String, partyId: String) throws {
         if let old = try store.monitorToken(partyId: partyId) {
-            live[partyId, default: LiveParty()].retiredMonitorTokens = Array((live[partyId]?.retiredMonitorTokens ?? []).suffix(7)) + [old]
+            try retireMonitorToken(old, partyId: partyId)
             // The old TV's streams end; it reconnects with its old token, re-registers and is told it was replaced.
             closeMonitorStreams(partyId: partyId)
         }
@@ -101,7 +101,7 @@ extension PartyState {
     /// Spotify has no queue we could use (SPEC): after every playback change the server tells the SDK device
     /// what to play, by uri and position, or to pause. This reads what to say; the service says it off the lock.
     func remotePlayerCommand(partyId: String, providers: ProviderRegistry) -> RemotePlayerCommand? {
-        guard let deviceId = live[partyId]?.sdkDevice, let party = try? store.party(id: partyId),
+        guard let deviceId = sdkDevice(partyId: partyId), let party = try? store.party(id: partyId),
               let spotify = providers.provider(named: party.provider)?.bound(to: party.id) as? SpotifyProvider else { return nil }
         let current = try? store.queue(partyId: partyId, currentEntryId: party.playback.currentEntryId).current
         return RemotePlayerCommand(spotify: spotify, deviceId: deviceId, uri: current?.track.uri,

@@ -78,4 +78,39 @@ extension PartyState {
     func stallReason(partyId: String, playback: Playback) -> StallReason? {
         playback.isStalled ? (live[partyId]?.stallReason ?? .noMonitor) : nil
     }
+
+    /// The party's Spotify SDK device: registered here, or (several instances) on any of them.
+    func sdkDevice(partyId: String) -> String? {
+        if let local = live[partyId]?.sdkDevice { return local }
+        guard let cluster else { return nil }
+        do { return try cluster.sdkDevice(partyId: partyId) } catch {
+            Log.error("SDK device of \(partyId): \(error)")
+            return nil
+        }
+    }
+
+    mutating func registerSDKDevice(_ deviceId: String, partyId: String) {
+        live[partyId, default: LiveParty()].sdkDevice = deviceId
+        do { try cluster?.setSDKDevice(deviceId, partyId: partyId) } catch { Log.error("SDK device of \(partyId) not shared: \(error)") }
+    }
+
+    /// Whether `token` is one the party's monitor held before it was replaced (on any instance).
+    func isRetiredMonitorToken(_ token: String, partyId: String) -> Bool {
+        if live[partyId]?.retiredMonitorTokens.contains(token) == true { return true }
+        guard let cluster else { return false }
+        do { return try cluster.retiredMonitorTokens(partyId: partyId).contains(token) } catch {
+            // A database that cannot say counts the token as a wrong secret (stricter).
+            Log.error("retired monitor tokens of \(partyId): \(error)")
+            return false
+        }
+    }
+
+    /// Remembers the monitor token `old` as retired (the last eight), here and for every instance.
+    mutating func retireMonitorToken(_ old: String, partyId: String) throws {
+        var tokens = live[partyId]?.retiredMonitorTokens ?? []
+        if let cluster { tokens = try cluster.retiredMonitorTokens(partyId: partyId) }
+        tokens = Array(tokens.suffix(7)) + [old]
+        live[partyId, default: LiveParty()].retiredMonitorTokens = tokens
+        try cluster?.setRetiredMonitorTokens(tokens, partyId: partyId)
+    }
 }

@@ -74,7 +74,11 @@ public final class ClusterGuards: SharedGuards {
         guard outermost else { return try body() }
         let result: Result<T, any Error> = Result { try body() }
         try connection.withLock { connection in
-            do { try connection.execute("COMMIT") } catch {
+            // A statement that failed inside left nothing to commit (COMMIT would roll back without a word): say so.
+            do {
+                try connection.checkCommittable()
+                try connection.execute("COMMIT")
+            } catch {
                 try? connection.execute("ROLLBACK")
                 throw error
             }

@@ -91,12 +91,42 @@ public final class ClusterPresence: Sendable {
 
     public func forget(partyId: String) throws {
         try run("DELETE FROM monitor_presence WHERE party_id = ?", [.text(partyId)])
+        try run("DELETE FROM party_players WHERE party_id = ?", [.text(partyId)])
     }
 
     /// Drops records nobody wrote for a while whose streams no longer count (their party's player left long ago).
     public func prune(before cutoff: Date, at now: Date) throws {
         try run("DELETE FROM monitor_presence WHERE updated_at < ? AND streams_until < ?",
                 [.real(cutoff.timeIntervalSince1970), .real(now.timeIntervalSince1970)])
+        // Parties purged, or ended on an instance that could not forget them.
+        try run("DELETE FROM party_players WHERE party_id NOT IN (SELECT id FROM parties WHERE ended_at IS NULL)", [])
+    }
+
+    /// The Spotify Web Playback SDK device the party's TV registered on any instance.
+    public func sdkDevice(partyId: String) throws -> String? {
+        try run("SELECT sdk_device_id FROM party_players WHERE party_id = ?", [.text(partyId)]).first?.text("sdk_device_id")
+    }
+
+    public func setSDKDevice(_ deviceId: String, partyId: String) throws {
+        try run("""
+            INSERT INTO party_players (party_id, sdk_device_id) VALUES (?, ?)
+            ON CONFLICT (party_id) DO UPDATE SET sdk_device_id = excluded.sdk_device_id
+            """, [.text(partyId), .text(deviceId)])
+    }
+
+    /// The monitor tokens the party's TVs held before they were replaced, newest last.
+    public func retiredMonitorTokens(partyId: String) throws -> [String] {
+        let text = try run("SELECT retired_monitor_tokens FROM party_players WHERE party_id = ?", [.text(partyId)]).first?
+            .text("retired_monitor_tokens") ?? ""
+        return text.split(separator: " ").map(String.init)
+    }
+
+    /// Keeps `tokens` (the newest few) as the party's retired monitor tokens.
+    public func setRetiredMonitorTokens(_ tokens: [String], partyId: String) throws {
+        try run("""
+            INSERT INTO party_players (party_id, retired_monitor_tokens) VALUES (?, ?)
+            ON CONFLICT (party_id) DO UPDATE SET retired_monitor_tokens = excluded.retired_monitor_tokens
+            """, [.text(partyId), .text(tokens.joined(separator: " "))])
     }
 
     private static func record(_ row: Row, at now: Date) -> PresenceRecord {

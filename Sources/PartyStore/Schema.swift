@@ -180,6 +180,16 @@ enum Schema {
                 PRIMARY KEY (party_id, instance)
             )\(dialect.withoutRowID);
             """,
+            // 12, issue 26: what every instance needs of the party's player: its Spotify SDK device and the monitor tokens
+            // it replaced. No foreign key: written on a session of its own, which must never wait for a party row the
+            // request's own transaction has locked.
+            """
+            CREATE TABLE party_players (
+                party_id TEXT PRIMARY KEY,
+                sdk_device_id TEXT,
+                retired_monitor_tokens TEXT NOT NULL DEFAULT ''
+            );
+            """,
         ]
     }
 }

@@ -20,6 +20,21 @@ struct SharedPlayerTests {
         #expect(eventually { (try? onB.current())?["deviceActive"] as? Bool == false }, "and sees it leave")
     }
 
+    /// Issue 24 across instances: a TV replaced through A that keeps calling B is told it was replaced, and its old
+    /// token counts as no guess there either.
+    @Test func aReplacedTVIsToldSoByEveryInstance() throws {
+        let cluster = try TestCluster()
+        let party = try cluster.party()
+        let old = try party.registerMonitor(device: "tv-old")
+        _ = try party.registerMonitor(device: "tv-new")
+        let onB = party.via(cluster.instances[1].port)
+        for _ in 0..<12 {
+            let report = try onB.reportProgress(token: old)
+            #expect(report.status == 403 && report.json["code"] as? String == "monitor_replaced", "\(report)")
+        }
+        #expect(try onB.host("GET", "/blacklist").status == 200, "twelve calls with the old token locked nobody out")
+    }
+
     /// R20a with several instances: the party's stall detection runs on the owner of its shard; kill -9 of that
     /// instance moves it to another, which stalls the song when the TV leaves. The stall is published once.
     @Test func whenThePartysTimerOwnerIsKilledAnotherDetectsItsStall() throws {
