@@ -17,9 +17,12 @@ public struct GuestLimits: Sendable {
     private var addsByAddress: SlidingWindowLimiter
     private var likesByDevice: SlidingWindowLimiter
     private var likesByAddress: SlidingWindowLimiter
+    /// Whether the counts live in a shared database (issue 26).
+    private let shared: Bool
 
     /// `shared`: counts shared by several instances (issue 26); nil: in memory.
     public init(shared: (any SharedLimits)? = nil) {
+        self.shared = shared != nil
         addsByDevice = SlidingWindowLimiter(limit: Self.addsPerDevice, name: "adds-device", shared: shared)
         addsByAddress = SlidingWindowLimiter(limit: Self.addsPerAddress, name: "adds-address", shared: shared)
         likesByDevice = SlidingWindowLimiter(limit: Self.likesPerDevice, name: "likes-device", shared: shared)
@@ -39,6 +42,14 @@ public struct GuestLimits: Sendable {
 
     /// Counts one like toggle, or throws `.rateLimited` without counting it.
     public mutating func admitLike(device: String, address: String, party: String, at now: Date) throws(PartyError) {
+        // Issue 26: on a shared database, checked and counted in one round trip (a like is the most frequent write).
+        if shared {
+            let keyed = [(likesByDevice, party + "|" + device), (likesByAddress, party + "|" + AddressPrefix.device(of: address))]
+            if let retry = SlidingWindowLimiter.admit(1, keyed.map { (limiter: $0.0, key: $0.1) }, at: now) {
+                throw .rateLimited(retryAfterSeconds: retry)
+            }
+            return
+        }
         try Self.check(1, [(likesByDevice, party + "|" + device), (likesByAddress, party + "|" + AddressPrefix.device(of: address))], at: now)
         likesByDevice.record(key: party + "|" + device, at: now)
         likesByAddress.record(key: party + "|" + AddressPrefix.device(of: address), at: now)

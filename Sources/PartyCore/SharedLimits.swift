@@ -20,6 +20,17 @@ public protocol SharedLimits: AnyObject, Sendable {
     func serialized<T>(_ key: String, _ body: () throws -> T) throws -> T
     /// Drops buckets that left every window.
     func prune(at now: Date)
+    /// Counts `count` events of every item's key at once, or none when one of them would go over its limit: then the
+    /// seconds until it may (the first such item's); a database that cannot be asked refuses.
+    func admit(_ count: Int, _ items: [SharedLimitItem], at now: Date) -> Int?
+}
+
+/// One limiter's key in `SharedLimits.admit`.
+public struct SharedLimitItem: Sendable {
+    public let name: String
+    public let key: String
+    public let limit: Int
+    public let window: TimeInterval
 }
 
 /// One bucket of a shared window: its events, and when it leaves the window.
@@ -45,6 +56,17 @@ public struct WindowBucket: Sendable, Equatable {
     /// When bucket `index` leaves the window.
     public static func leavesAt(_ index: Int64, window: TimeInterval) -> Date {
         Date(timeIntervalSince1970: Double(index + Int64(perWindow)) * length(of: window))
+    }
+
+    /// Seconds until `adding` more events fit under `limit` (as `buckets` leave the window), or nil when they fit now.
+    public static func retryAfter(_ buckets: [WindowBucket], limit: Int, adding: Int, window: TimeInterval, at now: Date) -> Int? {
+        var total = buckets.reduce(0) { $0 + $1.count }
+        guard total + adding > limit else { return nil }
+        for bucket in buckets.sorted(by: { $0.leavesAt < $1.leavesAt }) {
+            total -= bucket.count
+            if total + adding <= limit { return max(1, Int(bucket.leavesAt.timeIntervalSince(now).rounded(.up))) }
+        }
+        return Int(window)
     }
 
     /// The oldest bucket still in the window at `now`.

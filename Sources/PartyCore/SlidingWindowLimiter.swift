@@ -26,23 +26,28 @@ public struct SlidingWindowLimiter: Sendable {
     }
 
     /// A database that cannot be asked refuses for this long (stricter, never looser).
-    static let unavailableRetry = 2
+    public static let unavailableRetry = 2
 
     /// Seconds until `key` may act again, or nil when it is under the limit.
     public func retryAfter(key: String, at now: Date) -> Int? {
         if let shared {
             guard let buckets = shared.limits.buckets(name: shared.name, key: key, window: window, at: now) else { return Self.unavailableRetry }
-            var total = buckets.reduce(0) { $0 + $1.count }
-            guard total >= limit else { return nil }
-            for bucket in buckets.sorted(by: { $0.leavesAt < $1.leavesAt }) {
-                total -= bucket.count
-                if total < limit { return max(1, Int(bucket.leavesAt.timeIntervalSince(now).rounded(.up))) }
-            }
-            return Int(window)
+            return WindowBucket.retryAfter(buckets, limit: limit, adding: 1, window: window, at: now)
         }
         let recent = live(events[key] ?? [], at: now)
         guard recent.count >= limit, let oldest = recent.first else { return nil }
         return max(1, Int((oldest.addingTimeInterval(window).timeIntervalSince(now)).rounded(.up)))
+    }
+
+    /// Counts `count` events of each limiter's key, or none when one of them would go over its limit: then the
+    /// seconds until it may. One round trip to a shared database (PostgreSQL: the counts are added, read back, and
+    /// taken away again when one is over); the same answer as checking each with `remaining` and recording each.
+    public static func admit(_ count: Int, _ keyed: [(limiter: SlidingWindowLimiter, key: String)], at now: Date) -> Int? {
+        if let first = keyed.first?.limiter.shared {
+            let items = keyed.map { SharedLimitItem(name: $0.limiter.shared?.name ?? "", key: $0.key, limit: $0.limiter.limit, window: $0.limiter.window) }
+            return first.limits.admit(count, items, at: now)
+        }
+        return nil
     }
 
     public mutating func record(key: String, at now: Date, count: Int = 1) {

@@ -301,8 +301,8 @@ public final class PartyService: Sendable {
 
     /// At start-up, or when this instance takes the upkeep over (issue 26): repairs dangling playback; `listen` (one
     /// instance alone) also stalls every playing party as `no-monitor` until its TV, which must reconnect, reports.
-    /// Several instances: the TVs stay connected to the others, so only the instance that sees a party's player
-    /// watches it.
+    /// Several instances: the TVs stay connected to the others, and the owner of each party's timer shard watches its
+    /// player from every instance's records (`watchSharedPlayers`).
     public func repairDanglingPlayback(listen: Bool = true) throws {
         try withState { state in
             try state.repairDanglingPlayback()
@@ -459,7 +459,14 @@ public final class PartyService: Sendable {
     }
 
     /// Issue 26, several instances: the timer shards this instance owns now (`TimerShards`); it watches their parties.
-    public func ownTimerShards(_ shards: [Int]) { withState { $0.timerShards = shards } }
+    public func ownTimerShards(_ shards: [Int]) {
+        ownedShards.withLock { $0 = shards }
+        withState { $0.timerShards = shards }
+    }
+
+    /// The timer shards this instance owns (`/healthz`); nil when it is alone.
+    public var timerShards: [Int]? { ownedShards.withLock { $0 } }
+    private let ownedShards = Mutex<[Int]?>(nil)
 
     /// The monitor's Web Playback SDK device, if one registered.
     public func sdkDevice(of party: Party) -> String? { withState { $0.sdkDevice(partyId: party.id) } }

@@ -91,8 +91,8 @@ extension PartyState {
         // Several instances: the owner of the party's timers announces, from every instance's records.
         guard cluster == nil else { return }
         let counter = playerStreams
-        let addresses = live.compactMapValues(\.deviceAddress)
-        for change in presence.changes(at: now, monitorStreams: { counter($0, addresses[$0]) }, reports: { addresses[$0] == nil },
+        let live = self.live
+        for change in presence.changes(at: now, monitorStreams: { counter($0, live[$0]?.deviceAddress) }, reports: { live[$0]?.deviceAddress == nil },
                                        also: partyIds) {
             publish(.deviceChanged(active: change.active), partyId: change.partyId)
         }

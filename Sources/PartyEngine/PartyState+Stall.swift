@@ -84,9 +84,7 @@ extension PartyState {
     mutating func detectStalls() {
         // Several instances: the owner of the party's timers detects its stalls (`watchSharedPlayers`).
         guard cluster == nil else { return }
-        // Issue 26: with several instances a party's player is connected to one of them; the others, which never
-        // saw it, would take it for gone.
-        for (partyId, heard) in live.compactMapValues(\.listening) where !store.isShared || presence.hasSeenPlayer(partyId: partyId) {
+        for (partyId, heard) in live.compactMapValues(\.listening) {
             let active = deviceActive(partyId: partyId)
             let silent = now.timeIntervalSince(heard.heardAt) > Playback.silenceLimit
             switch live[partyId]?.stallReason {

@@ -42,11 +42,6 @@ struct Presence {
 
     mutating func heartbeat(partyId: String, at now: Date) { lastHeartbeat[partyId] = now }
 
-    /// Whether this process heard from the party's player at all (a heartbeat, a stream that opened or closed).
-    func hasSeenPlayer(partyId: String) -> Bool {
-        lastHeartbeat[partyId] != nil || lastStreamClosed[partyId] != nil || announced[partyId] != nil
-    }
-
     /// The party's last monitor stream closed.
     mutating func streamsClosed(partyId: String, at now: Date) { lastStreamClosed[partyId] = now }
 

@@ -28,6 +28,48 @@ public final class ClusterGuards: SharedGuards {
                   .real(WindowBucket.leavesAt(bucket, window: window).timeIntervalSince1970)])
     }
 
+    /// Adds the counts and reads every item's live buckets back in one statement (the current bucket as the upsert
+    /// left it: a concurrent add to it waits for this one and then sees it), then takes them away again when one
+    /// item is over: a count never holds more than was admitted once the statement ends.
+    public func admit(_ count: Int, _ items: [SharedLimitItem], at now: Date) -> Int? {
+        guard !items.isEmpty else { return nil }
+        var values: [SQLValue] = []
+        var rows: [String] = []
+        for (index, item) in items.enumerated() {
+            let bucket = WindowBucket.index(at: now, window: item.window)
+            rows.append("(\(index)::int, ?, ?, ?::bigint, ?::bigint, ?::float8, ?::bigint)")
+            values += [.text(item.name), .text(item.key), .integer(bucket), .integer(Int64(count)),
+                       .real(WindowBucket.leavesAt(bucket, window: item.window).timeIntervalSince1970),
+                       .integer(WindowBucket.oldestLive(at: now, window: item.window))]
+        }
+        guard let found = run("""
+            WITH input (item, name, key, bucket, count, leaves_at, oldest) AS (VALUES \(rows.joined(separator: ", "))),
+            added AS (
+                INSERT INTO limit_counts (name, key, bucket, count, leaves_at) SELECT name, key, bucket, count, leaves_at FROM input
+                ON CONFLICT (name, key, bucket) DO UPDATE SET count = limit_counts.count + excluded.count
+                RETURNING name, key, count, leaves_at)
+            SELECT i.item, a.count, a.leaves_at FROM added a JOIN input i ON i.name = a.name AND i.key = a.key
+            UNION ALL
+            SELECT i.item, l.count, l.leaves_at FROM limit_counts l JOIN input i
+                ON l.name = i.name AND l.key = i.key AND l.bucket >= i.oldest AND l.bucket <> i.bucket
+            """, values) else { return SlidingWindowLimiter.unavailableRetry }
+        let buckets = Dictionary(grouping: found, by: { Int($0.integer("item") ?? -1) }).mapValues { rows in
+            rows.map { WindowBucket(count: Int($0.integer("count") ?? 0), leavesAt: $0.date("leaves_at") ?? now) }
+        }
+        for (index, item) in items.enumerated() {
+            // The buckets hold this admission's counts already: over the limit with them?
+            guard let retry = WindowBucket.retryAfter(buckets[index] ?? [], limit: item.limit, adding: 0, window: item.window, at: now) else {
+                continue
+            }
+            for undo in items {
+                run("UPDATE limit_counts SET count = count - ? WHERE name = ? AND key = ? AND bucket = ?",
+                    [.integer(Int64(count)), .text(undo.name), .text(undo.key), .integer(WindowBucket.index(at: now, window: undo.window))])
+            }
+            return retry
+        }
+        return nil
+    }
+
     public func isProven(client: String, scope: String) -> Bool? {
         run("SELECT 1 AS proven FROM proven_clients WHERE scope = ? AND client = ?", [.text(scope), .text(client)]).map { !$0.isEmpty }
     }

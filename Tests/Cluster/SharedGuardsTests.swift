@@ -55,6 +55,23 @@ struct SharedGuardsTests {
         #expect(counts.withLock { $0 } == [403: 10, 429: 14])
     }
 
+    /// R11 and issue 10's vote stuffing across instances: 10 adds a minute per device, 60 likes per address.
+    @Test func addsAndLikesCountAcrossInstances() throws {
+        let cluster = try TestCluster()
+        let party = try cluster.party()
+        let views = cluster.instances.map { party.via($0.port) }
+        var adds: [Int] = []
+        for number in 1...11 { adds.append(try views[number % 3].add(number, device: "adder").status) }
+        #expect(adds == Array(repeating: 200, count: 10) + [429], "\(adds)")
+        var likes: [Int] = []
+        for index in 0..<61 {
+            let client = views[index % 3].client.from("127.67.0.1")
+            likes.append(try client.send("POST", party.base + "/track/vote", json: ["uri": "demo:track:1", "deviceId": "liker-\(index)"]).status)
+        }
+        #expect(likes == Array(repeating: 200, count: 60) + [429], "\(likes)")
+        #expect(try party.likeCount(1) == 60)
+    }
+
     /// Issue 14 with several instances: the TV opens its pairing on A, the host's phone claims the code on B, and the
     /// TV learns its party and monitor token on C.
     @Test func aTVPairingOpenedOnOneInstanceIsClaimedOnAnother() throws {

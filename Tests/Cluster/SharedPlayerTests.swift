@@ -41,10 +41,12 @@ struct SharedPlayerTests {
         let cluster = try TestCluster()
         let party = try cluster.party()
         try party.add(1)
-        // The shards spread over the three instances (each takes its share as it starts).
-        #expect(eventually { (try? cluster.timerShardHolders().count) == 3 }, "\(String(describing: try? cluster.timerShardHolders()))")
-        let owner = try #require(try cluster.timerOwner(of: party.id))
-        let ownerIndex = try #require(cluster.instances.firstIndex { $0.process.processIdentifier == owner })
+        // The shards spread over the three instances (each takes its share as it starts), each held by one.
+        #expect(eventually { cluster.timerShards().allSatisfy { ($0?.count ?? 0) > 0 }
+                                && Set(cluster.timerShards().compactMap { $0 }.joined()).count == 16 },
+                "\(cluster.timerShards())")
+        let shard = try cluster.timerShard(of: party.id)
+        let ownerIndex = try #require(cluster.timerOwner(of: shard))
         let tvIndex = (ownerIndex + 1) % 3
         let tv = party.via(cluster.instances[tvIndex].port)
         let watcher = try party.via(cluster.instances[(ownerIndex + 2) % 3].port).events()
@@ -58,10 +60,9 @@ struct SharedPlayerTests {
 
         let killedAt = Date()
         cluster.instances[ownerIndex].kill()
-        #expect(eventually { (try? cluster.timerOwner(of: party.id)).flatMap { $0 } != nil }, "a surviving instance takes the shard")
+        #expect(eventually { cluster.timerOwner(of: shard) != nil }, "a surviving instance takes the shard: \(cluster.timerShards())")
         let takenOver = Date().timeIntervalSince(killedAt)
-        let newOwner = try cluster.timerOwner(of: party.id)
-        #expect(newOwner != owner)
+        #expect(cluster.timerOwner(of: shard) != ownerIndex)
         // The TV says it leaves the instance it is connected to: the new owner stalls the song as no-monitor.
         #expect(try tv.client.send("DELETE", tv.base + "/device", auth: token).status == 204)
         let stalled = try watcher.waitFor("playback-stalled")
@@ -76,32 +77,23 @@ struct SharedPlayerTests {
 }
 
 extension TestCluster {
-    /// `TimerShards.lockClass`: "mvtm" in ASCII.
-    static let timerLockClass = 0x6d76_746d
-
-    /// The process ids of the instances holding timer shards, with how many each holds.
-    func timerShardHolders() throws -> [Int32: Int] {
-        let rows = try sql("""
-            SELECT a.application_name, count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-            WHERE l.locktype = 'advisory' AND l.granted AND l.classid::bigint = \(Self.timerLockClass) AND l.objsubid = 2
-            GROUP BY a.application_name
-            """)
-        var holders: [Int32: Int] = [:]
-        for row in rows.split(separator: "\n") {
-            let fields = row.split(separator: "|")
-            guard fields.count == 2, let pid = fields[0].split(separator: "-").last.flatMap({ Int32($0) }) else { continue }
-            holders[pid] = Int(fields[1])
+    /// The timer shards each live instance holds, by its index (`/healthz`; nil for one that does not answer).
+    func timerShards() -> [[Int]?] {
+        instances.map { instance in
+            guard instance.process.isRunning else { return nil }
+            return (try? instance.client.get("/healthz"))?.json["timerShards"] as? [Int]
         }
-        return holders
     }
 
-    /// The process id of the instance running the party's timers (its shard is PostgreSQL's `hashtext` of the id).
-    func timerOwner(of partyId: String) throws -> Int32? {
-        let name = try sql("""
-            SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-            WHERE l.locktype = 'advisory' AND l.granted AND l.classid::bigint = \(Self.timerLockClass) AND l.objsubid = 2
-            AND l.objid::bigint = (hashtext('\(partyId)') & 15)
-            """)
-        return name.split(separator: "-").last.flatMap { Int32($0) }
+    /// The party's timer shard: PostgreSQL's `hashtext` of its id, as the instances compute it.
+    func timerShard(of partyId: String) throws -> Int {
+        guard let shard = Int(try sql("SELECT hashtext('\(partyId)') & 15")) else { throw TestFailure(description: "no shard") }
+        return shard
+    }
+
+    /// The index of the one live instance that holds `shard`, nil while none or more than one does.
+    func timerOwner(of shard: Int) -> Int? {
+        let holders = timerShards().enumerated().filter { $0.element?.contains(shard) == true }.map(\.offset)
+        return holders.count == 1 ? holders[0] : nil
     }
 }
