@@ -42,17 +42,19 @@ public struct GuestLimits: Sendable {
 
     /// Counts one like toggle, or throws `.rateLimited` without counting it.
     public mutating func admitLike(device: String, address: String, party: String, at now: Date) throws(PartyError) {
-        // Issue 26: on a shared database, checked and counted in one round trip (a like is the most frequent write).
-        if shared {
-            let keyed = [(likesByDevice, party + "|" + device), (likesByAddress, party + "|" + AddressPrefix.device(of: address))]
-            if let retry = SlidingWindowLimiter.admit(1, keyed.map { (limiter: $0.0, key: $0.1) }, at: now) {
-                throw .rateLimited(retryAfterSeconds: retry)
-            }
-            return
-        }
+        if shared { return try admitSharedLike(device: device, address: address, party: party, at: now) }
         try Self.check(1, [(likesByDevice, party + "|" + device), (likesByAddress, party + "|" + AddressPrefix.device(of: address))], at: now)
         likesByDevice.record(key: party + "|" + device, at: now)
         likesByAddress.record(key: party + "|" + AddressPrefix.device(of: address), at: now)
+    }
+
+    /// Issue 26: a like counted in the shared database, checked and counted in one round trip (a like is the most
+    /// frequent write). It changes nothing in this value, so the engine runs it before it takes its lock.
+    public func admitSharedLike(device: String, address: String, party: String, at now: Date) throws(PartyError) {
+        let keyed = [(likesByDevice, party + "|" + device), (likesByAddress, party + "|" + AddressPrefix.device(of: address))]
+        if let retry = SlidingWindowLimiter.admit(1, keyed.map { (limiter: $0.0, key: $0.1) }, at: now) {
+            throw .rateLimited(retryAfterSeconds: retry)
+        }
     }
 
     private static func check(_ count: Int, _ limits: [(SlidingWindowLimiter, String)], at now: Date) throws(PartyError) {

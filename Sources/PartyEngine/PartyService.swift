@@ -29,10 +29,14 @@ public final class PartyService: Sendable {
 
     /// Issue 26: rung after each commit that logged events, when other instances share the store.
     private let doorbell: Doorbell?
+    /// Issue 26, several instances: likes are counted in the shared database before the state lock (one round trip
+    /// each, which would otherwise hold up every other request of this instance).
+    private let sharedLikeLimits: GuestLimits?
 
     public init(store: sending any PartyStoring, clock: any PartyClock, random: sending any RandomNumberGenerator, providers: ProviderRegistry,
          hub: EventHub, doorbell: Doorbell? = nil, sharedGuards: (any SharedGuards)? = nil, presence: ClusterPresence? = nil) {
         self.doorbell = doorbell
+        sharedLikeLimits = sharedGuards.map { GuestLimits(shared: $0) }
         self.clock = clock
         self.providers = providers
         self.hub = hub
@@ -232,12 +236,16 @@ public final class PartyService: Sendable {
     }
 
     public func vote(uri: String, deviceId: String, clientAddress: String = "local", party: Party) throws -> (liked: Bool, likeCount: Int) {
-        try write { try $0.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
+        try sharedLikeLimits?.admitSharedLike(device: deviceId, address: clientAddress, party: party.id, at: now)
+        return try write { try $0.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
     }
 
     /// R17 without holding the caller's thread: `completion` gets the answer once the like's group commit is done.
     public func vote(uri: String, deviceId: String, clientAddress: String, party: Party,
                      completion: @escaping @Sendable (Result<(liked: Bool, likeCount: Int), any Error>) -> Void) {
+        do { try sharedLikeLimits?.admitSharedLike(device: deviceId, address: clientAddress, party: party.id, at: now) } catch {
+            return completion(.failure(error))
+        }
         write({ try $0.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }, completion: completion)
     }
 
