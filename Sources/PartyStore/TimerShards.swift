@@ -3,7 +3,7 @@ import Foundation
 /// Issue 26: which instance runs each party's timers (R20a's stall detection, `device-changed`): parties fall into
 /// `count` shards by a hash PostgreSQL computes (`shardOf`), and an instance runs the parties of the shards whose
 /// session-level advisory lock its own session holds. Each instance takes free shards up to its fair share of
-/// the instances alive (their sessions, by name) and gives back what is over it, so shards spread out. When an
+/// the instances alive on the database (their sessions, by name) and gives back what is over it, so shards spread out. When an
 /// instance dies its session ends, its locks free, and the others take them at their next tick (every second).
 /// Owns one libpq connection; not thread-safe: the application's upkeep queue is its only user.
 public final class TimerShards {
@@ -33,8 +33,10 @@ public final class TimerShards {
                 try connection.run("SELECT pg_advisory_unlock_all()", [])
                 heldInSession = connection.sessions
             }
-            let alive = try connection.run("SELECT count(*) AS alive FROM pg_stat_activity WHERE application_name LIKE ?",
-                                           [.text(Self.sessionName + "%")]).first?.integer("alive") ?? 1
+            // The instances on this database (advisory locks are per database; a server may hold other deployments').
+            let alive = try connection.run("""
+                SELECT count(*) AS alive FROM pg_stat_activity WHERE application_name LIKE ? AND datname = current_database()
+                """, [.text(Self.sessionName + "%")]).first?.integer("alive") ?? 1
             let share = (Self.count + Int(max(1, alive)) - 1) / Int(max(1, alive))
             for shard in held.sorted().reversed() where held.count > share {
                 try connection.run("SELECT pg_advisory_unlock(?::int, ?::int)", [.integer(Int64(Self.lockClass)), .integer(Int64(shard))])
