@@ -76,7 +76,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         // Issue 26: three instances of the real binary on one PostgreSQL, Debian's nginx in front. The HTTP and SSE
         // clients, the server process and the test party are the end-to-end suite's own files (links in Support/).
-        .testTarget(name: "ClusterTests", dependencies: ["musicvoting", "TestSupport"], path: "Tests/Cluster"),
+        .testTarget(name: "ClusterTests", dependencies: ["musicvoting", "TestSupport", "HTTPServer"], path: "Tests/Cluster"),
         // The kit against the real binary on 127.0.0.1:0, and the CLI through tmux (issue 16).
         .testTarget(name: "MusicVotingKitTests", dependencies: ["MusicVotingKit", "musicvoting", "musicvoting-cli", "TestSupport"]),
     ]

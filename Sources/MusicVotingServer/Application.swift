@@ -22,6 +22,8 @@ public final class Application: @unchecked Sendable {
     private let upkeepLock: UpkeepLock?
     // Guarded by `upkeep`: whether this instance held the upkeep lock at the last tick.
     private var ranUpkeep = false
+    /// Issue 26: with a shared database, which parties' timers this instance runs. Used on `upkeep` only.
+    private let timerShards: TimerShards?
     private var timer: DispatchSourceTimer?
     // Guarded by `upkeep`: ticks since start, for the 15 s keepalive and the 60 s expiry.
     private var ticks = 0
@@ -40,13 +42,18 @@ public final class Application: @unchecked Sendable {
                                                              total: connectionLimit * 3 / 4))
         let library = configuration.libraryDirectory.map { LocalLibrary(root: URL(fileURLWithPath: $0)) }
         let vault = StoreTokenVault()
+        // Issue 26: on a shared database the guards (limits, pairings) and the OAuth states live there too.
+        let sharedGuards = try configuration.databaseURL.map { url in try Self.openPostgreSQLSession(url) { try ClusterGuards(url: $0) } }
+        let loginState = try configuration.databaseURL.map { url in
+            try Self.openPostgreSQLSession(url) { try SpotifyLoginState(shared: ClusterLogins(url: $0)) }
+        } ?? SpotifyLoginState()
         let spotify = configuration.spotifyClientId.map { clientId in
             SpotifyProvider(client: SpotifyClient(configuration: SpotifyConfiguration(
                 clientId: clientId, clientSecret: configuration.spotifyClientSecret,
                 redirectURI: configuration.spotifyRedirectURI ?? "",
                 accountsBase: configuration.spotifyAccountsBase.flatMap(URL.init(string:)) ?? SpotifyConfiguration.defaultAccountsBase,
                 apiBase: configuration.spotifyAPIBase.flatMap(URL.init(string:)) ?? SpotifyConfiguration.defaultAPIBase),
-                vault: vault), loginState: SpotifyLoginState())
+                vault: vault), loginState: loginState)
         }
         let providers = ProviderRegistry(all: [
             DemoProvider(),
@@ -59,8 +66,11 @@ public final class Application: @unchecked Sendable {
         // Issue 26: on a shared PostgreSQL database, events committed by other instances reach this one's streams.
         let doorbell = try configuration.databaseURL.map { [hub] url in try Self.openDoorbell(url, hub: hub) }
         upkeepLock = try configuration.databaseURL.map(Self.openUpkeepLock)
+        timerShards = try configuration.databaseURL.map { url in try Self.openPostgreSQLSession(url) { try TimerShards(url: $0) } }
+        let presence = try configuration.databaseURL.map { url in try Self.openPostgreSQLSession(url) { try ClusterPresence(url: $0) } }
         self.doorbell = doorbell
-        service = PartyService(store: store, clock: clock, random: random, providers: providers, hub: hub, doorbell: doorbell)
+        service = PartyService(store: store, clock: clock, random: random, providers: providers, hub: hub, doorbell: doorbell,
+                               sharedGuards: sharedGuards, presence: presence)
         vault.service = service
         service.maxActiveParties = configuration.limits.activeParties
         if upkeepLock != nil { service.runsUpkeep = false }
@@ -128,6 +138,7 @@ public final class Application: @unchecked Sendable {
     private func tick() {
         ticks += 1
         let runsUpkeep = upkeepLock.map(takeUpkeep) ?? true
+        if let timerShards { service.ownTimerShards(timerShards.hold().sorted()) }
         service.watchPlayback()
         if ticks % Int(EventHub.keepaliveInterval) == 0 { hub.pingAll() }
         if ticks % 60 == 0, runsUpkeep {
@@ -193,7 +204,12 @@ public final class Application: @unchecked Sendable {
     }
 
     static func openUpkeepLock(_ url: String) throws(StartupError) -> UpkeepLock {
-        do { return try UpkeepLock(url: url) } catch {
+        try openPostgreSQLSession(url) { try UpkeepLock(url: $0) }
+    }
+
+    /// Another session of the database `openPostgreSQL` reached; a failure is one sentence at start.
+    static func openPostgreSQLSession<T>(_ url: String, _ open: (String) throws -> T) throws(StartupError) -> T {
+        do { return try open(url) } catch {
             let reason = (error as? DatabaseError)?.message ?? String(describing: error)
             throw .postgreSQL(url: URLComponents(string: url).map(StartupError.withoutPassword) ?? url, reason: reason)
         }

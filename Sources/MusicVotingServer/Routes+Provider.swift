@@ -70,7 +70,7 @@ extension Routes {
                 try service.admitProviderLogin(party: party, clientAddress: request.clientAddress)
                 let source = request.query["source"] == "ios" ? "ios" : "web"
                 let installation = request.query["installationId"].flatMap { Identifiers.isWellFormedDeviceId($0) ? $0 : nil }
-                let (state, challenge) = spotify.loginState.begin(partyId: party.id, source: source, installationId: installation)
+                let (state, challenge) = try spotify.loginState.begin(partyId: party.id, source: source, installationId: installation)
                 let url = spotify.client.authorizeURL(state: state, challenge: challenge,
                                                       redirectURI: Self.redirectURI(spotify, source: source, service: service))
                 return .redirect(to: url.absoluteString)
@@ -83,13 +83,13 @@ extension Routes {
                     throw PartyError.invalidInput(request.query["state"] == nil ? "Missing code or state" : "Invalid state")
                 }
                 // The host said no on Spotify's page: the state is used up, the host page says so.
-                if request.query["error"] != nil, let state = request.query["state"], (try? spotify.loginState.redeem(state)) != nil {
+                if request.query["error"] != nil, let state = request.query["state"], try Self.redeem(state, spotify) != nil {
                     return .redirect(to: "/host?spotify=denied")
                 }
                 guard let code = request.query["code"], !code.isEmpty, let state = request.query["state"], !state.isEmpty else {
                     throw PartyError.invalidInput("Missing code or state")
                 }
-                guard let login = try? spotify.loginState.redeem(state) else { throw PartyError.invalidInput("Invalid state") }
+                guard let login = try Self.redeem(state, spotify) else { throw PartyError.invalidInput("Invalid state") }
                 let party = try service.activeParty(id: login.partyId)
                 return respond("spotify callback", calling: spotify, gate: service.remoteCalls) {
                     try spotify.client.exchange(code: code, verifier: login.verifier,
@@ -106,6 +106,12 @@ extension Routes {
         }
         router.add("GET", "/api/spotify/callback", summary: "OAuth callback (web)", callback)
         router.add("GET", "/api/spotify/ios/callback", summary: "OAuth callback (iOS)", callback)
+    }
+
+    /// The login `state` stands for, or nil when it is forged, expired or used; a database that cannot be asked
+    /// (several instances keep the states there) throws (503), rather than reading as an invalid state.
+    static func redeem(_ state: String, _ spotify: SpotifyProvider) throws -> SpotifyLoginState.Login? {
+        do { return try spotify.loginState.redeem(state) } catch SpotifyLoginState.Failure.invalid { return nil }
     }
 
     /// Where a finished iOS login returns to the original app (its URL scheme; without `code` it checks the status).

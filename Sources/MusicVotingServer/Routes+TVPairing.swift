@@ -26,7 +26,7 @@ extension Routes {
         router.add("GET", "/api/tv/pairing", summary: "The waiting TV asks whether it was paired (Bearer: its secret)") { request throws(HTTPError) in
             try respond("tv pairing") {
                 guard let secret = request.bearerToken, Identifiers.isWellFormedToken(secret) else { throw PartyError.hostAuthorizationMissing }
-                switch service.tvPairingStatus(secret: secret) {
+                switch try service.tvPairingStatus(secret: secret) {
                 case .unknown: throw PartyError.pairingNotFound
                 case .waiting(let expiresAt):
                     return .json(["status": "waiting", "expiresIn": .integer(max(0, Int(expiresAt.timeIntervalSince(service.now))))])

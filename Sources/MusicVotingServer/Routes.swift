@@ -32,7 +32,11 @@ struct Routes: Sendable {
         router.add("GET", "/api/openapi.json", summary: "This OpenAPI document") { _ in .json(document) }
         // Issue 26: with several instances, also whether this one runs the party upkeep (exactly one does).
         router.add("GET", "/healthz", summary: "Liveness") { [service] _ in
-            .json(service.runsUpkeep.map { ["status": "ok", "upkeep": .bool($0)] } ?? ["status": "ok"])
+            // Several instances (issue 26): whether this one runs the upkeep, and which parties' timers (shards).
+            var fields: [(String, JSON)] = [("status", "ok")]
+            if let upkeep = service.runsUpkeep { fields.append(("upkeep", .bool(upkeep))) }
+            if let shards = service.timerShards { fields.append(("timerShards", .array(shards.map { .integer($0) }))) }
+            return .json(.object(fields))
         }
         router.notFoundPage = { [pages] request in
             var response = pages.render("not-found", for: request, title: "notFound.title")

@@ -13,12 +13,21 @@ public struct GuestLimits: Sendable {
     public static let likesPerDevice = 30
     public static let likesPerAddress = 60
 
-    private var addsByDevice = SlidingWindowLimiter(limit: addsPerDevice)
-    private var addsByAddress = SlidingWindowLimiter(limit: addsPerAddress)
-    private var likesByDevice = SlidingWindowLimiter(limit: likesPerDevice)
-    private var likesByAddress = SlidingWindowLimiter(limit: likesPerAddress)
+    private var addsByDevice: SlidingWindowLimiter
+    private var addsByAddress: SlidingWindowLimiter
+    private var likesByDevice: SlidingWindowLimiter
+    private var likesByAddress: SlidingWindowLimiter
+    /// Whether the counts live in a shared database (issue 26).
+    private let shared: Bool
 
-    public init() {}
+    /// `shared`: counts shared by several instances (issue 26); nil: in memory.
+    public init(shared: (any SharedLimits)? = nil) {
+        self.shared = shared != nil
+        addsByDevice = SlidingWindowLimiter(limit: Self.addsPerDevice, name: "adds-device", shared: shared)
+        addsByAddress = SlidingWindowLimiter(limit: Self.addsPerAddress, name: "adds-address", shared: shared)
+        likesByDevice = SlidingWindowLimiter(limit: Self.likesPerDevice, name: "likes-device", shared: shared)
+        likesByAddress = SlidingWindowLimiter(limit: Self.likesPerAddress, name: "likes-address", shared: shared)
+    }
 
     /// Throws `.rateLimited` when `count` more adds do not all fit. Only adds that went in are counted
     /// (`recordAdds`), so a refused duplicate costs the guest nothing.
@@ -33,9 +42,19 @@ public struct GuestLimits: Sendable {
 
     /// Counts one like toggle, or throws `.rateLimited` without counting it.
     public mutating func admitLike(device: String, address: String, party: String, at now: Date) throws(PartyError) {
+        if shared { return try admitSharedLike(device: device, address: address, party: party, at: now) }
         try Self.check(1, [(likesByDevice, party + "|" + device), (likesByAddress, party + "|" + AddressPrefix.device(of: address))], at: now)
         likesByDevice.record(key: party + "|" + device, at: now)
         likesByAddress.record(key: party + "|" + AddressPrefix.device(of: address), at: now)
+    }
+
+    /// Issue 26: a like counted in the shared database, checked and counted in one round trip (a like is the most
+    /// frequent write). It changes nothing in this value, so the engine runs it before it takes its lock.
+    public func admitSharedLike(device: String, address: String, party: String, at now: Date) throws(PartyError) {
+        let keyed = [(likesByDevice, party + "|" + device), (likesByAddress, party + "|" + AddressPrefix.device(of: address))]
+        if let retry = SlidingWindowLimiter.admit(1, keyed.map { (limiter: $0.0, key: $0.1) }, at: now) {
+            throw .rateLimited(retryAfterSeconds: retry)
+        }
     }
 
     private static func check(_ count: Int, _ limits: [(SlidingWindowLimiter, String)], at now: Date) throws(PartyError) {

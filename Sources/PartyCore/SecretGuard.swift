@@ -35,12 +35,19 @@ public struct SecretGuard: Sendable {
         case exhausted
     }
 
-    private var addressFailures = SlidingWindowLimiter(limit: addressLimit)
-    private var prefixFailures = SlidingWindowLimiter(limit: prefixLimit)
-    private var scopeFailures = SlidingWindowLimiter(limit: scopeLimit)
+    private var addressFailures: SlidingWindowLimiter
+    private var prefixFailures: SlidingWindowLimiter
+    private var scopeFailures: SlidingWindowLimiter
     private var proven: [String: [String]] = [:]
+    /// Issue 26: counts and proven clients shared by several instances; nil: in memory.
+    private let shared: (any SharedLimits)?
 
-    public init() {}
+    public init(shared: (any SharedLimits)? = nil) {
+        self.shared = shared
+        addressFailures = SlidingWindowLimiter(limit: Self.addressLimit, name: "secret-address", shared: shared)
+        prefixFailures = SlidingWindowLimiter(limit: Self.prefixLimit, name: "secret-network", shared: shared)
+        scopeFailures = SlidingWindowLimiter(limit: Self.scopeLimit, name: "secret-scope", shared: shared)
+    }
 
     /// Why the secret of `scope` is not checked for `address` now, or nil when it may go ahead.
     /// `lifetimeFailures` is the party's count of wrong PINs so far (0 for scopes without one).
@@ -71,6 +78,7 @@ public struct SecretGuard: Sendable {
     /// The client proved the secret of `scope`: somebody else's guessing never holds it back again.
     public mutating func recordSuccess(address: String, scope: String) {
         let device = AddressPrefix.device(of: address)
+        if let shared { return shared.prove(client: device, scope: scope, keep: Self.provenPerScope) }
         var devices = proven[scope, default: []]
         guard !devices.contains(device) else { return }
         devices.append(device)
@@ -78,11 +86,16 @@ public struct SecretGuard: Sendable {
     }
 
     public func isProven(address: String, scope: String) -> Bool {
-        proven[scope]?.contains(AddressPrefix.device(of: address)) ?? false
+        // A database that cannot be asked proves nothing (stricter).
+        if let shared { return shared.isProven(client: AddressPrefix.device(of: address), scope: scope) ?? false }
+        return proven[scope]?.contains(AddressPrefix.device(of: address)) ?? false
     }
 
     /// Forgets a scope that is gone (an ended party).
-    public mutating func forget(scope: String) { proven[scope] = nil }
+    public mutating func forget(scope: String) {
+        if let shared { return shared.forget(scope: scope) }
+        proven[scope] = nil
+    }
 
     /// Wrong secrets for `scope` in the last minute, from every address.
     public func failures(scope: String, at now: Date) -> Int { scopeFailures.count(key: scope, at: now) }

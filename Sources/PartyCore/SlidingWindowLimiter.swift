@@ -1,10 +1,12 @@
 import Foundation
 
 /// Counts events per key over a rolling window (R11 adds per device, R24/R27 failed PINs per address).
-/// A value type: the owner serializes access.
+/// A value type: the owner serializes access. With `shared` (issue 26), its counts live in the shared database
+/// under `name` instead (see `SharedLimits`).
 public struct SlidingWindowLimiter: Sendable {
     public let limit: Int
     public let window: TimeInterval
+    private let shared: (name: String, limits: any SharedLimits)?
     private var events: [String: [Date]] = [:]
     private var recordsSincePrune = 0
     /// Records until the next prune: as many as there were keys after the last one, at least 1,024.
@@ -13,16 +15,43 @@ public struct SlidingWindowLimiter: Sendable {
     public init(limit: Int, window: TimeInterval = 60) {
         self.limit = limit
         self.window = window
+        shared = nil
     }
+
+    /// A limiter whose counts `limits` keeps under `name`, when given (several instances); in memory otherwise.
+    public init(limit: Int, window: TimeInterval = 60, name: String, shared limits: (any SharedLimits)?) {
+        self.limit = limit
+        self.window = window
+        shared = limits.map { (name, $0) }
+    }
+
+    /// A database that cannot be asked refuses for this long (stricter, never looser).
+    public static let unavailableRetry = 2
 
     /// Seconds until `key` may act again, or nil when it is under the limit.
     public func retryAfter(key: String, at now: Date) -> Int? {
+        if let shared {
+            guard let buckets = shared.limits.buckets(name: shared.name, key: key, window: window, at: now) else { return Self.unavailableRetry }
+            return WindowBucket.retryAfter(buckets, limit: limit, adding: 1, window: window, at: now)
+        }
         let recent = live(events[key] ?? [], at: now)
         guard recent.count >= limit, let oldest = recent.first else { return nil }
         return max(1, Int((oldest.addingTimeInterval(window).timeIntervalSince(now)).rounded(.up)))
     }
 
+    /// Counts `count` events of each limiter's key, or none when one of them would go over its limit: then the
+    /// seconds until it may. One round trip to a shared database (PostgreSQL: the counts are added, read back, and
+    /// taken away again when one is over); the same answer as checking each with `remaining` and recording each.
+    public static func admit(_ count: Int, _ keyed: [(limiter: SlidingWindowLimiter, key: String)], at now: Date) -> Int? {
+        if let first = keyed.first?.limiter.shared {
+            let items = keyed.map { SharedLimitItem(name: $0.limiter.shared?.name ?? "", key: $0.key, limit: $0.limiter.limit, window: $0.limiter.window) }
+            return first.limits.admit(count, items, at: now)
+        }
+        return nil
+    }
+
     public mutating func record(key: String, at now: Date, count: Int = 1) {
+        if let shared { return shared.limits.add(count, name: shared.name, key: key, window: window, at: now) }
         events[key] = live(events[key] ?? [], at: now) + Array(repeating: now, count: count)
         recordsSincePrune += 1
         // A prune walks every key: it runs once the records since the last one match the keys it kept (at least
@@ -33,12 +62,16 @@ public struct SlidingWindowLimiter: Sendable {
 
     /// How many events `key` had in the current window.
     public func count(key: String, at now: Date) -> Int {
-        live(events[key] ?? [], at: now).count
+        if let shared {
+            // A database that cannot be asked counts as a full window.
+            return shared.limits.buckets(name: shared.name, key: key, window: window, at: now)?.reduce(0) { $0 + $1.count } ?? limit
+        }
+        return live(events[key] ?? [], at: now).count
     }
 
     /// How many events `key` has left in the current window.
     public func remaining(key: String, at now: Date) -> Int {
-        max(0, limit - live(events[key] ?? [], at: now).count)
+        max(0, limit - count(key: key, at: now))
     }
 
     /// Drops keys whose events all left the window, so memory stays bounded by recent activity.

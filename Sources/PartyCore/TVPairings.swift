@@ -16,6 +16,15 @@ public struct TVPairings: Sendable {
         public let network: String
         /// Set by the host's claim: the party and the monitor token minted for this TV.
         public fileprivate(set) var claim: Claim?
+
+        /// A pairing as a shared store kept it (issue 26).
+        public init(code: String, secret: String, expiresAt: Date, network: String, claim: Claim?) {
+            self.code = code
+            self.secret = secret
+            self.expiresAt = expiresAt
+            self.network = network
+            self.claim = claim
+        }
     }
 
     public struct Claim: Sendable, Equatable {
@@ -68,7 +77,7 @@ public struct TVPairings: Sendable {
             if !taken.contains(candidate) { code = candidate }
         }
         guard let code else { return nil }
-        let pairing = Pairing(code: code, secret: secret, expiresAt: now.addingTimeInterval(Self.lifetime), network: network)
+        let pairing = Pairing(code: code, secret: secret, expiresAt: now.addingTimeInterval(Self.lifetime), network: network, claim: nil)
         bySecret[secret] = pairing
         return pairing
     }
@@ -97,6 +106,15 @@ public struct TVPairings: Sendable {
     }
 
     public var count: Int { bySecret.count }
+
+    /// Every pairing held, for a shared store to keep (issue 26).
+    public var pairings: [Pairing] { Array(bySecret.values) }
+
+    /// Pairings a shared store kept, with the same rules as a fresh value.
+    public init(pairings: [Pairing], capacity: Int = 1_000, perNetwork: Int = 20) {
+        self.init(capacity: capacity, perNetwork: perNetwork)
+        for pairing in pairings { bySecret[pairing.secret] = pairing }
+    }
 
     public static func isWellFormed(_ code: String) -> Bool {
         code.utf8.count == codeLength && code.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }

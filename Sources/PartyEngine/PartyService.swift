@@ -29,18 +29,22 @@ public final class PartyService: Sendable {
 
     /// Issue 26: rung after each commit that logged events, when other instances share the store.
     private let doorbell: Doorbell?
+    /// Issue 26, several instances: likes are counted in the shared database before the state lock (one round trip
+    /// each, which would otherwise hold up every other request of this instance).
+    let sharedLikeLimits: GuestLimits?
 
     public init(store: sending any PartyStoring, clock: any PartyClock, random: sending any RandomNumberGenerator, providers: ProviderRegistry,
-         hub: EventHub, doorbell: Doorbell? = nil) {
+         hub: EventHub, doorbell: Doorbell? = nil, sharedGuards: (any SharedGuards)? = nil, presence: ClusterPresence? = nil) {
         self.doorbell = doorbell
+        sharedLikeLimits = sharedGuards.map { GuestLimits(shared: $0) }
         self.clock = clock
         self.providers = providers
         self.hub = hub
-        state = Mutex(PartyState(store: store, clock: clock, random: random,
-                                 playerStreams: { [hub] partyId, address in hub.playerStreamCount(partyId: partyId, address: address) }))
+        state = Mutex(PartyState(store: store, clock: clock, random: random, guards: Guards(shared: sharedGuards),
+                                 cluster: presence, playerStreams: { [hub] partyId, address in hub.playerStreamCount(partyId: partyId, address: address) }))
         hub.whenStreamsChange { [weak self] partyId, address, isMonitor in
             self?.withState { state in
-                guard isMonitor || state.deviceAddresses[partyId] == address else { return }
+                guard isMonitor || state.live[partyId]?.deviceAddress == address else { return }
                 state.monitorStreamsChanged(partyId: partyId)
             }
         }
@@ -128,8 +132,8 @@ public final class PartyService: Sendable {
     }
 
     public var maxActiveParties: Int {
-        get { withState { $0.maxActiveParties } }
-        set { withState { $0.maxActiveParties = newValue } }
+        get { withState { $0.guards.maxActiveParties } }
+        set { withState { $0.guards.maxActiveParties = newValue } }
     }
 
     /// The party's provider, bound to the party (Spotify acts with the party's own login).
@@ -241,12 +245,16 @@ public final class PartyService: Sendable {
     }
 
     public func vote(uri: String, deviceId: String, clientAddress: String = "local", party: Party) throws -> (liked: Bool, likeCount: Int) {
-        try write { try $0.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
+        try sharedLikeLimits?.admitSharedLike(device: deviceId, address: clientAddress, party: party.id, at: now)
+        return try write { try $0.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
     }
 
     /// R17 without holding the caller's thread: `completion` gets the answer once the like's group commit is done.
     public func vote(uri: String, deviceId: String, clientAddress: String, party: Party,
                      completion: @escaping @Sendable (Result<(liked: Bool, likeCount: Int), any Error>) -> Void) {
+        do { try sharedLikeLimits?.admitSharedLike(device: deviceId, address: clientAddress, party: party.id, at: now) } catch {
+            return completion(.failure(error))
+        }
         write({ try $0.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }, completion: completion)
     }
 
@@ -310,8 +318,8 @@ public final class PartyService: Sendable {
 
     /// At start-up, or when this instance takes the upkeep over (issue 26): repairs dangling playback; `listen` (one
     /// instance alone) also stalls every playing party as `no-monitor` until its TV, which must reconnect, reports.
-    /// Several instances: the TVs stay connected to the others, so only the instance that sees a party's player
-    /// watches it.
+    /// Several instances: the TVs stay connected to the others, and the owner of each party's timer shard watches its
+    /// player from every instance's records (`watchSharedPlayers`).
     public func repairDanglingPlayback(listen: Bool = true) throws {
         try withState { state in
             try state.repairDanglingPlayback()
@@ -371,7 +379,7 @@ public final class PartyService: Sendable {
         try withState { try $0.claimTVPairing(code: code, party: party, clientAddress: clientAddress, replace: replace) }
     }
 
-    public func tvPairingStatus(secret: String) -> TVPairings.Status { withState { $0.tvPairingStatus(secret: secret) } }
+    public func tvPairingStatus(secret: String) throws -> TVPairings.Status { try withState { try $0.tvPairingStatus(secret: secret) } }
 
 
     public func registerMonitor(deviceId: String, caller: Caller, party: Party, clientAddress: String,
@@ -424,12 +432,12 @@ public final class PartyService: Sendable {
     /// refusal or an ended party) is answered after this pause, not refused: past 5 such opens in 10 s from one
     /// address, 2 s. Streams that open normally (a TV reloading) never count.
     public func streamOpenDelay(clientAddress: String) -> TimeInterval {
-        withState { $0.streamOpens.retryAfter(key: AddressPrefix.device(of: clientAddress), at: $0.now) == nil ? 0 : 2 }
+        withState { $0.guards.streamOpens.retryAfter(key: AddressPrefix.device(of: clientAddress), at: $0.now) == nil ? 0 : 2 }
     }
 
     /// A stream open that was refused or found the party ended: it counts toward `streamOpenDelay`.
     public func noteFutileStreamOpen(clientAddress: String) {
-        withState { $0.streamOpens.record(key: AddressPrefix.device(of: clientAddress), at: $0.now) }
+        withState { $0.guards.streamOpens.record(key: AddressPrefix.device(of: clientAddress), at: $0.now) }
     }
 
     /// SPEC: the iOS app waits for its login on a stream without `partyId`; it carries only the
@@ -463,15 +471,26 @@ public final class PartyService: Sendable {
         withState { state in
             state.announceDeviceChanges()
             state.detectStalls()
+            state.watchSharedPlayers()
         }
     }
 
+    /// Issue 26, several instances: the timer shards this instance owns now (`TimerShards`); it watches their parties.
+    public func ownTimerShards(_ shards: [Int]) {
+        ownedShards.withLock { $0 = shards }
+        withState { $0.timerShards = shards }
+    }
+
+    /// The timer shards this instance owns (`/healthz`); nil when it is alone.
+    public var timerShards: [Int]? { ownedShards.withLock { $0 } }
+    private let ownedShards = Mutex<[Int]?>(nil)
+
     /// The monitor's Web Playback SDK device, if one registered.
-    public func sdkDevice(of party: Party) -> String? { withState { $0.sdkDevices[party.id] } }
+    public func sdkDevice(of party: Party) -> String? { withState { $0.sdkDevice(partyId: party.id) } }
 
     /// `PUT …/spotify/deviceId`: the monitor's SDK device; the current track continues there (R22).
     public func registerSDKDevice(_ deviceId: String, party: Party) {
-        withState { $0.sdkDevices[party.id] = deviceId }
+        withState { $0.registerSDKDevice(deviceId, partyId: party.id) }
         driveRemotePlayer(partyId: party.id)
     }
 

@@ -19,21 +19,25 @@ extension PartyState {
             token = self.token()
             try replaceMonitorToken(with: token, partyId: party.id)
         }
-        deviceAddresses[party.id] = asWebPlayer && caller == .host ? clientAddress : nil
+        live[party.id, default: LiveParty()].deviceAddress = asWebPlayer && caller == .host ? clientAddress : nil
         presence.heartbeat(partyId: party.id, at: now)
         monitorArrived(partyId: party.id)
+        sharePresence(partyId: party.id)
         announceDeviceChanges()
         republishCurrentTrack(partyId: party.id)
         return token
     }
 
     /// A TV is connected: its monitor stream is open and it reports (a registration alone is no TV on the wall).
-    func hasConnectedTV(partyId: String) -> Bool { monitorStreams(partyId) > 0 && deviceActive(partyId: partyId) }
+    func hasConnectedTV(partyId: String) -> Bool {
+        if let view = sharedPlayerView(partyId: partyId) { return view.streams > 0 && view.isActive(at: now) }
+        return monitorStreams(partyId) > 0 && deviceActive(partyId: partyId)
+    }
 
     /// A new monitor token for the party; the old one is remembered as retired (see `checkSecret`).
     mutating func replaceMonitorToken(with token: String, partyId: String) throws {
         if let old = try store.monitorToken(partyId: partyId) {
-            retiredMonitorTokens[partyId] = Array((retiredMonitorTokens[partyId] ?? []).suffix(7)) + [old]
+            try retireMonitorToken(old, partyId: partyId)
             // The old TV's streams end; it reconnects with its old token, re-registers and is told it was replaced.
             closeMonitorStreams(partyId: partyId)
         }
@@ -55,6 +59,7 @@ extension PartyState {
     /// audio is heard decides between playing and stalled.
     mutating func reportProgress(_ report: ProgressReport, party: Party) {
         presence.heartbeat(partyId: party.id, at: now)
+        defer { sharePresence(partyId: party.id) }
         announceDeviceChanges()
         // An idle TV reports too (its heartbeat, issue 24); with no song there is no progress to tell anyone.
         guard party.playback.currentEntryId != nil else { return }
@@ -65,6 +70,7 @@ extension PartyState {
     /// The monitor said it leaves: its heartbeats so far no longer count (its streams are being closed).
     mutating func monitorLeft(partyId: String) {
         presence.streamsClosed(partyId: partyId, at: now)
+        sharePresence(partyId: partyId)
         announceDeviceChanges(also: [partyId])
         detectStalls()
     }
@@ -72,6 +78,9 @@ extension PartyState {
     /// The party's monitor streams opened or closed (the hub counts them).
     mutating func monitorStreamsChanged(partyId: String) {
         if monitorStreams(partyId) == 0 { presence.streamsClosed(partyId: partyId, at: now) } else { monitorArrived(partyId: partyId) }
+        // Several instances: this one refreshes its record every second while the streams are open (`watchSharedPlayers`).
+        if cluster != nil, live[partyId] == nil { live[partyId] = LiveParty() }
+        sharePresence(partyId: partyId)
         announceDeviceChanges(also: [partyId])
         detectStalls()
     }
@@ -79,9 +88,11 @@ extension PartyState {
     /// Publishes `device-changed` for every party whose `deviceActive` changed since last told.
     /// `also` names parties whose monitor streams just opened or closed.
     mutating func announceDeviceChanges(also partyIds: [String] = []) {
+        // Several instances: the owner of the party's timers announces, from every instance's records.
+        guard cluster == nil else { return }
         let counter = playerStreams
-        let addresses = deviceAddresses
-        for change in presence.changes(at: now, monitorStreams: { counter($0, addresses[$0]) }, reports: { addresses[$0] == nil },
+        let live = self.live
+        for change in presence.changes(at: now, monitorStreams: { counter($0, live[$0]?.deviceAddress) }, reports: { live[$0]?.deviceAddress == nil },
                                        also: partyIds) {
             publish(.deviceChanged(active: change.active), partyId: change.partyId)
         }
@@ -90,7 +101,7 @@ extension PartyState {
     /// Spotify has no queue we could use (SPEC): after every playback change the server tells the SDK device
     /// what to play, by uri and position, or to pause. This reads what to say; the service says it off the lock.
     func remotePlayerCommand(partyId: String, providers: ProviderRegistry) -> RemotePlayerCommand? {
-        guard let deviceId = sdkDevices[partyId], let party = try? store.party(id: partyId),
+        guard let deviceId = sdkDevice(partyId: partyId), let party = try? store.party(id: partyId),
               let spotify = providers.provider(named: party.provider)?.bound(to: party.id) as? SpotifyProvider else { return nil }
         let current = try? store.queue(partyId: partyId, currentEntryId: party.playback.currentEntryId).current
         return RemotePlayerCommand(spotify: spotify, deviceId: deviceId, uri: current?.track.uri,

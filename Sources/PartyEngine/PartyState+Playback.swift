@@ -10,7 +10,9 @@ public enum PlayOutcome: Sendable {
 extension PartyState {
     /// R21: whether the party's monitor is connected (an open monitor stream or a fresh heartbeat).
     func deviceActive(partyId: String) -> Bool {
-        presence.isActive(partyId: partyId, at: now, monitorStreams: monitorStreams(partyId), reports: deviceAddresses[partyId] == nil)
+        // Issue 26: with several instances the player may be connected to any of them.
+        if let view = sharedPlayerView(partyId: partyId) { return view.isActive(at: now) }
+        return presence.isActive(partyId: partyId, at: now, monitorStreams: monitorStreams(partyId), reports: live[partyId]?.deviceAddress == nil)
     }
 
     /// R21: playback commands need a connected monitor.

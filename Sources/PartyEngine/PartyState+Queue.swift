@@ -8,7 +8,7 @@ extension PartyState {
     mutating func add(_ tracks: [Track], deviceId: String, clientAddress: String, party: Party) throws -> Bool {
         let now = self.now
         try refuseIfBanned(deviceId: deviceId, party: party)
-        try guestLimits.checkAdds(tracks.count, device: deviceId, address: clientAddress, party: party.id, at: now)
+        try guards.guestLimits.checkAdds(tracks.count, device: deviceId, address: clientAddress, party: party.id, at: now)
         let playback = try transaction { state -> Playback in
             let (playback, stored) = try state.storedPlayback(partyId: party.id)
             var queue = stored
@@ -32,7 +32,7 @@ extension PartyState {
             state.publish(.queueUpdated(.add), partyId: party.id)
             return playback
         }
-        guestLimits.recordAdds(tracks.count, device: deviceId, address: clientAddress, party: party.id, at: now)
+        guards.guestLimits.recordAdds(tracks.count, device: deviceId, address: clientAddress, party: party.id, at: now)
         // R16: an idle party starts by itself, once a monitor can play it (R21).
         return playback.isIdle && deviceActive(partyId: party.id)
     }
@@ -40,7 +40,8 @@ extension PartyState {
     /// R17: toggles this device's like on the entry the uri targets (R10).
     mutating func vote(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
         try refuseIfBanned(deviceId: deviceId, party: party)
-        try guestLimits.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
+        // Several instances: `PartyService` counted the like in the shared database before it took the lock.
+        if guards.shared == nil { try guards.guestLimits.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now) }
         let stored = try cachedParty(id: party.id)
         // One writer (SQLite): the cached queue is the committed one. A shared store: read after the party's row lock,
         // as committed (another instance's like of the same song may have landed since any earlier read).

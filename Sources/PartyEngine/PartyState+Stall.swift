@@ -17,21 +17,22 @@ extension PartyState {
         try store.save(playback: playback, partyId: partyId)
         if playback.isPlaying {
             let position = playback.positionMs(at: now)
-            listening[partyId] = Listening(heardAt: now, positionMs: position, reportedAt: now)
-            stallReasons[partyId] = nil
+            live[partyId, default: LiveParty()].listening = Listening(heardAt: now, positionMs: position, reportedAt: now)
+            live[partyId, default: LiveParty()].stallReason = nil
         } else if playback.isStalled {
-            if listening[partyId] == nil {
-                listening[partyId] = Listening(heardAt: now, positionMs: playback.pausedPositionMs, reportedAt: now)
+            if live[partyId]?.listening == nil {
+                live[partyId, default: LiveParty()].listening = Listening(heardAt: now, positionMs: playback.pausedPositionMs, reportedAt: now)
             }
         } else {
-            listening[partyId] = nil
-            stallReasons[partyId] = nil
+            live[partyId, default: LiveParty()].listening = nil
+            live[partyId, default: LiveParty()].stallReason = nil
         }
+        sharePresence(partyId: partyId)
     }
 
     /// R20a: the state clients show, with the stall's reason.
     func playbackState(_ playback: Playback, partyId: String) -> (PlaybackState, StallReason?) {
-        playback.state(stallReason: stallReasons[partyId])
+        playback.state(stallReason: live[partyId]?.stallReason)
     }
 
     /// At start-up: every party whose song should be heard is listened to again. No monitor is connected to a new
@@ -41,8 +42,8 @@ extension PartyState {
         for party in try store.activeParties() where party.playback.isPlaying || party.playback.isStalled {
             let duration = try store.queue(partyId: party.id, currentEntryId: party.playback.currentEntryId).current?.track.durationMs
             let position = min(party.playback.positionMs(at: now), duration ?? Int.max)
-            listening[party.id] = Listening(heardAt: now, positionMs: position, reportedAt: now)
-            if party.playback.isStalled { stallReasons[party.id] = .noMonitor } else { stall(partyId: party.id, reason: .noMonitor) }
+            live[party.id, default: LiveParty()].listening = Listening(heardAt: now, positionMs: position, reportedAt: now)
+            if party.playback.isStalled { live[party.id, default: LiveParty()].stallReason = .noMonitor } else { stall(partyId: party.id, reason: .noMonitor) }
         }
     }
 
@@ -52,18 +53,18 @@ extension PartyState {
     mutating func adoptPlayback(partyId: String) {
         guard let (playback, queue) = try? storedPlayback(partyId: partyId), playback.isPlaying || playback.isStalled else { return }
         let position = min(playback.positionMs(at: now), queue.current?.track.durationMs ?? Int.max)
-        listening[partyId] = Listening(heardAt: now, positionMs: position, reportedAt: now)
-        if playback.isStalled { stallReasons[partyId] = .noMonitor }
+        live[partyId, default: LiveParty()].listening = Listening(heardAt: now, positionMs: position, reportedAt: now)
+        if playback.isStalled { live[partyId, default: LiveParty()].stallReason = .noMonitor }
     }
 
     /// R20a/R23: the monitor's report. Audible progress un-stalls a stalled song at the reported position;
     /// a refused `play()` or a failed player stalls it at once.
     mutating func hearMonitor(positionMs: Int, paused: Bool, blocked: Bool, error: String?, partyId: String) {
-        if listening[partyId] == nil, store.isShared { adoptPlayback(partyId: partyId) }
-        guard var heard = listening[partyId] else { return }
+        if live[partyId]?.listening == nil, store.isShared { adoptPlayback(partyId: partyId) }
+        guard var heard = live[partyId]?.listening else { return }
         if let error {
             // Said once per stall, though the monitor repeats it with every report.
-            if stallReasons[partyId] != .providerError {
+            if live[partyId]?.stallReason != .providerError {
                 publish(.playbackError(message: error), partyId: partyId)
             }
             stall(partyId: partyId, reason: .providerError, atMs: positionMs)
@@ -73,20 +74,20 @@ extension PartyState {
             heard.heardAt = now
             heard.positionMs = positionMs
             heard.reportedAt = now
-            listening[partyId] = heard
-            if stallReasons[partyId] != nil { unstall(partyId: partyId, atMs: positionMs) }
+            live[partyId, default: LiveParty()].listening = heard
+            if live[partyId]?.stallReason != nil { unstall(partyId: partyId, atMs: positionMs) }
         }
     }
 
     /// R20a, once a second: a playing song whose monitor left is `no-monitor`, one whose monitor is silent
     /// for more than 5 s `monitor-silent`; a stall's reason follows the monitor coming and going.
     mutating func detectStalls() {
-        // Issue 26: with several instances a party's player is connected to one of them; the others, which never
-        // saw it, would take it for gone.
-        for (partyId, heard) in listening where !store.isShared || presence.hasSeenPlayer(partyId: partyId) {
+        // Several instances: the owner of the party's timers detects its stalls (`watchSharedPlayers`).
+        guard cluster == nil else { return }
+        for (partyId, heard) in live.compactMapValues(\.listening) {
             let active = deviceActive(partyId: partyId)
             let silent = now.timeIntervalSince(heard.heardAt) > Playback.silenceLimit
-            switch stallReasons[partyId] {
+            switch live[partyId]?.stallReason {
             case nil:
                 if !active { stall(partyId: partyId, reason: .noMonitor) } else if silent { stall(partyId: partyId, reason: .monitorSilent) }
             case .noMonitor?:
@@ -101,14 +102,18 @@ extension PartyState {
     /// 5 s never shows as silent.
     mutating func monitorArrived(partyId: String) {
         let time = now
-        listening[partyId]?.heardAt = time
+        live[partyId]?.listening?.heardAt = time
     }
 
     /// R20a: freezes the clock where the audio stopped (the last audible report, at most a second on, never
     /// past the server's own clock) and says why; a stalled song only changes its reason.
-    mutating func stall(partyId: String, reason: StallReason, atMs reported: Int? = nil) {
-        guard let heard = listening[partyId], stallReasons[partyId] != reason,
-              var (playback, _) = try? storedPlayback(partyId: partyId), playback.isPlaying || playback.isStalled else { return }
+    /// `heard`: the clock to stop (issue 26: the cluster's, merged from every instance's records), else this instance's.
+    mutating func stall(partyId: String, reason: StallReason, atMs reported: Int? = nil, heard known: Listening? = nil) {
+        guard let heard = known ?? live[partyId]?.listening else { return }
+        // Alone, this instance's reason is the stored playback's; with several, another may have stalled or resumed it.
+        if !store.isShared, live[partyId]?.stallReason == reason { return }
+        guard var (playback, _) = try? storedPlayback(partyId: partyId), playback.isPlaying || playback.isStalled else { return }
+        if store.isShared, stallReason(partyId: partyId, playback: playback) == reason { return }
         let wasPlaying = playback.isPlaying
         if wasPlaying {
             let sinceReport = Int(saturating: now.timeIntervalSince(heard.reportedAt) * 1000)
@@ -125,13 +130,13 @@ extension PartyState {
             Log.error("stall of \(partyId) not saved: \(error)")
             return
         }
-        stallReasons[partyId] = reason
+        live[partyId, default: LiveParty()].stallReason = reason
     }
 
     /// R20a: the monitor is heard again; the clock runs on from where the audio is.
     mutating func unstall(partyId: String, atMs positionMs: Int) {
         guard let (stored, queue) = try? storedPlayback(partyId: partyId), stored.isStalled else {
-            stallReasons[partyId] = nil
+            live[partyId, default: LiveParty()].stallReason = nil
             return
         }
         var playback = stored
@@ -147,6 +152,6 @@ extension PartyState {
             Log.error("unstall of \(partyId) not saved: \(error)")
             return
         }
-        listening[partyId]?.positionMs = positionMs
+        live[partyId]?.listening?.positionMs = positionMs
     }
 }

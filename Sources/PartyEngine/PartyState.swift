@@ -2,8 +2,9 @@ import Foundation
 import PartyCore
 import PartyStore
 
-/// Everything the party service changes: the store (its connection's one serial owner), presence, caches, limiters
-/// and the random source. Reached only through `PartyService`'s `Mutex`, never shared (like GRDB's
+/// Everything the party service changes, split by who must share it (issue 26): the store (its connection's one
+/// serial owner), the guards (limits and pairings: shared through the database when several instances run) and
+/// the live per-party state; and the read cache and the random source. Reached only through `PartyService`'s `Mutex`, never shared (like GRDB's
 /// `Database`, it is explicitly not `Sendable`). Methods record the events they cause in `effects`; the
 /// service performs them once the lock is released.
 struct PartyState {
@@ -13,49 +14,17 @@ struct PartyState {
     /// Open streams of a party's player, as the event hub counts them: monitor streams, plus the streams from the
     /// address the player registered from (the original web player has no monitor token).
     let playerStreams: @Sendable (_ partyId: String, _ address: String?) -> Int
-    /// Where each party's player registered from (issue 13: it stays the device while a stream from there is open).
-    var deviceAddresses: [String: String] = [:]
+    /// What lives only while a party runs (its player, stall clock, SDK device, retired monitor tokens), dropped in
+    /// one line when it ends.
+    var live: [String: LiveParty] = [:]
     var presence = Presence()
-    /// R20a: parties whose current song should be heard, and why the stalled ones are not.
-    var listening: [String: Listening] = [:]
-    var stallReasons: [String: StallReason] = [:]
     var readCache = ReadCache()
-    /// Spotify Web Playback SDK device per party (the monitor's SDK makes a new one on every load).
-    var sdkDevices: [String: String] = [:]
-    /// R11 and likes, per device and per address in each party.
-    var guestLimits = GuestLimits()
-    /// R24/R24a: every host PIN and monitor token check, per address and party and per party.
-    var secretGuard = SecretGuard()
-    /// Monitor tokens each party's monitor held before it was replaced (the last few; wrong, but no guess).
-    var retiredMonitorTokens: [String: [String]] = [:]
-    /// R27: 30 unknown guest PINs per client address per minute, 90 per network (IPv6 /64, IPv4 /24).
-    var guestPinFailures = SlidingWindowLimiter(limit: 30)
-    var guestPinFailuresPerNetwork = SlidingWindowLimiter(limit: 90)
-    /// Party creation: 10 a minute from one address, 20 from one network; past 60 a minute in all, only networks
-    /// that created none in that minute go ahead (a flood from a few cannot lock a host elsewhere out); at most
-    /// `maxActiveParties` at once.
-    var creationsPerAddress = SlidingWindowLimiter(limit: 10)
-    var creationsPerNetwork = SlidingWindowLimiter(limit: 20)
-    var creationsOverall = SlidingWindowLimiter(limit: 60)
-    var maxActiveParties = PartyLimits().activeParties
-    /// Searches and look-ups that reach a remote provider (quota): 15 a minute per address (IPv6 /64), 40 per party.
-    var remoteSearchesPerAddress = SlidingWindowLimiter(limit: 15)
-    var remoteSearchesPerParty = SlidingWindowLimiter(limit: 40)
-    /// Issue 23: and 300 a minute for the whole server (a YouTube project's daily quota is small).
-    var remoteSearchesOverall = SlidingWindowLimiter(limit: 300)
-    /// Issue 23: Spotify logins begun (each keeps an OAuth state): 10 a minute per address, 20 per party.
-    var loginsPerAddress = SlidingWindowLimiter(limit: 10)
-    var loginsPerParty = SlidingWindowLimiter(limit: 20)
-    /// Refused or ended-party stream opens per client address: past 5 in 10 s, a reopen waits (issue 13).
-    var streamOpens = SlidingWindowLimiter(limit: 5, window: 10)
-    /// Issue 14: TVs waiting to be paired by a host's phone; 10 opened a minute per address.
-    var tvPairings = TVPairings()
-    var pairingsPerAddress = SlidingWindowLimiter(limit: 10)
-    var pairingsPerNetwork = SlidingWindowLimiter(limit: 20)
-    /// Issue 23: every claim of a TV code counts, right or wrong.
-    var claimsPerAddress = SlidingWindowLimiter(limit: 10)
-    var claimsPerNetwork = SlidingWindowLimiter(limit: 30)
-    var claimsOverall = SlidingWindowLimiter(limit: 300)
+    /// Every limit, and the TV pairings (shared through the database when several instances run).
+    var guards: Guards
+    /// Issue 26, several instances: every instance's record of each party's player; nil when alone.
+    let cluster: ClusterPresence?
+    /// The timer shards this instance owns (`TimerShards`); nil: every party's (alone, or not told yet).
+    var timerShards: [Int]?
     var effects = Effects()
     /// `transaction`s open now (they nest): a logged event recorded inside one is appended before it commits.
     private(set) var openTransactions = 0
@@ -69,9 +38,11 @@ struct PartyState {
         var playersToDrive: [String] = []
     }
 
-    init(store: any PartyStoring, clock: any PartyClock, random: any RandomNumberGenerator,
-         playerStreams: @escaping @Sendable (String, String?) -> Int) {
+    init(store: any PartyStoring, clock: any PartyClock, random: any RandomNumberGenerator, guards: Guards = Guards(),
+         cluster: ClusterPresence? = nil, playerStreams: @escaping @Sendable (String, String?) -> Int) {
         self.store = store
+        self.guards = guards
+        self.cluster = cluster
         self.clock = clock
         self.random = AnyRandomNumberGenerator(base: random)
         self.playerStreams = playerStreams
@@ -80,7 +51,7 @@ struct PartyState {
     var now: Date { clock.now() }
 
     /// Open streams of the party's player (monitor streams, or streams from its registered address).
-    func monitorStreams(_ partyId: String) -> Int { playerStreams(partyId, deviceAddresses[partyId]) }
+    func monitorStreams(_ partyId: String) -> Int { playerStreams(partyId, live[partyId]?.deviceAddress) }
 
     mutating func drivePlayer(partyId: String) { effects.playersToDrive.append(partyId) }
 
@@ -197,12 +168,9 @@ struct PartyState {
             state.publish(.partyEnded, partyId: party.id)
         }
         presence.forget(partyId: party.id)
-        deviceAddresses[party.id] = nil
-        listening[party.id] = nil
-        stallReasons[party.id] = nil
-        sdkDevices[party.id] = nil
-        retiredMonitorTokens[party.id] = nil
-        secretGuard.forget(scope: party.id)
+        live[party.id] = nil
+        guards.secretGuard.forget(scope: party.id)
+        do { try cluster?.forget(partyId: party.id) } catch { Log.error("presence of ended \(party.id) not forgotten: \(error)") }
         closeStreams(partyId: party.id)
     }
 
@@ -211,6 +179,8 @@ struct PartyState {
         for party in try store.activeParties() where party.isDueToAutoEnd(at: now) { try end(party) }
         _ = try store.purge(endedBefore: now.addingTimeInterval(-Party.purgeAfterEnd))
         try store.pruneEvents(before: now.addingTimeInterval(-EventLog.keptFor), keepingLast: EventLog.keptEvents)
+        guards.prune(at: now)
+        try cluster?.prune(before: now.addingTimeInterval(-Presence.heartbeatWindow * 4), at: now)
     }
 }
 

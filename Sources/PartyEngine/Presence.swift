@@ -22,21 +22,25 @@ struct Presence {
 
     /// `reports`: the party's player is a TV with a monitor token, which reports every second.
     func isActive(partyId: String, at now: Date, monitorStreams: Int, reports: Bool) -> Bool {
+        Self.isActive(lastHeartbeat: lastHeartbeat[partyId], lastStreamClosed: lastStreamClosed[partyId], monitorStreams: monitorStreams,
+                      reports: reports, at: now)
+    }
+
+    /// The rule above, for one instance's record or the records of several merged (issue 26: `PlayerView`).
+    static func isActive(lastHeartbeat: Date?, lastStreamClosed: Date?, monitorStreams: Int, reports: Bool, at now: Date) -> Bool {
         if monitorStreams > 0 {
             guard reports else { return true }
-            return lastHeartbeat[partyId].map { now.timeIntervalSince($0) < Self.monitorDeadline } ?? false
+            return lastHeartbeat.map { now.timeIntervalSince($0) < monitorDeadline } ?? false
         }
-        guard let beat = lastHeartbeat[partyId] else { return false }
-        if let closed = lastStreamClosed[partyId], closed >= beat { return false }
-        return now.timeIntervalSince(beat) < Self.heartbeatWindow
+        guard let beat = lastHeartbeat else { return false }
+        if let closed = lastStreamClosed, closed >= beat { return false }
+        return now.timeIntervalSince(beat) < heartbeatWindow
     }
+
+    /// This instance's heartbeat and stream-closed times of the party's player (issue 26: what it shares).
+    func times(partyId: String) -> (lastHeartbeat: Date?, lastStreamClosed: Date?) { (lastHeartbeat[partyId], lastStreamClosed[partyId]) }
 
     mutating func heartbeat(partyId: String, at now: Date) { lastHeartbeat[partyId] = now }
-
-    /// Whether this process heard from the party's player at all (a heartbeat, a stream that opened or closed).
-    func hasSeenPlayer(partyId: String) -> Bool {
-        lastHeartbeat[partyId] != nil || lastStreamClosed[partyId] != nil || announced[partyId] != nil
-    }
 
     /// The party's last monitor stream closed.
     mutating func streamsClosed(partyId: String, at now: Date) { lastStreamClosed[partyId] = now }

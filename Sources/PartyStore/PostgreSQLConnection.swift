@@ -56,6 +56,15 @@ final class PostgreSQLConnection: SQLConnection {
         return try check(result, sql: sql)
     }
 
+    /// `run`, tried once more when a session that looked open had ended (a database restart since the last call: its
+    /// first statement finds out). Outside a transaction only, where nothing of the statement took effect.
+    @discardableResult
+    func runReconnecting(_ sql: String, _ values: [SQLValue]) throws(DatabaseError) -> [Row] {
+        do { return try run(sql, values) } catch where error.isConnectionFailure && !isInTransaction && !isConnected {
+            return try run(sql, values)
+        }
+    }
+
     func insert(_ sql: String, _ values: [SQLValue]) throws(DatabaseError) -> Int64 {
         let returning = sql + " " + (dialect.returningID ?? "")
         guard let id = try run(returning, values).first?.integer("id") else {

@@ -29,6 +29,9 @@ struct SQLDialect: Sendable {
     /// Locks a party's row until the transaction ends, so writes of one party from several processes take turns
     /// (SQLite's `BEGIN IMMEDIATE` already serializes every write).
     let lockParty: String?
+    /// Issue 26: tables whose rows may go in a database crash (limit counts: they restart from zero), written
+    /// without the write-ahead log on PostgreSQL. SQLite never uses them (one instance keeps its guards in memory).
+    let unlogged: String
 
     static let sqlite = SQLDialect(
         integer: "INTEGER", real: "REAL", autoincrementPrimaryKey: "INTEGER PRIMARY KEY AUTOINCREMENT",
@@ -36,7 +39,8 @@ struct SQLDialect: Sendable {
         // IMMEDIATE takes the write lock at BEGIN: no deadlock between two readers that both upgrade.
         beginTransaction: "BEGIN IMMEDIATE", checkpoint: "PRAGMA wal_checkpoint(TRUNCATE)",
         readSchemaVersion: "PRAGMA user_version", prepareSchemaVersion: nil,
-        writeSchemaVersion: { "PRAGMA user_version = \($0)" }, partyVersionTriggers: "", crowdVersionTriggers: "", lockParty: nil)
+        writeSchemaVersion: { "PRAGMA user_version = \($0)" }, partyVersionTriggers: "", crowdVersionTriggers: "", lockParty: nil,
+        unlogged: "")
 
     static let postgreSQL = SQLDialect(
         integer: "BIGINT", real: "DOUBLE PRECISION", autoincrementPrimaryKey: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
@@ -46,7 +50,7 @@ struct SQLDialect: Sendable {
         prepareSchemaVersion: "CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)",
         writeSchemaVersion: { "DELETE FROM schema_version; INSERT INTO schema_version (version) VALUES (\($0))" },
         partyVersionTriggers: postgreSQLPartyVersionTriggers, crowdVersionTriggers: postgreSQLCrowdVersionTriggers,
-        lockParty: "SELECT id FROM parties WHERE id = ? FOR UPDATE")
+        lockParty: "SELECT id FROM parties WHERE id = ? FOR UPDATE", unlogged: "UNLOGGED ")
 
     /// Every write to a party's row or to a row that belongs to it moves `parties.version` on (a party's own update
     /// adds one in place; a child row's change updates its party, which adds one too). Votes name their entry only.

@@ -145,6 +145,75 @@ enum Schema {
             CREATE INDEX bans_adder ON bans(party_id, adder);
             \(dialect.crowdVersionTriggers)
             """,
+            // 11, issue 26 (shared state): what one instance kept in memory, for several instances on one database:
+            // limit counts in fixed buckets (`WindowBucket`), clients that proved a secret, TV pairings waiting to be
+            // claimed, Spotify OAuth states and the key that signs them. SQLite (one instance) leaves them empty.
+            """
+            CREATE \(dialect.unlogged)TABLE limit_counts (
+                name TEXT NOT NULL,
+                key TEXT NOT NULL,
+                bucket \(integer) NOT NULL,
+                count \(integer) NOT NULL,
+                leaves_at \(real) NOT NULL,
+                PRIMARY KEY (name, key, bucket)
+            )\(dialect.withoutRowID);
+            CREATE INDEX limit_counts_leaves ON limit_counts(leaves_at);
+            CREATE \(dialect.unlogged)TABLE proven_clients (
+                scope TEXT NOT NULL,
+                client TEXT NOT NULL,
+                proven_at \(real) NOT NULL,
+                PRIMARY KEY (scope, client)
+            )\(dialect.withoutRowID);
+            CREATE TABLE tv_pairings (
+                secret TEXT PRIMARY KEY,
+                code TEXT NOT NULL,
+                network TEXT NOT NULL,
+                expires_at \(real) NOT NULL,
+                party_id TEXT,
+                monitor_token TEXT
+            );
+            CREATE TABLE oauth_states (
+                nonce TEXT PRIMARY KEY,
+                party_id TEXT NOT NULL,
+                source TEXT NOT NULL,
+                installation_id TEXT,
+                verifier TEXT NOT NULL,
+                expires_at \(real) NOT NULL
+            );
+            CREATE INDEX oauth_states_party ON oauth_states(party_id, expires_at);
+            CREATE TABLE cluster_keys (
+                name TEXT PRIMARY KEY,
+                value TEXT NOT NULL
+            );
+            """,
+            // 12, issue 26: each instance's record of each party's player (`ClusterPresence`): its monitor streams, the
+            // heartbeats and audible reports it got; the instance owning the party's timers reads them all.
+            """
+            CREATE \(dialect.unlogged)TABLE monitor_presence (
+                party_id TEXT NOT NULL,
+                instance TEXT NOT NULL,
+                streams \(integer) NOT NULL,
+                streams_until \(real) NOT NULL,
+                last_heartbeat \(real),
+                last_stream_closed \(real),
+                reports \(integer) NOT NULL,
+                heard_at \(real),
+                position_ms \(integer),
+                reported_at \(real),
+                updated_at \(real) NOT NULL,
+                PRIMARY KEY (party_id, instance)
+            )\(dialect.withoutRowID);
+            """,
+            // 13, issue 26: what every instance needs of the party's player: its Spotify SDK device and the monitor tokens
+            // it replaced. No foreign key: written on a session of its own, which must never wait for a party row the
+            // request's own transaction has locked.
+            """
+            CREATE TABLE party_players (
+                party_id TEXT PRIMARY KEY,
+                sdk_device_id TEXT,
+                retired_monitor_tokens TEXT NOT NULL DEFAULT ''
+            );
+            """,
         ]
     }
 }

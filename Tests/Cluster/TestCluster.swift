@@ -9,7 +9,11 @@ final class TestCluster {
     private(set) var instances: [ServerProcess] = []
     private(set) var nginx: NginxProcess?
 
-    init(instances count: Int = 3, nginx balancing: NginxProcess.Balancing? = nil) throws {
+    /// More arguments for every instance (a Spotify app, say).
+    private let arguments: [String]
+
+    init(instances count: Int = 3, nginx balancing: NginxProcess.Balancing? = nil, arguments: [String] = []) throws {
+        self.arguments = arguments
         database = try PostgreSQLCluster.shared().createDatabase()
         // Behind nginx every connection comes from 127.0.0.1: the clients' own addresses come in X-Forwarded-For.
         for _ in 0..<count { try start() }
@@ -21,7 +25,7 @@ final class TestCluster {
     /// One more instance on the same database.
     @discardableResult
     func start() throws -> ServerProcess {
-        let instance = try ServerProcess(arguments: ["--database", database, "--trusted-proxy", "127.0.0.1"])
+        let instance = try ServerProcess(arguments: ["--database", database, "--trusted-proxy", "127.0.0.1"] + arguments)
         watchForExit(childPid: instance.process.processIdentifier)
         instances.append(instance)
         return instance

@@ -9,7 +9,7 @@ struct SpotifyLoginStateTests {
 
     @Test func aPartyKeepsItsNewestEightStates() throws {
         let states = SpotifyLoginState()
-        let made = (0..<20).map { _ in states.begin(partyId: "p", source: "web", installationId: nil, now: start).state }
+        let made = try (0..<20).map { _ in try states.begin(partyId: "p", source: "web", installationId: nil, now: start).state }
         #expect(states.pendingCount == SpotifyLoginState.perParty)
         #expect(throws: SpotifyLoginState.Failure.invalid, "an old one was pushed out") { try states.redeem(made[0], now: start) }
         #expect(try states.redeem(made[19], now: start).partyId == "p")
@@ -19,10 +19,10 @@ struct SpotifyLoginStateTests {
     @Test func theServerKeepsAtMostItsCapacityAndExpiredStatesLeave() throws {
         let states = SpotifyLoginState()
         for index in 0..<(SpotifyLoginState.capacity + 500) {
-            _ = states.begin(partyId: "p\(index)", source: "web", installationId: nil, now: start)
+            _ = try states.begin(partyId: "p\(index)", source: "web", installationId: nil, now: start)
         }
         #expect(states.pendingCount == SpotifyLoginState.capacity)
-        let late = states.begin(partyId: "q", source: "ios", installationId: "phone", now: start.addingTimeInterval(601))
+        let late = try states.begin(partyId: "q", source: "ios", installationId: "phone", now: start.addingTimeInterval(601))
         #expect(states.pendingCount == 1, "the expired ones left")
         #expect(try states.redeem(late.state, now: start.addingTimeInterval(602)).installationId == "phone")
     }

@@ -11,6 +11,13 @@ public final class SpotifyLoginState: @unchecked Sendable {
         public let source: String
         public let installationId: String?
         public let verifier: String
+
+        public init(partyId: String, source: String, installationId: String?, verifier: String) {
+            self.partyId = partyId
+            self.source = source
+            self.installationId = installationId
+            self.verifier = verifier
+        }
     }
 
     public enum Failure: Error, Equatable { case invalid }
@@ -18,7 +25,10 @@ public final class SpotifyLoginState: @unchecked Sendable {
     static let lifetime: TimeInterval = 600
     public static let perParty = 8
     public static let capacity = 10_000
-    private let key = Digest.randomBytes(32)
+    private let key: [UInt8]
+    /// Issue 26: several instances keep the states, and the key that signs them, in their shared database: the
+    /// callback may reach another instance than the one the login began on.
+    private let shared: (any SharedLoginStates)?
     private let lock = NSLock()
     private var pending: [String: (login: Login, expires: Date)] = [:]
     /// Nonces in the order they were made; a nonce already redeemed or dropped is skipped when it comes up.
@@ -26,7 +36,16 @@ public final class SpotifyLoginState: @unchecked Sendable {
     private var orderStart = 0
     private var perPartyNonces: [String: [String]] = [:]
 
-    public init() {}
+    public init() {
+        key = Digest.randomBytes(32)
+        shared = nil
+    }
+
+    /// States kept in `shared`, signed with the key it keeps (the same on every instance).
+    public init(shared: any SharedLoginStates) throws {
+        key = try shared.signingKey(proposing: Digest.randomBytes(32))
+        self.shared = shared
+    }
 
     public var pendingCount: Int {
         lock.lock()
@@ -35,11 +54,17 @@ public final class SpotifyLoginState: @unchecked Sendable {
     }
 
     /// A new state and its PKCE code challenge (S256).
-    public func begin(partyId: String, source: String, installationId: String?, now: Date = Date()) -> (state: String, challenge: String) {
+    public func begin(partyId: String, source: String, installationId: String?, now: Date = Date()) throws -> (state: String, challenge: String) {
         let nonce = Digest.base64URL(Digest.randomBytes(16))
         let verifier = Digest.base64URL(Digest.randomBytes(48))
         let payload = [nonce, partyId, source, installationId ?? ""].joined(separator: "~")
         let signature = Digest.base64URL(Digest.hmacSHA256(key: key, Array(payload.utf8)))
+        let state = (Digest.base64URL(Array(payload.utf8)) + "." + signature, Digest.base64URL(Digest.sha256(Array(verifier.utf8))))
+        if let shared {
+            try shared.keep(nonce: nonce, login: Login(partyId: partyId, source: source, installationId: installationId, verifier: verifier),
+                            expiresAt: now.addingTimeInterval(Self.lifetime), perParty: Self.perParty, capacity: Self.capacity, at: now)
+            return state
+        }
         lock.lock()
         dropExpired(at: now)
         if let ofParty = perPartyNonces[partyId], ofParty.count >= Self.perParty { forget(ofParty[0]) }
@@ -52,8 +77,7 @@ public final class SpotifyLoginState: @unchecked Sendable {
         perPartyNonces[partyId, default: []].append(nonce)
         order.append(nonce)
         lock.unlock()
-        return (Digest.base64URL(Array(payload.utf8)) + "." + signature,
-                Digest.base64URL(Digest.sha256(Array(verifier.utf8))))
+        return state
     }
 
     /// Drops expired states from the front of the queue; compacts the queue now and then. Called under `lock`.
@@ -80,18 +104,34 @@ public final class SpotifyLoginState: @unchecked Sendable {
         return entry
     }
 
-    /// The login a state stands for, once: forged, expired or replayed states fail.
-    public func redeem(_ state: String, now: Date = Date()) throws(Failure) -> Login {
+    /// The login a state stands for, once: forged, expired or replayed states fail with `Failure.invalid`; a shared
+    /// database that cannot be asked throws its own error.
+    public func redeem(_ state: String, now: Date = Date()) throws -> Login {
         let parts = state.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let payload = Digest.fromBase64URL(String(parts[0])),
               let signature = Digest.fromBase64URL(String(parts[1])),
-              Digest.constantTimeEqual(signature, Digest.hmacSHA256(key: key, payload)) else { throw .invalid }
+              Digest.constantTimeEqual(signature, Digest.hmacSHA256(key: key, payload)) else { throw Failure.invalid }
         let fields = String(decoding: payload, as: UTF8.self).split(separator: "~", omittingEmptySubsequences: false)
-        guard fields.count == 4 else { throw .invalid }
+        guard fields.count == 4 else { throw Failure.invalid }
+        if let shared {
+            guard let (login, expires) = try shared.take(nonce: String(fields[0])), expires > now,
+                  login.partyId == fields[1], login.source == fields[2] else { throw Failure.invalid }
+            return login
+        }
         lock.lock()
         defer { lock.unlock() }
         guard let entry = forget(String(fields[0])), entry.expires > now,
-              entry.login.partyId == fields[1], entry.login.source == fields[2] else { throw .invalid }
+              entry.login.partyId == fields[1], entry.login.source == fields[2] else { throw Failure.invalid }
         return entry.login
     }
+}
+
+/// Issue 26: where several instances keep pending OAuth states (single use, `perParty` newest per party and
+/// `capacity` in all, as in memory) and the one key that signs them.
+public protocol SharedLoginStates: AnyObject, Sendable {
+    /// The key every instance signs with: the one already kept, else `proposal` (kept from now on).
+    func signingKey(proposing proposal: [UInt8]) throws -> [UInt8]
+    func keep(nonce: String, login: SpotifyLoginState.Login, expiresAt: Date, perParty: Int, capacity: Int, at now: Date) throws
+    /// The login kept under `nonce`, removed (single use), with its expiry; nil when none is.
+    func take(nonce: String) throws -> (SpotifyLoginState.Login, Date)?
 }

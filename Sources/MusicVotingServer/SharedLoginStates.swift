@@ -1,0 +1,25 @@
+import Foundation
+import PartyStore
+import Providers
+
+/// Issue 26: the Spotify provider's OAuth states in the database several instances share.
+extension ClusterLogins: SharedLoginStates {
+    public func signingKey(proposing proposal: [UInt8]) throws -> [UInt8] {
+        let kept = try key(named: "spotify-oauth-state", proposing: Data(proposal).base64EncodedString())
+        guard let key = Data(base64Encoded: kept) else { throw DatabaseError(code: 0, message: "the OAuth key is not base64", sqlState: "") }
+        return Array(key)
+    }
+
+    public func keep(nonce: String, login: SpotifyLoginState.Login, expiresAt: Date, perParty: Int, capacity: Int, at now: Date) throws {
+        try keepState(nonce: nonce, Pending(partyId: login.partyId, source: login.source, installationId: login.installationId,
+                                       verifier: login.verifier, expiresAt: expiresAt),
+                 perParty: perParty, capacity: capacity, at: now)
+    }
+
+    public func take(nonce: String) throws -> (SpotifyLoginState.Login, Date)? {
+        try takeState(nonce: nonce).map { pending in
+            (SpotifyLoginState.Login(partyId: pending.partyId, source: pending.source, installationId: pending.installationId,
+                                     verifier: pending.verifier), pending.expiresAt)
+        }
+    }
+}
