@@ -78,6 +78,47 @@ struct InstanceKillTests {
     }
 }
 
+/// Issue 26, item 5: correctness does not depend on affinity. With plain round-robin the likes of one party
+/// commit on all three instances and each page's stream sits on any of them: every stream still gets every event
+/// once, in order (its ids go up by exactly one).
+@Suite("A like storm through nginx with round-robin", .serialized)
+struct RoundRobinStormTests {
+    @Test func everyStreamGetsEveryEventOnceInOrder() throws {
+        let cluster = try TestCluster(nginx: .roundRobin)
+        let nginx = try #require(cluster.nginx)
+        let party = try cluster.party()
+        let songs = 1...4
+        for number in songs { #expect(try party.add(number, device: "adder-\(number)").status == 200) }
+        let subscribers = (0..<9).map { index in
+            ResumingSubscriber(port: nginx.port, path: "/api/spotify/events?partyId=\(party.id)&source=web",
+                               source: "127.62.0.\(index + 1)")
+        }
+        defer { subscribers.forEach { $0.stop() } }
+        #expect(eventually { subscribers.allSatisfy { $0.connections >= 1 } }, "every page holds its stream")
+        // Round-robin put the streams on all three instances.
+        #expect(cluster.instances.allSatisfy { establishedConnections(port: $0.port) >= 1 },
+                "\(cluster.instances.map { establishedConnections(port: $0.port) })")
+
+        let storm = LikeStorm(port: nginx.port, base: party.base, songs: songs)
+        defer { storm.stop() }
+        #expect(eventually { storm.acknowledgedCount >= 300 }, "likes are acknowledged on every instance")
+        storm.stop()
+
+        let newest = try #require(Int(try cluster.sql("SELECT last_event_seq FROM parties WHERE id = '\(party.id)'")))
+        #expect(eventually { subscribers.allSatisfy { $0.ids.last == newest } }, "up to \(newest): \(subscribers.map { $0.ids.last ?? -1 })")
+        for subscriber in subscribers {
+            let ids = subscriber.ids
+            #expect(!ids.isEmpty && ids == Array(ids[0]...(ids.last ?? 0)), "in order, each once, no gap: \(ids)")
+            #expect(subscriber.connections == 1 && subscriber.failures.isEmpty, "\(subscriber.connections) \(subscriber.failures)")
+        }
+        let voters = Int(try cluster.sql("""
+            SELECT count(*) FROM votes v JOIN queue_entries e ON e.id = v.entry_id WHERE e.party_id = '\(party.id)'
+            """)) ?? -1
+        #expect(voters >= storm.acknowledgedCount)
+        print("round-robin storm: \(storm.acknowledgedCount) likes over 3 instances, \(newest) events, 9 streams in order")
+    }
+}
+
 /// Guests liking through nginx from threads of their own until `stop()`: each like from a new device and address
 /// (the per-guest limits stay out of the way). A like answered 200 is acknowledged; one that got no answer or
 /// another status may or may not have committed.
