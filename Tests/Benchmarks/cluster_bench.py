@@ -376,6 +376,7 @@ def main():
             print(f"  streams resumed on another instance: p50 {percentile(resumes, 0.5) * 1000:.0f} ms, "
                   f"p99 {percentile(resumes, 0.99) * 1000:.0f} ms   (target p99 <= 5000 ms)")
             print(f"  streams with a gap, a repeat or short of the log: {total_problems}   (target 0)")
+            print(f"pg_notification_queue_usage() after the kill runs: {postgres.sql('SELECT pg_notification_queue_usage()')}")
     finally:
         for instance in started:
             instance.stop()
