@@ -114,7 +114,13 @@ public final class Doorbell: @unchecked Sendable {
                 let now = Date()
                 let ringDue = shared.withLock { !$0.rung.isEmpty } ? lastRing.addingTimeInterval(Self.coalescing) : .distantFuture
                 let pollDue = lastPoll.addingTimeInterval(Self.pollInterval)
-                wait(for: min(ringDue, pollDue).timeIntervalSince(now), onSocket: true)
+                // A query above may have read other instances' doorbells into libpq's buffer, where poll(2) on the
+                // socket no longer sees them (they waited for the next poll, up to 2 s): take those before sleeping.
+                let buffered = try channel.receive()
+                for payload in buffered { heard(payload) }
+                if buffered.isEmpty || shared.withLock({ $0.catchUp.isEmpty }) {
+                    wait(for: min(ringDue, pollDue).timeIntervalSince(now), onSocket: true)
+                }
                 for payload in try channel.receive() { heard(payload) }
                 if Date() >= lastRing.addingTimeInterval(Self.coalescing), try ringPending() { lastRing = Date() }
                 if Date() >= pollDue {

@@ -66,7 +66,16 @@ extension PartyState {
             bytes += resyncFrame(partyId: partyId, lastSequence: head, reason: lastEventId > head || lastEventId < 0 ? "unknown" : "expired")
             return (bytes, head)
         }
-        for event in missed where event.admits(audience) { bytes += ServerEvent.frame(id: event.sequence, message: event.message) }
+        // The preamble names the id it resumes after, not the newest: a stream cut inside a long replay must resume
+        // where it was cut (EventSource takes an id line without data as its lastEventId). The newest id follows the
+        // replay when the audience filtered the last events out.
+        bytes = EventHub.preamble(lastSequence: lastEventId)
+        var replayedTo = lastEventId
+        for event in missed where event.admits(audience) {
+            bytes += ServerEvent.frame(id: event.sequence, message: event.message)
+            replayedTo = event.sequence
+        }
+        if replayedTo != head { bytes += Array("id: \(head)\n\n".utf8) }
         return (bytes, head)
     }
 

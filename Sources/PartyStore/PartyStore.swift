@@ -14,8 +14,12 @@ public final class PartyStore: PartyStoring {
 
     /// The PostgreSQL database at `url` (`postgres://user@host:port/name`), migrated as needed.
     public init(postgreSQL url: String) throws {
-        database = try PostgreSQLConnection(url: url)
-        try database.migrate(Schema.migrations(.postgreSQL))
+        let connection = try PostgreSQLConnection(url: url)
+        // A migration on a big database may take long: the answer deadline guards requests, not the start.
+        connection.answerDeadline = nil
+        try connection.migrate(Schema.migrations(.postgreSQL))
+        connection.answerDeadline = PostgreSQLConnection.answerDeadline
+        database = connection
     }
 
     /// A second view of a database another store already migrated, on its own connection (`ClusterChannel`).

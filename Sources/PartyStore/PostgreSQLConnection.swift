@@ -11,12 +11,30 @@ final class PostgreSQLConnection: SQLConnection {
     private(set) var writeVersion: Int64 = 0
     var dialect: SQLDialect { .postgreSQL }
 
+    /// Issue 26, faults: how long a statement waits for the server's answer before the session counts as lost. A
+    /// server that stopped answering (SIGSTOP, a network partition) never closes the socket, and libpq's blocking
+    /// calls would wait forever under the state lock: every request of the instance with them. `nil` waits as long
+    /// as it takes (the migrations at start-up).
+    static let answerDeadline: TimeInterval = 3
+    var answerDeadline: TimeInterval? = PostgreSQLConnection.answerDeadline
+    /// After a lost session, requests fail at once for this long before the next attempt to reconnect: against a
+    /// hung server each attempt waits out `connect_timeout` under the state lock.
+    static let reconnectPause: TimeInterval = 2
+    private var lastLost: Date?
+
     /// Connects to `url` (`postgres://user:password@host:port/database?…`, libpq's URI form).
     /// `applicationName` names the session in `pg_stat_activity` (issue 26: the doorbell's and the upkeep's own).
     init(url: String, applicationName: String = "musicvoting") throws(DatabaseError) {
-        // "If any key word is repeated, the last value is used": a connect_timeout in the URL wins over ours.
-        let raw = Self.withCStrings(["connect_timeout", "application_name", "dbname", nil]) { keywords in
-            Self.withCStrings(["5", applicationName, url, nil]) { values in PQconnectdbParams(keywords, values, 1) }
+        // "If any key word is repeated, the last value is used": anything in the URL wins over ours.
+        // connect_timeout bounds a (re)connect to a server that accepts TCP but never answers (2 is libpq's least);
+        // keepalives and tcp_user_timeout end a session whose peer is gone from the network, so that the doorbell,
+        // which waits on the socket without a statement, notices a partition in seconds, not after hours.
+        let options: KeyValuePairs<String, String> = [
+            "connect_timeout": "2", "keepalives": "1", "keepalives_idle": "5", "keepalives_interval": "2",
+            "keepalives_count": "3", "tcp_user_timeout": "9000", "application_name": applicationName, "dbname": url,
+        ]
+        let raw = Self.withCStrings(options.map(\.key) + [nil]) { keywords in
+            Self.withCStrings(options.map(\.value) + [nil]) { values in PQconnectdbParams(keywords, values, 1) }
         }
         guard let raw, PQstatus(raw) == CONNECTION_OK else {
             let message = raw.map { Self.oneLine(PQerrorMessage($0)) } ?? "out of memory"
@@ -50,10 +68,10 @@ final class PostgreSQLConnection: SQLConnection {
             case .null: nil
             }
         }
-        let result = Self.withCStrings(texts) { parameters in
-            PQexecParams(handle, statement, Int32(values.count), types, parameters, nil, nil, 0)
+        let sent = Self.withCStrings(texts) { parameters in
+            PQsendQueryParams(handle, statement, Int32(values.count), types, parameters, nil, nil, 0)
         }
-        return try check(result, sql: sql)
+        return try check(try awaitResult(sent: sent, sql: sql), sql: sql)
     }
 
     /// `run`, tried once more when a session that looked open had ended (a database restart since the last call: its
@@ -75,7 +93,7 @@ final class PostgreSQLConnection: SQLConnection {
 
     func execute(_ sql: String) throws(DatabaseError) {
         reconnectIfLost()
-        try check(PQexec(handle, sql), sql: sql)
+        try check(try awaitResult(sent: PQsendQuery(handle, sql), sql: sql), sql: sql)
     }
 
     var isInTransaction: Bool { [PQTRANS_INTRANS, PQTRANS_INERROR, PQTRANS_ACTIVE].contains(PQtransactionStatus(handle)) }
@@ -94,9 +112,67 @@ final class PostgreSQLConnection: SQLConnection {
     }
 
     /// A connection the server dropped (a restart) is opened again between transactions, never inside one:
-    /// there the statements that already ran are gone, so the transaction has to fail.
+    /// there the statements that already ran are gone, so the transaction has to fail. Not again within
+    /// `reconnectPause` of losing it: meanwhile the statement fails at once on the closed connection (a 503).
     private func reconnectIfLost() {
-        if !isInTransaction && PQstatus(handle) == CONNECTION_BAD { _ = reset() }
+        guard !isInTransaction, PQstatus(handle) == CONNECTION_BAD else { return }
+        if let lastLost, Date().timeIntervalSince(lastLost) < Self.reconnectPause { return }
+        lastLost = reset() ? nil : Date()
+    }
+
+    /// The result of what was just sent (`PQsendQuery…`; for several statements the first error, else the last
+    /// result), waiting in poll(2) on the socket until `answerDeadline`. Past it the session is given up: its socket
+    /// is shut, so libpq sees the connection end, and the next statement reconnects (after `reconnectPause`).
+    private func awaitResult(sent: Int32, sql: String) throws(DatabaseError) -> OpaquePointer? {
+        guard sent == 1 else { return nil }
+        let deadline = answerDeadline.map { Date().addingTimeInterval($0) }
+        var kept: OpaquePointer?
+        while true {
+            while PQisBusy(handle) == 1 {
+                guard waitForAnswer(until: deadline) else {
+                    if let kept { PQclear(kept) }
+                    abandonSession()
+                    throw DatabaseError(code: 0, message: "no answer from the database within \(answerDeadline ?? 0) s",
+                                        sql: sql, sqlState: "08006")
+                }
+                if PQconsumeInput(handle) == 0 { break }
+            }
+            guard let result = PQgetResult(handle) else { return kept }
+            if let previous = kept {
+                if [PGRES_COMMAND_OK, PGRES_TUPLES_OK].contains(PQresultStatus(previous)) { PQclear(previous) } else {
+                    PQclear(result)
+                    continue
+                }
+            }
+            kept = result
+        }
+    }
+
+    /// Whether the socket has something to read before `deadline` (nil: no deadline). A poll(2) error counts as
+    /// readable: PQconsumeInput then reports what is wrong.
+    private func waitForAnswer(until deadline: Date?) -> Bool {
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        guard descriptor.fd >= 0 else { return true }
+        while true {
+            var milliseconds: Int32 = -1
+            if let deadline {
+                let remaining = deadline.timeIntervalSinceNow
+                guard remaining > 0 else { return false }
+                milliseconds = Int32((remaining * 1000).rounded(.up))
+            }
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready > 0 || (ready < 0 && errno != EINTR) { return true }
+        }
+    }
+
+    /// Ends a session that stopped answering on this side: libpq reads the end of the stream, marks the connection
+    /// bad and drops its socket; what it held on the server ends when the server sees the close.
+    private func abandonSession() {
+        let socket = PQsocket(handle)
+        if socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
+        _ = PQconsumeInput(handle)
+        while let result = PQgetResult(handle) { PQclear(result) }
+        lastLost = Date()
     }
 
     // MARK: Listening (issue 26: the doorbell's connection)

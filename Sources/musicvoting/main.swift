@@ -13,6 +13,16 @@ if let command = CommandLine.arguments.dropFirst().first, command == "install" |
     }
 }
 
+if CommandLine.arguments.dropFirst().first == "nginx-config" {
+    do {
+        print(try NginxConfiguration(arguments: Array(CommandLine.arguments.dropFirst(2))).text, terminator: "")
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("musicvoting: \(error)\n".utf8))
+        exit(2)
+    }
+}
+
 let configuration: Configuration
 do {
     configuration = try Configuration.parse(arguments: Array(CommandLine.arguments.dropFirst()),

@@ -3,8 +3,10 @@
    fresh loopback source address (a new connection) every PER_ADDRESS likes. C, like sseclient.c: the Python
    client it replaces spent a core of its own on the load and so capped what it measured.
 
-   usage: likeload PORT PARTY_ID URI SECONDS CLIENTS PER_ADDRESS
-     Prints "acknowledged COUNT sent COUNT seconds S": the likes answered 200, the requests sent, the time taken. */
+   usage: likeload PORT PARTY_ID URI SECONDS CLIENTS PER_ADDRESS [ACKNOWLEDGED_FILE]
+     Prints "acknowledged COUNT sent COUNT seconds S": the likes answered 200, the requests sent, the time taken.
+     With ACKNOWLEDGED_FILE, each acknowledged like's device id goes there, one a line (the kill -9 runs of
+     cluster_bench.py look each one up in the database). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -20,6 +22,7 @@
 static int port, seconds, clients, per_address;
 static const char *party, *uri;
 static double deadline;
+static FILE *acknowledged_file;
 
 static double now_s(void) {
     struct timespec t;
@@ -65,7 +68,9 @@ static int read_response(int fd, char *buffer, size_t size) {
     return status;
 }
 
-struct totals { long acknowledged, sent; };
+/* `attempts` names the devices: a like whose answer was lost (a killed instance) may have committed, and the same
+   device liking again would take it back. */
+struct totals { long acknowledged, sent, attempts; };
 
 static void *run(void *argument) {
     int client = (int)(long)argument;
@@ -74,7 +79,7 @@ static void *run(void *argument) {
     for (int round = 0; now_s() < deadline; round++) {
         int fd = connect_from(client, round);
         for (int i = 0; i < per_address && now_s() < deadline; i++) {
-            int body_length = snprintf(body, sizeof body, "{\"uri\":\"%s\",\"deviceId\":\"liker-%d-%ld\"}", uri, client, totals->sent);
+            int body_length = snprintf(body, sizeof body, "{\"uri\":\"%s\",\"deviceId\":\"liker-%d-%ld\"}", uri, client, ++totals->attempts);
             int length = snprintf(request, sizeof request,
                                   "POST /api/party/%s/track/vote HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                                   "Content-Length: %d\r\n\r\n%s", party, body_length, body);
@@ -82,7 +87,10 @@ static void *run(void *argument) {
             int status = read_response(fd, buffer, sizeof buffer);
             if (status < 0) break;
             totals->sent++;
-            if (status == 200) totals->acknowledged++;
+            if (status == 200) {
+                totals->acknowledged++;
+                if (acknowledged_file) fprintf(acknowledged_file, "liker-%d-%ld\n", client, totals->attempts);
+            }
         }
         close(fd);
     }
@@ -90,7 +98,11 @@ static void *run(void *argument) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 7) { fprintf(stderr, "usage: likeload PORT PARTY_ID URI SECONDS CLIENTS PER_ADDRESS\n"); return 2; }
+    if (argc != 7 && argc != 8) {
+        fprintf(stderr, "usage: likeload PORT PARTY_ID URI SECONDS CLIENTS PER_ADDRESS [ACKNOWLEDGED_FILE]\n");
+        return 2;
+    }
+    if (argc == 8 && !(acknowledged_file = fopen(argv[7], "w"))) { perror(argv[7]); return 1; }
     port = atoi(argv[1]); party = argv[2]; uri = argv[3]; seconds = atoi(argv[4]); clients = atoi(argv[5]);
     per_address = atoi(argv[6]);
     pthread_t threads[256];
@@ -106,6 +118,7 @@ int main(int argc, char **argv) {
         sent += totals->sent;
         free(totals);
     }
+    if (acknowledged_file) fclose(acknowledged_file);
     printf("acknowledged %ld sent %ld seconds %.3f\n", acknowledged, sent, now_s() - started);
     return 0;
 }

@@ -4,6 +4,8 @@
    sockets in a few milliseconds.
 
    usage: sseclient PORT SUBSCRIBE_PATH SUBSCRIBERS EVENTS MARKER PUBLISH_PATH PUBLISH_BODY
+     PORT may be a comma-separated list (several instances, issue 26): the streams take the ports in turn and the
+     publish goes to the first.
      PUBLISH_BODY may hold {i}, replaced by the event's number. Prints "ready" once every stream has its
      headers, waits for a line on stdin, publishes EVENTS times (each when the previous one reached everyone,
      plus 250 ms) and prints "deliveries COUNT p50 MS p99 MS", latency from writing the publish request to
@@ -62,7 +64,9 @@ static int compare(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
     if (argc != 8) { fprintf(stderr, "usage: see the file's comment\n"); return 2; }
-    int port = atoi(argv[1]), count = atoi(argv[3]), events = atoi(argv[4]);
+    int ports[16], port_count = 0, count = atoi(argv[3]), events = atoi(argv[4]);
+    for (char *item = strtok(argv[1], ","); item && port_count < 16; item = strtok(NULL, ",")) ports[port_count++] = atoi(item);
+    if (port_count == 0) return 2;
     const char *path = argv[2], *marker = argv[5], *publish_path = argv[6], *template = argv[7];
     size_t marker_len = strlen(marker);
     struct stream *streams = calloc((size_t)count, sizeof *streams);
@@ -73,7 +77,7 @@ int main(int argc, char **argv) {
     char request[1024];
     int request_len = snprintf(request, sizeof request, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n", path);
     for (int i = 0; i < count; i++) {
-        streams[i].fd = open_socket(port, i);
+        streams[i].fd = open_socket(ports[i % port_count], i);
         write_all(streams[i].fd, request, (size_t)request_len);
         fcntl(streams[i].fd, F_SETFL, O_NONBLOCK);
         struct epoll_event interest = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
@@ -101,7 +105,7 @@ int main(int argc, char **argv) {
             int length = snprintf(publish, sizeof publish,
                                   "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                                   "Content-Length: %zu\r\nConnection: close\r\n\r\n%s", publish_path, strlen(body), body);
-            publishing = open_socket(port, count);
+            publishing = open_socket(ports[0], count);
             reached = 0;
             sent[current] = now_ms();
             write_all(publishing, publish, (size_t)length);

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -37,5 +38,50 @@ struct DatabaseFaultTests {
         #expect(eventually { onB.received.contains { $0.type == "vote-updated" && $0.payload["uri"] as? String == "demo:track:2" } },
                 "\(onB.received.map(\.type))")
         print("database down: first write answered in \(Int(answeredAfter * 1000)) ms; back: healed after \(Int(healedAfter * 1000)) ms")
+    }
+
+    /// A server that stops answering (SIGSTOP on the postmaster and its backends: sockets open, nothing read, as
+    /// behind a partition) must not hold requests forever: the statement's answer deadline gives the session up, the
+    /// writes answer 503 with the error shape, and after SIGCONT the instances heal without a restart.
+    @Test func aDatabaseThatStopsAnsweringGets503sNotHangsAndHealsWhenItAnswersAgain() throws {
+        let postgres = try PostgreSQLCluster()
+        defer { postgres.stop() }
+        let database = try postgres.createDatabase()
+        let instances = try (0..<2).map { _ in try ServerProcess(arguments: ["--database", database]) }
+        defer { instances.forEach { $0.kill() } }
+        instances.forEach { watchForExit(childPid: $0.process.processIdentifier) }
+        let party = try TestParty(instances[0])
+        try party.add(1)
+        let onB = try party.via(instances[1].port).events()
+        defer { onB.close() }
+
+        try postgres.pause()
+        defer { postgres.resume() }  // also when an expectation below throws
+        let pausedAt = Date()
+        // Several writes at once on both instances: each is answered (the test client gives up after 10 s), none hangs.
+        let answers = Mutex<[HTTPResponse?]>([])
+        let (ports, base) = (instances.map(\.port), party.base)
+        DispatchQueue.concurrentPerform(iterations: 6) { index in
+            let response = try? HTTPClient(port: ports[index % 2]).send("POST", base + "/track/vote",
+                                                                        json: ["uri": "demo:track:1", "deviceId": "paused-\(index)"])
+            answers.withLock { $0.append(response) }
+        }
+        let answeredAfter = Date().timeIntervalSince(pausedAt)
+        for answer in answers.withLock({ $0 }) {
+            #expect(answer?.status == 503 && answer?.json["code"] as? String == "database_unavailable" && answer?.error != nil,
+                    "\(answer.map(String.init(describing:)) ?? "no answer within the client's 10 s")")
+        }
+        #expect(try party.client.get("/healthz").status == 200, "the instance itself answers")
+
+        postgres.resume()
+        let resumedAt = Date()
+        #expect(eventually { (try? party.add(2))?.status == 200 }, "writes work again without a restart")
+        let healedAfter = Date().timeIntervalSince(resumedAt)
+        #expect(eventually { (try? party.via(instances[1].port).vote(1, device: "guest-1"))?.status == 200 })
+        #expect(try party.vote(2, device: "guest-2").status == 200)
+        #expect(eventually { onB.received.contains { $0.type == "vote-updated" && $0.payload["uri"] as? String == "demo:track:2" } },
+                "B's doorbell listens again: \(onB.received.map(\.type))")
+        print("database paused: 6 writes over 2 instances all answered within \(Int(answeredAfter * 1000)) ms; "
+              + "resumed: healed after \(Int(healedAfter * 1000)) ms")
     }
 }

@@ -21,8 +21,13 @@ final class NginxProcess {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         port = try freeLoopbackPort()
         let configuration = folder + "/nginx.conf"
-        try Self.configuration(folder: folder, port: port, upstreams: upstreams, balancing: balancing)
-            .write(toFile: configuration, atomically: true, encoding: .utf8)
+        do {
+            try Self.configuration(folder: folder, port: port, upstreams: upstreams, balancing: balancing)
+                .write(toFile: configuration, atomically: true, encoding: .utf8)
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw error
+        }
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["-p", folder, "-c", configuration, "-e", folder + "/error.log", "-g", "daemon off;"]
         process.standardInput = FileHandle.nullDevice
@@ -53,10 +58,14 @@ final class NginxProcess {
         try? FileManager.default.removeItem(atPath: folder)
     }
 
-    /// The configuration issue 26 asks for: streams unbuffered with a long read timeout, a failed upstream retried
-    /// on the next one, the party id (`$party_key`; `$pid` is nginx's own) the hash key.
-    static func configuration(folder: String, port: UInt16, upstreams: [UInt16], balancing: Balancing) -> String {
-        let servers = upstreams.map { "        server 127.0.0.1:\($0) max_fails=1 fail_timeout=2s;" }.joined(separator: "\n")
+    /// The binary's own `nginx-config` (what README "Run on several machines" installs) inside a main configuration
+    /// that keeps nginx's pid, logs and temp folders in `folder`.
+    static func configuration(folder: String, port: UInt16, upstreams: [UInt16], balancing: Balancing) throws -> String {
+        let arguments = ["nginx-config", "--listen", "127.0.0.1:\(port)"] + upstreams.flatMap { ["--upstream", "127.0.0.1:\($0)"] }
+            + (balancing == .roundRobin ? ["--round-robin"] : [])
+        let printed = try runToExit(ServerProcess.binary, arguments)
+        guard printed.status == 0 else { throw TestFailure(description: "nginx-config: \(printed.output)") }
+        try printed.output.write(toFile: folder + "/musicvoting.conf", atomically: true, encoding: .utf8)
         return """
             \(getuid() == 0 ? "user root;" : "")
             worker_processes 1;
@@ -70,32 +79,7 @@ final class NginxProcess {
                 fastcgi_temp_path \(folder)/fastcgi;
                 uwsgi_temp_path \(folder)/uwsgi;
                 scgi_temp_path \(folder)/scgi;
-                map $uri $party_from_path {
-                    "~^/api/party/(?<party>[0-9a-f]{16,})" $party;
-                    default "";
-                }
-                map $party_from_path $party_key {
-                    "" $arg_partyId;
-                    default $party_from_path;
-                }
-                upstream musicvoting {
-                    \(balancing == .partyHash ? "hash $party_key consistent;" : "")
-            \(servers)
-                }
-                server {
-                    listen 127.0.0.1:\(port);
-                    location / {
-                        proxy_pass http://musicvoting;
-                        proxy_http_version 1.1;
-                        proxy_set_header Connection "";
-                        proxy_set_header Host $http_host;
-                        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-                        proxy_buffering off;
-                        proxy_read_timeout 1h;
-                        proxy_connect_timeout 2s;
-                        proxy_next_upstream error timeout;
-                    }
-                }
+                include \(folder)/musicvoting.conf;
             }
             """
     }

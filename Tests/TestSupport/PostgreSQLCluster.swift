@@ -46,11 +46,46 @@ public final class PostgreSQLCluster: Sendable {
         try run("pg_ctl", ["-D", folder + "/db", "-m", "immediate", "stop"])
     }
 
+    /// The postmaster's process (first line of `postmaster.pid`), nil while the server is not running.
+    public var postmasterPID: pid_t? {
+        (try? String(contentsOfFile: folder + "/db/postmaster.pid", encoding: .utf8))?
+            .split(separator: "\n").first.flatMap { pid_t($0) }
+    }
+
+    /// SIGSTOP to the postmaster and then to each of its children (backends, checkpointer, …; each runs in a session
+    /// of its own, so not one process group): the server keeps its sockets open and answers nothing, as behind a
+    /// network partition. `resume()` undoes it; `stop()` and the exit watcher resume before stopping.
+    public func pause() throws {
+        guard let pid = postmasterPID, kill(pid, SIGSTOP) == 0 else {
+            throw ClusterError(description: "cannot stop the postmaster: \(String(cString: strerror(errno)))")
+        }
+        for child in Self.children(of: pid) { kill(child, SIGSTOP) }
+    }
+
+    /// SIGCONT to the postmaster's children and the postmaster. Safe to repeat, and when it was not paused.
+    public func resume() {
+        guard let pid = postmasterPID else { return }
+        for child in Self.children(of: pid) { kill(child, SIGCONT) }
+        kill(pid, SIGCONT)
+    }
+
+    /// The processes whose parent is `parent` (field 4 of `/proc/PID/stat`, after the parenthesized name).
+    private static func children(of parent: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(pid_t.init).filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == parent
+        }
+    }
+
     deinit { stop() }
 
     /// `pg_ctl stop -m immediate` (the server just ends, as in a crash) and the folder removed. Safe to repeat.
     public func stop() {
         guard stopped.withLock({ wasStopped in defer { wasStopped = true }; return !wasStopped }) else { return }
+        resume()  // a paused server would never see pg_ctl's signal
         try? run("pg_ctl", ["-D", folder + "/db", "-m", "immediate", "stop"])
         try? FileManager.default.removeItem(atPath: folder)
     }
@@ -84,6 +119,8 @@ public final class PostgreSQLCluster: Sendable {
     private func watchForExit() throws {
         let stop = (getuid() == 0 ? "/usr/sbin/runuser -u postgres -- " : "") + Self.binaries + "/pg_ctl"
         _ = try Self.spawn(["/bin/sh", "-c", "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; "
+                            + "[ -f \(folder)/db/postmaster.pid ] && P=$(head -1 \(folder)/db/postmaster.pid) && "
+                            + "kill -CONT $P $(pgrep -P $P); "
                             + "[ -d \(folder)/db ] && \(stop) -D \(folder)/db -m immediate stop; rm -rf \(folder)"],
                            output: "/dev/null", wait: false)
     }

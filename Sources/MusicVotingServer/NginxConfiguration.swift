@@ -1,0 +1,90 @@
+/// `musicvoting nginx-config --upstream HOST:PORT … [--listen [ADDRESS:]PORT] [--round-robin]` (issue 26): the nginx
+/// configuration for several instances on one PostgreSQL, printed for `/etc/nginx/conf.d/musicvoting.conf` (it goes
+/// inside nginx's `http` block). The cluster tests and `cluster_bench.py` run nginx on exactly this text.
+public struct NginxConfiguration: Equatable {
+    public struct UsageError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    static let usage = "usage: musicvoting nginx-config --upstream HOST:PORT [--upstream HOST:PORT …] [--listen [ADDRESS:]PORT] [--round-robin]"
+
+    /// The instances, `host:port` each, in the order given.
+    public var upstreams: [String] = []
+    /// nginx's `listen` parameter: a port, or an address and a port.
+    public var listen = "80"
+    /// Each party's requests and streams go to one instance (`hash … consistent`), so its likes, reads and events
+    /// mostly stay in one process; round-robin is as correct (the shared store and the event log), only busier.
+    public var partyHash = true
+
+    public init(arguments: [String]) throws(UsageError) {
+        var index = 0
+        func value() throws(UsageError) -> String {
+            guard index + 1 < arguments.count, !arguments[index + 1].hasPrefix("--") else {
+                throw UsageError(description: "\(arguments[index]) needs a value\n\(Self.usage)")
+            }
+            index += 1
+            return arguments[index]
+        }
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--upstream":
+                let upstream = try value()
+                // nginx would take a bare host for port 80: the instances listen on 8080 unless told, so ask for the port.
+                guard let colon = upstream.lastIndex(of: ":"), UInt16(upstream[upstream.index(after: colon)...]) != nil,
+                      !upstream.contains(where: { $0.isWhitespace || $0 == ";" }) else {
+                    throw UsageError(description: "--upstream wants HOST:PORT, got \(upstream)\n\(Self.usage)")
+                }
+                upstreams.append(upstream)
+            case "--listen":
+                listen = try value()
+                guard !listen.contains(where: { $0.isWhitespace || $0 == ";" }) else {
+                    throw UsageError(description: "--listen wants [ADDRESS:]PORT, got \(listen)\n\(Self.usage)")
+                }
+            case "--round-robin": partyHash = false
+            default: throw UsageError(description: "unknown argument \(arguments[index])\n\(Self.usage)")
+            }
+            index += 1
+        }
+        guard !upstreams.isEmpty else { throw UsageError(description: "name at least one --upstream\n\(Self.usage)") }
+    }
+
+    public var text: String {
+        let servers = upstreams.map { "    server \($0) max_fails=1 fail_timeout=2s;" }.joined(separator: "\n")
+        let balancing = partyHash
+            ? "    # One party, one instance while it lives: its id from the path, or the event stream's partyId.\n    hash $musicvoting_party consistent;\n"
+            : "    # Round-robin: every request to the next instance.\n"
+        return """
+            # MusicVoting: \(upstreams.count) instance\(upstreams.count == 1 ? "" : "s") on one PostgreSQL database (README, "Run on several machines").
+            # Printed by `musicvoting nginx-config`; goes inside nginx's http block (/etc/nginx/conf.d/musicvoting.conf).
+            map $uri $musicvoting_party_in_path {
+                "~^/api/party/(?<musicvoting_party_id>[0-9a-f]{16,})" $musicvoting_party_id;
+                default "";
+            }
+            map $musicvoting_party_in_path $musicvoting_party {
+                "" $arg_partyId;
+                default $musicvoting_party_in_path;
+            }
+            upstream musicvoting {
+            \(balancing)\(servers)
+            }
+            server {
+                listen \(listen);
+                location / {
+                    proxy_pass http://musicvoting;
+                    proxy_http_version 1.1;
+                    proxy_set_header Connection "";
+                    proxy_set_header Host $http_host;
+                    # Start the instances with --trusted-proxy <this machine's address>: limits count per guest.
+                    proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+                    # Event streams: every event at once, and open for as long as the page is.
+                    proxy_buffering off;
+                    proxy_read_timeout 1h;
+                    # An instance that is down: the next one gets the request (a POST only when it never reached it).
+                    proxy_connect_timeout 2s;
+                    proxy_next_upstream error timeout;
+                }
+            }
+
+            """
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Synchronization
+
+/// A page's event stream as the browser's EventSource holds it, through nginx: when the stream ends (its instance
+/// died) it connects again at once with `Last-Event-ID` set to the last id it saw, until `stop()`. Keeps every id it
+/// received over all its connections, in arrival order, and when each reconnect succeeded.
+final class ResumingSubscriber: @unchecked Sendable {
+    private struct State {
+        var ids: [Int] = []
+        var connections = 0
+        /// Seconds from a stream's end to the next stream's first answer (200).
+        var resumeTimes: [TimeInterval] = []
+        var failures: [String] = []
+        var current: SSEClient?
+        var stopping = false
+    }
+
+    private let state = Mutex(State())
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// `@unchecked Sendable`: the thread and the test share only `state`, under its lock.
+    init(port: UInt16, path: String, source: String) {
+        Thread { [self] in run(port: port, path: path, source: source) }.start()
+    }
+
+    var ids: [Int] { state.withLock { $0.ids } }
+    var connections: Int { state.withLock { $0.connections } }
+    var resumeTimes: [TimeInterval] { state.withLock { $0.resumeTimes } }
+    var failures: [String] { state.withLock { $0.failures } }
+
+    func stop() {
+        let stream = state.withLock { state in
+            state.stopping = true
+            return state.current
+        }
+        stream?.close()
+        finished.wait()
+    }
+
+    private func run(port: UInt16, path: String, source: String) {
+        defer { finished.signal() }
+        var endedAt: Date?
+        while !state.withLock({ $0.stopping }) {
+            let lastId = state.withLock { $0.ids.last }
+            guard let stream = try? SSEClient(port: port, path: path, lastEventId: lastId, source: source), stream.status == 200 else {
+                // nginx answers 502 while it finds out the instance is gone: try again shortly, as EventSource does.
+                Thread.sleep(forTimeInterval: 0.1)
+                continue
+            }
+            let resumed = state.withLock { state -> Bool in
+                state.current = stream
+                state.connections += 1
+                if let endedAt { state.resumeTimes.append(Date().timeIntervalSince(endedAt)) }
+                return !state.stopping
+            }
+            if !resumed { stream.close() }
+            var seen = 0
+            while true {
+                let ended = stream.waitForEnd(timeout: 0.05)
+                let events = stream.received
+                if events.count > seen {
+                    let newIds = events[seen...].compactMap(\.id)
+                    seen = events.count
+                    state.withLock { $0.ids += newIds }
+                }
+                if ended { break }
+            }
+            if stream.received.contains(where: { $0.type == "resync" }) {
+                state.withLock { $0.failures.append("told to resync after \(lastId.map(String.init) ?? "nothing")") }
+            }
+            endedAt = Date()
+        }
+    }
+}
