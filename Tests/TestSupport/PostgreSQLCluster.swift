@@ -125,31 +125,12 @@ public final class PostgreSQLCluster: Sendable {
                            output: "/dev/null", wait: false)
     }
 
-    /// posix_spawn, and waitpid when `wait`: the exit status. Not Foundation's `Process`: the cluster starts inside
-    /// `shared`'s one-time initializer while parallel tests wait for it, and `Process` then never saw its child end.
+    /// Not Foundation's `Process`: the cluster starts inside `shared`'s one-time initializer while parallel tests wait
+    /// for it, and `Process` then never saw its child end.
     private static func spawn(_ command: [String], output: String, wait: Bool) throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Nothing else of the test process: a pipe another test reads to its end (QRCodeTests' zbarimg) would stay
-        // open in the long-lived server, and that read would never end.
-        // (glibc ignores a close of a descriptor that was closed meanwhile.)
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        for descriptor in open.compactMap(Int32.init) where descriptor > 2 {
-            posix_spawn_file_actions_addclose(&actions, descriptor)
+        do { return try spawnProcess(command, output: output, wait: wait) } catch let error as SpawnError {
+            throw ClusterError(description: error.description)
         }
-        let arguments = command.map { strdup($0) } + [nil]
-        defer { arguments.forEach { free($0) } }
-        var child: pid_t = 0
-        let spawned = posix_spawn(&child, command[0], &actions, nil, arguments, environ)
-        guard spawned == 0 else { throw ClusterError(description: "\(command[0]): \(String(cString: strerror(spawned)))") }
-        guard wait else { return 0 }
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-        return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 }
 
