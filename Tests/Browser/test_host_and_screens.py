@@ -229,17 +229,21 @@ def test_keyboard_only_removal_undo_unblock_and_end_keep_focus_in_sensible_place
     host = open_host(browsers, server, party, size=PHONE)
 
     def open_menu_and_remove(name):
-        # Live updates re-render the rows: a stale row is looked up again. Focus as Tab would put it there.
-        def focus_and_open():
+        # Live updates re-render the rows (the removal before this one can still be arriving): a row or menu item gone
+        # stale starts the whole walk again from the row (`wait` retries on a stale element). Focus as Tab would put it.
+        def walk():
             menu = host_row(host, name).find_element(By.CSS_SELECTOR, "[data-action=menu]")
             host.execute_script("arguments[0].focus()", menu)
             host.switch_to.active_element.send_keys(Keys.ENTER)
-            return host.execute_script("return document.activeElement.getAttribute('aria-expanded')") == "true"
-        wait(host, focus_and_open, message="the row's menu opened from the keyboard")
-        host.switch_to.active_element.send_keys(Keys.TAB)  # "Play now" (no TV: disabled look, still reachable)
-        while active(host, "data-action") != "remove":
-            host.switch_to.active_element.send_keys(Keys.TAB)
-        host.switch_to.active_element.send_keys(Keys.ENTER)
+            if host.execute_script("return document.activeElement.getAttribute('aria-expanded')") != "true":
+                return False
+            for _ in range(8):  # "Play now" first (no TV: disabled look, still reachable), then on to "remove"
+                host.switch_to.active_element.send_keys(Keys.TAB)
+                if active(host, "data-action") == "remove":
+                    host.switch_to.active_element.send_keys(Keys.ENTER)
+                    return True
+            return False
+        wait(host, walk, message="the row's menu opened and its removal chosen from the keyboard")
 
     # Removing moves focus to "Undo"; while it has focus, nothing is sent, even after 5 s.
     victim = names[2]
