@@ -9,6 +9,7 @@ import time
 import urllib.request
 
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import ElementNotInteractableException, StaleElementReferenceException
 from selenium.webdriver.common.keys import Keys
 
 from conftest import axe_violations, screenshot, type_code, visible_text, wait
@@ -231,18 +232,26 @@ def test_keyboard_only_removal_undo_unblock_and_end_keep_focus_in_sensible_place
     def open_menu_and_remove(name):
         # Live updates re-render the rows (the removal before this one can still be arriving): a row or menu item gone
         # stale starts the whole walk again from the row (`wait` retries on a stale element). Focus as Tab would put it.
+        # The rows first end where the server's queue ends (the last removal has arrived), then the walk.
+        wait(host, lambda: host.execute_script(
+            "return [...document.querySelectorAll('#queue-list .track .track-name')].map(n => n.textContent)")[-1:]
+            == [e["name"] for e in waiting(server, party)][-1:], message="the rows show the server's queue")
+
         def walk():
-            menu = host_row(host, name).find_element(By.CSS_SELECTOR, "[data-action=menu]")
-            host.execute_script("arguments[0].focus()", menu)
-            host.switch_to.active_element.send_keys(Keys.ENTER)
-            if host.execute_script("return document.activeElement.getAttribute('aria-expanded')") != "true":
+            try:
+                menu = host_row(host, name).find_element(By.CSS_SELECTOR, "[data-action=menu]")
+                host.execute_script("arguments[0].focus()", menu)
+                host.switch_to.active_element.send_keys(Keys.ENTER)
+                if host.execute_script("return document.activeElement.getAttribute('aria-expanded')") != "true":
+                    return False
+                for _ in range(8):  # "Play now" first (no TV: disabled look, still reachable), then on to "remove"
+                    host.switch_to.active_element.send_keys(Keys.TAB)
+                    if active(host, "data-action") == "remove":
+                        host.switch_to.active_element.send_keys(Keys.ENTER)
+                        return True
                 return False
-            for _ in range(8):  # "Play now" first (no TV: disabled look, still reachable), then on to "remove"
-                host.switch_to.active_element.send_keys(Keys.TAB)
-                if active(host, "data-action") == "remove":
-                    host.switch_to.active_element.send_keys(Keys.ENTER)
-                    return True
-            return False
+            except (StaleElementReferenceException, ElementNotInteractableException):
+                return False  # the row was re-rendered under the walk (focus left with it): from the row again
         wait(host, walk, message="the row's menu opened and its removal chosen from the keyboard")
 
     # Removing moves focus to "Undo"; while it has focus, nothing is sent, even after 5 s.
