@@ -4,9 +4,10 @@ import { minutesUntil } from './start-times.js';
 
 /**
  * Renders queue entries (or search results) into `list`. `actions(track)` returns the buttons of a row; each
- * carries `data-action`. Rows are keyed by uri so focus survives live updates: the focused button's row keeps
- * focus on the button with the same action (or its first button); a row that left moves focus to the row now
- * at its place, so a keyboard user never falls back to the top of the page.
+ * carries `data-action`. A row that did not change stays the same node (focus, an open menu and a screen reader's
+ * place stay with it; only changed rows are replaced). When the focused row changed, focus goes to its new row's
+ * button with the same action (or its first button); a row that left moves focus to the row now at its place, so
+ * a keyboard user never falls back to the top of the page.
  */
 export function renderTracks(list, tracks, { actions, showLikes = false, showCurrent = false, showStart = false, startClock = null, extra = null } = {}) {
   const rows = tracks.map((track) => {
@@ -21,7 +22,8 @@ export function renderTracks(list, tracks, { actions, showLikes = false, showCur
     const note = extra ? extra(track) : '';
     if (note) meta.append(el('span', { className: 'track-note', text: note }));
     const text = el('div', { className: 'track-text' }, [el('span', { className: 'track-name', text: track.name }), meta]);
-    const row = el('li', { className: 'track', 'data-uri': track.uri }, [cover(coverOf(track)), text]);
+    // The entry's id too: a song added again after it played is another entry (its buttons act on that one).
+    const row = el('li', { className: 'track', 'data-uri': track.uri, 'data-id': track.id }, [cover(coverOf(track)), text]);
     if (showCurrent && track.isCurrentlyPlaying) row.classList.add('is-current');
     if (showLikes) row.append(likeCount(track.likeCount ?? 0));
     for (const action of actions ? actions(track) : []) if (action) row.append(action);
@@ -31,15 +33,35 @@ export function renderTracks(list, tracks, { actions, showLikes = false, showCur
   const focusedRow = list.contains(focused) ? focused.closest('.track') : null;
   const focusedIndex = focusedRow ? [...list.children].indexOf(focusedRow) : -1;
   const focusedAction = focused?.dataset?.action;
-  list.replaceChildren(...rows);
-  if (!focusedRow) return;
-  const again = rows.find((row) => row.dataset.uri === focusedRow.dataset.uri)
-    || rows[Math.min(focusedIndex, rows.length - 1)];
+  const next = keepUnchanged(list, rows);
+  if (!focusedRow || list.contains(document.activeElement)) return;
+  const again = next.find((row) => row.dataset.uri === focusedRow.dataset.uri)
+    || next[Math.min(focusedIndex, next.length - 1)];
   // Only a button that shows: a closed row menu still holds its (hidden) buttons.
   const buttons = again ? [...again.querySelectorAll('button')].filter(isShown) : [];
   const target = buttons.find((button) => button.dataset.action === focusedAction) || buttons[0];
   if (target) target.focus();
   else list.closest('section')?.querySelector('h2, [tabindex="-1"]')?.focus();
+}
+
+/**
+ * Puts `rows` into `list`, keeping each shown row that equals its new rendering (same attributes and text; a
+ * listener is not compared, and a row shows all its entry's state) and moving only what must move. Returns the rows
+ * now in the list.
+ */
+function keepUnchanged(list, rows) {
+  const shownByUri = new Map();
+  for (const shown of list.children) shownByUri.set(shown.dataset.uri, [...(shownByUri.get(shown.dataset.uri) || []), shown]);
+  const next = rows.map((row) => {
+    const shown = shownByUri.get(row.dataset.uri) || [];
+    const index = shown.findIndex((candidate) => candidate.isEqualNode(row));
+    return index < 0 ? row : shown.splice(index, 1)[0];
+  });
+  next.forEach((row, index) => {
+    if (list.children[index] !== row) list.insertBefore(row, list.children[index] || null);
+  });
+  while (list.children.length > next.length) list.lastElementChild.remove();
+  return next;
 }
 
 const isShown = (node) => (node.checkVisibility ? node.checkVisibility() : node.offsetParent !== null);

@@ -62,3 +62,32 @@ def test_a_song_change_shows_on_guest_and_host_pages_without_fetching(server, br
     assert [entry["name"] for entry in waiting(server, party)] == [entry["name"] for entry in upcoming[1:]], "what the server says"
     for page in (guest, host):
         assert (queue_fetches(page), current_fetches(page)) == before[page], "applied from the event"
+
+
+def test_a_live_update_keeps_the_rows_it_did_not_change_and_the_keyboard_users_place(server, browsers):
+    # A keyboard user is inside a row's menu when another phone's like arrives: the rows that did not change are the
+    # same nodes afterwards (a screen reader keeps its place), the open menu stays open and focus stays on its item.
+    party = playing_party(server)
+    songs = waiting(server, party)
+    first, last = songs[0], songs[-1]
+    host = open_host(browsers, server, party, size=PHONE)
+    wait(host, lambda: last["name"] in row_names(host, "queue-list"), message="host rows shown")
+    host.execute_script("""const row = [...document.querySelectorAll('#queue-list .track')]
+        .find(row => row.querySelector('.track-name').textContent === arguments[0]);
+        row.querySelector('[data-action=menu]').click();""", first["name"])
+    wait(host, lambda: host.execute_script(
+        "return document.querySelector('#queue-list [aria-expanded=true]') !== null"), message="menu open")
+    host.execute_script("""const open = document.querySelector('#queue-list [aria-expanded=true]').closest('.track');
+        open.querySelector('[data-action=remove]').focus();
+        window.markedRows = [...document.querySelectorAll('#queue-list .track')]
+          .filter(row => row.querySelector('.track-name').textContent !== arguments[0]);""", last["name"])
+
+    server.api("POST", f"/api/party/{party['id']}/track/vote", {"uri": last["uri"], "deviceId": "elsewhere"})
+    wait(host, lambda: row_names(host, "queue-list")[1:2] == [last["name"]], message="host reordered")
+    kept = host.execute_script("""const rows = new Set(document.querySelectorAll('#queue-list .track'));
+        return window.markedRows.filter(row => rows.has(row)).length === window.markedRows.length""")
+    assert kept, "the rows the like did not change are the same nodes"
+    assert host.execute_script("return document.activeElement.dataset.action") == "remove", "focus stayed in the menu"
+    assert host.execute_script("""return document.activeElement.closest('.track').querySelector('.track-name').textContent""") \
+        == first["name"], "on the same row"
+    assert host.execute_script("return document.querySelector('#queue-list [aria-expanded=true]') !== null"), "menu still open"

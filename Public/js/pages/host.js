@@ -382,7 +382,7 @@ async function run(partyId, hostPin) {
       } else if (event.type === 'device-changed') {
         current.deviceActive = event.payload.deviceActive === 'true';
         renderControls();
-        loadQueue().catch(() => {});
+        renderQueue(); // "play now" in the row menus follows the TV
       } else if (event.type === 'veto-updated' && applyVeto(lastQueue, event.payload)) {
         renderQueue();
         renderNowVeto();
