@@ -12,15 +12,19 @@ public struct Playback: Equatable, Sendable {
     /// R16: a host pause keeps an idle party from starting by itself when a song is added.
     public var pausedByHost: Bool
     public var lastAdvanceAt: Date?
+    /// R20a: why nobody hears the song, while `isStalled` (stored with it: every instance, and the server after a
+    /// restart, tells the reason the instance that stalled it knew).
+    public var stallReason: StallReason?
 
     public init(currentEntryId: Int64? = nil, startedAt: Date? = nil, pausedPositionMs: Int = 0,
-                isPlaying: Bool = false, pausedByHost: Bool = false, lastAdvanceAt: Date? = nil) {
+                isPlaying: Bool = false, pausedByHost: Bool = false, lastAdvanceAt: Date? = nil, stallReason: StallReason? = nil) {
         self.currentEntryId = currentEntryId
         self.startedAt = startedAt
         self.pausedPositionMs = pausedPositionMs
         self.isPlaying = isPlaying
         self.pausedByHost = pausedByHost
         self.lastAdvanceAt = lastAdvanceAt
+        self.stallReason = stallReason
     }
 
     /// R19: now − startedAt while playing, the paused position otherwise.

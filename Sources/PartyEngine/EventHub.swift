@@ -131,16 +131,20 @@ public final class EventHub: @unchecked Sendable {
 
     /// Events read from a party's log (oldest first), sent to its streams unless they already were. The log is the
     /// truth: events it no longer keeps are skipped rather than waited for.
+    /// A `party-ended` read from the log ends the party's streams here too, as the instance that ended it does.
     public func deliver(partyId: String, logged events: [LoggedEvent]) {
         lock.lock()
-        defer { lock.unlock() }
-        guard let last = delivered[partyId], let first = events.first(where: { $0.sequence > last }) else { return }
+        guard let last = delivered[partyId], let first = events.first(where: { $0.sequence > last }) else { lock.unlock(); return }
         if first.sequence > last + 1 { delivered[partyId] = first.sequence - 1 }
         for event in events where event.sequence > delivered[partyId]! {
             let audience = event.audienceSource.map { Audience(source: $0, installationId: event.audienceInstallationId) }
             inOrder(Delivery(sequence: event.sequence, frame: ServerEvent.frame(id: event.sequence, message: event.message),
                              audience: audience), partyId: partyId)
         }
+        let sentTo = delivered[partyId] ?? last
+        let ended = events.contains { $0.type == EventKind.partyEnded.type && $0.sequence <= sentTo }
+        lock.unlock()
+        if ended { closeParty(partyId) }
     }
 
     /// Sends a logged event in sequence order (`followLog`), holding it back past a gap; called under `lock`.

@@ -62,12 +62,11 @@ enum EventKind: Sendable {
     /// shows of the party's state is logged; the monitor's progress (every second, stale a second later), a
     /// provider's error message (said once, the stall that follows is logged) and a PIN-guessing alert (this
     /// instance's throttle) are not: they are sent live only, without an `id:`.
-    var isLogged: Bool {
-        switch self {
-        case .progress, .playbackError, .pinGuessing: false
-        default: true
-        }
-    }
+    /// With several instances these go to the log too (it is how an event reaches the streams held by the other
+    /// instances, in order with the rest), but a resumed stream is never sent them again: `liveOnlyTypes`.
+    var isLogged: Bool { !Self.liveOnlyTypes.contains(type) }
+
+    static let liveOnlyTypes: Set<String> = ["progress", "playback-error", "pin-guessing"]
 
     /// The payload members after `partyId` and `source`, all strings (SPEC: clients drop other kinds).
     var payload: [(String, String)] {

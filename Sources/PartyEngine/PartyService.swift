@@ -44,7 +44,7 @@ public final class PartyService: Sendable {
                                  cluster: presence, playerStreams: { [hub] partyId, address in hub.playerStreamCount(partyId: partyId, address: address) }))
         hub.whenStreamsChange { [weak self] partyId, address, isMonitor in
             self?.withState { state in
-                guard isMonitor || state.live[partyId]?.deviceAddress == address else { return }
+                guard isMonitor || state.isWebPlayer(partyId: partyId, address: address) else { return }
                 state.monitorStreamsChanged(partyId: partyId)
             }
         }

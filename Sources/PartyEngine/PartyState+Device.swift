@@ -19,11 +19,15 @@ extension PartyState {
             token = self.token()
             try replaceMonitorToken(with: token, partyId: party.id)
         }
-        live[party.id, default: LiveParty()].deviceAddress = asWebPlayer && caller == .host ? clientAddress : nil
+        let webPlayer = asWebPlayer && caller == .host ? clientAddress : nil
+        live[party.id, default: LiveParty()].deviceAddress = webPlayer
+        if let cluster {
+            do { try cluster.setWebPlayerAddress(webPlayer, partyId: party.id) } catch { Log.error("web player of \(party.id) not shared: \(error)") }
+        }
         presence.heartbeat(partyId: party.id, at: now)
         monitorArrived(partyId: party.id)
         sharePresence(partyId: party.id)
-        announceDeviceChanges()
+        announceDeviceChanges(also: [party.id])
         republishCurrentTrack(partyId: party.id)
         return token
     }
@@ -88,8 +92,12 @@ extension PartyState {
     /// Publishes `device-changed` for every party whose `deviceActive` changed since last told.
     /// `also` names parties whose monitor streams just opened or closed.
     mutating func announceDeviceChanges(also partyIds: [String] = []) {
-        // Several instances: the owner of the party's timers announces, from every instance's records.
-        guard cluster == nil else { return }
+        // Several instances: from every instance's records, for the parties named (the owner of the party's timers
+        // looks at all of its parties every second).
+        guard cluster == nil else {
+            for partyId in partyIds { if let view = sharedPlayerView(partyId: partyId) { announceShared(active: view.isActive(at: now), partyId: partyId) } }
+            return
+        }
         let counter = playerStreams
         let live = self.live
         for change in presence.changes(at: now, monitorStreams: { counter($0, live[$0]?.deviceAddress) }, reports: { live[$0]?.deviceAddress == nil },

@@ -21,7 +21,7 @@ extension PartyState {
     /// (`device-changed`: the monitor came or went) is appended on its own.
     mutating func publish(_ kind: EventKind, partyId: String, source: String = "server", audience: Audience? = nil) {
         var event = ServerEvent(kind: kind, partyId: partyId, source: source, audience: audience, at: now)
-        if kind.isLogged, openTransactions == 0 {
+        if logs(kind), openTransactions == 0 {
             do {
                 let logged = event.logged
                 event.sequence = try store.transaction { try store.appendEvents([logged], partyId: partyId).first }
@@ -33,11 +33,15 @@ extension PartyState {
         effects.events.append(event)
     }
 
+    /// Whether an event of `kind` goes to the party's log: what clients resume with and, with several instances,
+    /// every event (the log is how it reaches the streams held by the others, in order).
+    func logs(_ kind: EventKind) -> Bool { kind.isLogged || cluster != nil }
+
     /// Appends the logged events recorded since `index` that have no number yet, one batch per party, and numbers
     /// them. Runs inside the transaction that made the change, so an event exists if and only if its change did.
     mutating func appendLoggedEvents(since index: Int) throws {
         let pending = effects.events.indices.dropFirst(index).filter {
-            effects.events[$0].kind.isLogged && effects.events[$0].sequence == nil
+            logs(effects.events[$0].kind) && effects.events[$0].sequence == nil
         }
         var parties: [String] = []
         for position in pending where !parties.contains(effects.events[position].partyId) { parties.append(effects.events[position].partyId) }
@@ -71,7 +75,7 @@ extension PartyState {
         // replay when the audience filtered the last events out.
         bytes = EventHub.preamble(lastSequence: lastEventId)
         var replayedTo = lastEventId
-        for event in missed where event.admits(audience) {
+        for event in missed where event.admits(audience) && !EventKind.liveOnlyTypes.contains(event.type) {
             bytes += ServerEvent.frame(id: event.sequence, message: event.message)
             replayedTo = event.sequence
         }

@@ -31,6 +31,7 @@ extension PartyState {
     /// the parties whose timers it owns, announces `device-changed` and detects stalls from every instance's records.
     mutating func watchSharedPlayers() {
         guard let cluster else { return }
+        refreshWebPlayers()
         for partyId in live.keys where monitorStreams(partyId) > 0 { sharePresence(partyId: partyId) }
         let shards = timerShards ?? Array(0..<TimerShards.count)
         guard !shards.isEmpty else { return }
@@ -43,14 +44,46 @@ extension PartyState {
             Log.error("shared presence: \(error)")
             return
         }
-        for (partyId, partyRecords) in records {
-            let active = PlayerView(partyRecords).isActive(at: now)
-            if (live[partyId]?.announcedActive ?? false) != active {
-                live[partyId, default: LiveParty()].announcedActive = active
-                publish(.deviceChanged(active: active), partyId: partyId)
-            }
-        }
+        for (partyId, partyRecords) in records { announceShared(active: PlayerView(partyRecords).isActive(at: now), partyId: partyId) }
         for partyId in watched { detectStall(partyId: partyId, view: PlayerView(records[partyId] ?? [])) }
+    }
+
+    /// Announces the party's `deviceActive` as the cluster sees it when it changed: whichever instance notices first
+    /// (the one a TV registered on or left, or the owner of the party's timers within a second) announces it, once.
+    mutating func announceShared(active: Bool, partyId: String) {
+        guard let cluster, live[partyId]?.announcedActive != active else { return }
+        do {
+            if try cluster.announce(active: active, partyId: partyId) { publish(.deviceChanged(active: active), partyId: partyId) }
+            live[partyId, default: LiveParty()].announcedActive = active
+        } catch {
+            Log.error("device of \(partyId) not announced: \(error)")
+        }
+    }
+
+    /// Whether a stream from `address` is the party's web player (issue 13), registered on this instance or, with
+    /// several, on any: an instance that did not register it learns it from the database when its stream opens here.
+    mutating func isWebPlayer(partyId: String, address: String) -> Bool {
+        if live[partyId]?.deviceAddress == address { return true }
+        guard let cluster else { return false }
+        do {
+            guard let shared = try cluster.webPlayerAddress(partyId: partyId), shared == address else { return false }
+            live[partyId, default: LiveParty()].deviceAddress = shared
+            return true
+        } catch {
+            Log.error("web player of \(partyId): \(error)")
+            return false
+        }
+    }
+
+    /// The web players registered on any instance, for the parties live here (another registration replaces one).
+    private mutating func refreshWebPlayers() {
+        guard let cluster, !live.isEmpty else { return }
+        do {
+            let shared = try cluster.webPlayerAddresses()
+            for partyId in live.keys where live[partyId]?.deviceAddress != shared[partyId] { live[partyId]?.deviceAddress = shared[partyId] }
+        } catch {
+            Log.error("web players: \(error)")
+        }
     }
 
     /// R20a for one party whose timers this instance owns, as `detectStalls` does for one instance alone.
@@ -73,10 +106,10 @@ extension PartyState {
         }
     }
 
-    /// Why the stored playback is stalled (nil: it is not): this instance's reason when it knows one, else
-    /// `no-monitor` (another instance stalled it, or one before a restart).
+    /// Why the stored playback is stalled (nil: it is not): the reason stored with it (whichever instance stalled it),
+    /// else this instance's, else `no-monitor` (a database from before the reason was stored).
     func stallReason(partyId: String, playback: Playback) -> StallReason? {
-        playback.isStalled ? (live[partyId]?.stallReason ?? .noMonitor) : nil
+        playback.isStalled ? (playback.stallReason ?? live[partyId]?.stallReason ?? .noMonitor) : nil
     }
 
     /// The party's Spotify SDK device: registered here, or (several instances) on any of them.

@@ -32,7 +32,7 @@ extension PartyState {
 
     /// R20a: the state clients show, with the stall's reason.
     func playbackState(_ playback: Playback, partyId: String) -> (PlaybackState, StallReason?) {
-        playback.state(stallReason: live[partyId]?.stallReason)
+        playback.state(stallReason: stallReason(partyId: partyId, playback: playback))
     }
 
     /// At start-up: every party whose song should be heard is listened to again. No monitor is connected to a new
@@ -62,9 +62,10 @@ extension PartyState {
     mutating func hearMonitor(positionMs: Int, paused: Bool, blocked: Bool, error: String?, partyId: String) {
         if live[partyId]?.listening == nil, store.isShared { adoptPlayback(partyId: partyId) }
         guard var heard = live[partyId]?.listening else { return }
+        let reason = knownStallReason(partyId: partyId)
         if let error {
-            // Said once per stall, though the monitor repeats it with every report.
-            if live[partyId]?.stallReason != .providerError {
+            // Said once per stall, though the monitor repeats it with every report (to any instance).
+            if reason != .providerError {
                 publish(.playbackError(message: error), partyId: partyId)
             }
             stall(partyId: partyId, reason: .providerError, atMs: positionMs)
@@ -75,8 +76,16 @@ extension PartyState {
             heard.positionMs = positionMs
             heard.reportedAt = now
             live[partyId, default: LiveParty()].listening = heard
-            if live[partyId]?.stallReason != nil { unstall(partyId: partyId, atMs: positionMs) }
+            if reason != nil { unstall(partyId: partyId, atMs: positionMs) }
         }
+    }
+
+    /// Why the party's song is stalled (nil: it is not): this instance's bookkeeping alone; with several instances,
+    /// the stored playback's (another instance may have stalled or resumed it).
+    private func knownStallReason(partyId: String) -> StallReason? {
+        guard store.isShared else { return live[partyId]?.stallReason }
+        guard let (playback, _) = try? storedPlayback(partyId: partyId) else { return nil }
+        return stallReason(partyId: partyId, playback: playback)
     }
 
     /// R20a, once a second: a playing song whose monitor left is `no-monitor`, one whose monitor is silent
@@ -114,16 +123,16 @@ extension PartyState {
         if !store.isShared, live[partyId]?.stallReason == reason { return }
         guard var (playback, _) = try? storedPlayback(partyId: partyId), playback.isPlaying || playback.isStalled else { return }
         if store.isShared, stallReason(partyId: partyId, playback: playback) == reason { return }
-        let wasPlaying = playback.isPlaying
-        if wasPlaying {
+        if playback.isPlaying {
             let sinceReport = Int(saturating: now.timeIntervalSince(heard.reportedAt) * 1000)
             let estimate = reported ?? (heard.positionMs + min(max(0, sinceReport), 1000))
             playback.stall(atMs: min(estimate, playback.positionMs(at: now)))
         }
+        playback.stallReason = reason
         let stalled = playback
         do {
             try transaction { state in
-                if wasPlaying { try state.savePlayback(stalled, partyId: partyId) }
+                try state.savePlayback(stalled, partyId: partyId)
                 state.publish(.playbackStalled(reason: reason, positionMs: stalled.pausedPositionMs), partyId: partyId)
             }
         } catch {

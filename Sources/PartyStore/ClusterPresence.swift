@@ -114,6 +114,37 @@ public final class ClusterPresence: Sendable {
             """, [.text(partyId), .text(deviceId)])
     }
 
+    /// The address of the original web player registered as the party's device on any instance (nil: a TV, or none).
+    public func webPlayerAddress(partyId: String) throws -> String? {
+        try run("SELECT web_player_address FROM party_players WHERE party_id = ?", [.text(partyId)]).first?.text("web_player_address")
+    }
+
+    /// Every party with a web player as its device, and the player's address.
+    public func webPlayerAddresses() throws -> [String: String] {
+        var addresses: [String: String] = [:]
+        for row in try run("SELECT party_id, web_player_address FROM party_players WHERE web_player_address IS NOT NULL", []) {
+            if let partyId = row.text("party_id"), let address = row.text("web_player_address") { addresses[partyId] = address }
+        }
+        return addresses
+    }
+
+    public func setWebPlayerAddress(_ address: String?, partyId: String) throws {
+        try run("""
+            INSERT INTO party_players (party_id, web_player_address) VALUES (?, ?)
+            ON CONFLICT (party_id) DO UPDATE SET web_player_address = excluded.web_player_address
+            """, [.text(partyId), address.map { .text($0) } ?? .null])
+    }
+
+    /// Records `active` as the party's announced `deviceActive`: true when it changed (no announcement yet counts as
+    /// false), so that exactly one instance announces each change.
+    public func announce(active: Bool, partyId: String) throws -> Bool {
+        _ = try run("INSERT INTO party_players (party_id) VALUES (?) ON CONFLICT (party_id) DO NOTHING", [.text(partyId)])
+        return try !run("""
+            UPDATE party_players SET announced_active = ? WHERE party_id = ? AND COALESCE(announced_active, 0) <> ?
+            RETURNING party_id
+            """, [.integer(active ? 1 : 0), .text(partyId), .integer(active ? 1 : 0)]).isEmpty
+    }
+
     /// The monitor tokens the party's TVs held before they were replaced, newest last.
     public func retiredMonitorTokens(partyId: String) throws -> [String] {
         let text = try run("SELECT retired_monitor_tokens FROM party_players WHERE party_id = ?", [.text(partyId)]).first?

@@ -4,14 +4,14 @@ import PartyCore
 extension PartyStore {
     private static let partyColumns = """
         id, guest_pin, host_pin, provider, created_at, ended_at, default_playlist_id, current_entry_id,
-        playback_started_at, paused_position_ms, is_playing, paused_by_host, last_advance_at, fair_queue, veto_share
+        playback_started_at, paused_position_ms, is_playing, paused_by_host, last_advance_at, stall_reason, fair_queue, veto_share
         """
     /// What a read returns: the inserted columns and the counters the store keeps itself.
     private static let readColumns = partyColumns + ", wrong_pin_checks"
 
     public func insert(_ party: Party) throws {
         try run("""
-            INSERT INTO parties (\(Self.partyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO parties (\(Self.partyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(party.id), .text(party.guestPin), .text(party.hostPin), .text(party.provider),
                   .date(party.createdAt), .optional(party.endedAt), .optional(party.defaultPlaylistId)]
                 + Self.values(of: party.playback) + [.bool(party.settings.fairQueue), .real(party.settings.vetoShare)])
@@ -76,7 +76,7 @@ extension PartyStore {
     public func save(playback: Playback, partyId: String) throws {
         try run("""
             UPDATE parties SET current_entry_id = ?, playback_started_at = ?, paused_position_ms = ?,
-                is_playing = ?, paused_by_host = ?, last_advance_at = ? WHERE id = ?
+                is_playing = ?, paused_by_host = ?, last_advance_at = ?, stall_reason = ? WHERE id = ?
             """, Self.values(of: playback) + [.text(partyId)])
     }
 
@@ -115,7 +115,8 @@ extension PartyStore {
 
     private static func values(of playback: Playback) -> [SQLValue] {
         [.optional(playback.currentEntryId), .optional(playback.startedAt), .integer(Int64(playback.pausedPositionMs)),
-         .bool(playback.isPlaying), .bool(playback.pausedByHost), .optional(playback.lastAdvanceAt)]
+         .bool(playback.isPlaying), .bool(playback.pausedByHost), .optional(playback.lastAdvanceAt),
+         .optional(playback.isStalled ? playback.stallReason?.rawValue : nil)]
     }
 
     private static func party(_ row: Row) -> Party {
@@ -126,7 +127,8 @@ extension PartyStore {
             playback: Playback(
                 currentEntryId: row.integer("current_entry_id"), startedAt: row.date("playback_started_at"),
                 pausedPositionMs: Int(row.integer("paused_position_ms") ?? 0), isPlaying: row.bool("is_playing"),
-                pausedByHost: row.bool("paused_by_host"), lastAdvanceAt: row.date("last_advance_at")),
+                pausedByHost: row.bool("paused_by_host"), lastAdvanceAt: row.date("last_advance_at"),
+                stallReason: row.text("stall_reason").flatMap(StallReason.init(rawValue:))),
             wrongPinChecks: Int(row.integer("wrong_pin_checks") ?? 0),
             settings: PartySettings(fairQueue: row.bool("fair_queue"), vetoShare: row.real("veto_share") ?? 0))
     }

@@ -214,6 +214,16 @@ enum Schema {
                 retired_monitor_tokens TEXT NOT NULL DEFAULT ''
             );
             """,
+            // 14, issue 26: the address of the original web player registered as the party's device (it opens its
+            // stream without a monitor token, on whichever instance the balancer picks): every instance counts its
+            // streams.
+            "ALTER TABLE party_players ADD COLUMN web_player_address TEXT;",
+            // 15, issue 26: the `deviceActive` last announced (`device-changed`), so whichever instance sees the change
+            // first announces it, once for the cluster.
+            "ALTER TABLE party_players ADD COLUMN announced_active \(integer);",
+            // 16, R20a and issue 26: why a stalled song is not heard, stored with the playback (any instance, and the
+            // server after a restart, tells it).
+            "ALTER TABLE parties ADD COLUMN stall_reason TEXT;",
         ]
     }
 }

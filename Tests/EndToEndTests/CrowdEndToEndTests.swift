@@ -4,7 +4,7 @@ import Testing
 
 /// R17a and R30 against the real binary: the events a veto sends, the skip every screen sees, a ban that outlives
 /// a restart.
-@Suite("R17a crowd veto and R30 ban, end to end")
+@Suite("R17a crowd veto and R30 ban, end to end", .alsoOnRoundRobinCluster)
 struct CrowdEndToEndTests {
     private static func veto(_ party: TestParty, _ number: Int, device: String, client: HTTPClient? = nil) throws -> HTTPResponse {
         try (client ?? party.client).send("POST", "\(party.base)/track/veto", json: ["uri": "demo:track:\(number)", "deviceId": device])

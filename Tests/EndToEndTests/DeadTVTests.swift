@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Issue 24, items 2 and 3: the truth about a TV that died without a word, and one TV on purpose.
-@Suite("A TV that stops answering, and a second TV")
+@Suite("A TV that stops answering, and a second TV", .alsoOnRoundRobinCluster)
 struct DeadTVTests {
     static func report(_ party: TestParty, token: String) throws -> Int {
         try party.client.send("POST", "\(party.base)/track/progress", json: ["position": 0, "duration": 0, "paused": true], auth: token).status

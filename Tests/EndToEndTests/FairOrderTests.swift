@@ -7,7 +7,7 @@ private func waitingGuestSongs(_ queue: [[String: Any]]) -> [Int] {
         .compactMap { ($0["uri"] as? String)?.split(separator: ":").last.flatMap { Int($0) } }
 }
 
-@Suite("R9b fair order and the party settings")
+@Suite("R9b fair order and the party settings", .alsoOnRoundRobinCluster)
 struct FairOrderTests {
     @Test func aPartyCreatedWithoutSettingsKeepsR9Exactly() throws {
         let party = try TestParty.given()

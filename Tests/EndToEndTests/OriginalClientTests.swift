@@ -6,7 +6,7 @@ import Testing
 /// through the web interceptor, stream listeners that reconnect at once, relative assumptions about covers.
 /// (Their Spotify login flows, first login without a PIN and the partyId-less iOS stream, are in SpotifyTests,
 /// next to the Spotify fake.)
-@Suite("Original clients replayed")
+@Suite("Original clients replayed", .alsoOnRoundRobinCluster)
 struct OriginalClientTests {
     /// An ended party's stream is answered and then kept open, so a listener that reconnects whenever its stream
     /// ends has nothing to reconnect for; a party id that never existed is a 404 that a tight loop gets later and later.

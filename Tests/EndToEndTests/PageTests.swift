@@ -3,7 +3,7 @@ import PartyCore
 import PartyStore
 import Testing
 
-@Suite("Pages rendered by the real server")
+@Suite("Pages rendered by the real server", .alsoOnRoundRobinCluster)
 struct PageTests {
     @Test func theLanguageFollowsAcceptLanguageWithGermanAsTheBase() throws {
         let server = try ServerProcess()

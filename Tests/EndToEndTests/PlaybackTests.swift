@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Playback as the event streams tell it; the API's answers are `APIContractTests/PlaybackRoutesTests`.
-@Suite("Playback on the event stream (R21, R22)")
+@Suite("Playback on the event stream (R21, R22)", .alsoOnRoundRobinCluster)
 struct PlaybackTests {
     @Test func aReRegisteredMonitorIsToldToContinueAtThePosition() throws {
         let party = try TestParty.given()

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("R26 bad input never yields a 5xx")
+@Suite("R26 bad input never yields a 5xx", .alsoOnRoundRobinCluster)
 struct RobustnessTests {
     /// The body cap and odd paths are the socket's (libmicrohttpd reads and URL-decodes them); the routes' answers to
     /// bad bodies are `APIContractTests/RobustnessRoutesTests`.
@@ -20,7 +20,7 @@ struct RobustnessTests {
     }
 }
 
-@Suite("Static files and audio")
+@Suite("Static files and audio", .alsoOnRoundRobinCluster)
 struct AssetTests {
     @Test func staticFilesHaveContentTypesAndETags() throws {
         let server = try ServerProcess()

@@ -3,7 +3,7 @@ import Testing
 
 /// R20a: the party plays only while the monitor's audio is heard; otherwise the song is stalled with a reason
 /// and its position frozen, and it continues from there.
-@Suite("Stalled playback (R20a)")
+@Suite("Stalled playback (R20a)", .alsoOnRoundRobinCluster)
 struct StallTests {
     /// A party on a server of its own, with a connected monitor (token and stream) playing its first song.
     private func playingParty() throws -> (TestParty, String, SSEClient) {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("R18a startsInMs and mine on queue entries")
+@Suite("R18a startsInMs and mine on queue entries", .alsoOnRoundRobinCluster)
 struct StartTimesEndToEndTests {
     @Test func everyEntryCarriesItsStartAndOnlyTheAskersOwnAreMine() throws {
         let party = try TestParty.given()

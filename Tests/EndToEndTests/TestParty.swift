@@ -2,11 +2,18 @@ import Foundation
 import Synchronization
 import Testing
 
+/// What a party lives on: its port is the front door (a server's, or nginx's in front of a cluster).
+protocol PartyHost: AnyObject {
+    var port: UInt16 { get }
+}
+
+extension ServerProcess: PartyHost {}
+
 /// A demo party created through the API, with helpers that speak for its guests, host and monitor.
 struct TestParty {
-    /// The server the party lives on. The party holds it, so a party from `given()` keeps its server running as
-    /// long as the test uses either (ServerProcess kills its process when it is released).
-    let server: ServerProcess
+    /// The server the party lives on (one instance, or the cluster's nginx). The party holds it, so a party from
+    /// `given()` keeps its server running as long as the test uses either (each process ends when it is released).
+    let server: any PartyHost
     let client: HTTPClient
     let id: String
     let pin: String
@@ -18,13 +25,20 @@ struct TestParty {
     /// Given a party: a server of its own (with `arguments`) and a party on it, in place of the preamble
     /// "start a server, stop it in defer, create a party".
     /// `settings` go into the creation body too (R9b, R17a: `fairQueue`, `vetoShare`).
+    /// Under `.alsoOnRoundRobinCluster` the test runs again with its party on three instances behind round-robin nginx.
     static func given(provider: String = "demo", arguments: [String] = [], settings: [String: Any] = [:]) throws -> TestParty {
-        try TestParty(ServerProcess(arguments: arguments), provider: provider, settings: settings)
+        GivenCalls.current?.record()
+        switch Deployment.current {
+        case .single:
+            return try TestParty(ServerProcess(arguments: arguments), provider: provider, settings: settings)
+        case .roundRobinCluster:
+            return try TestParty(TestCluster(instances: 3, nginx: .roundRobin, arguments: arguments), provider: provider, settings: settings)
+        }
     }
 
-    init(_ server: ServerProcess, provider: String = "demo", settings: [String: Any] = [:]) throws {
+    init(_ server: any PartyHost, provider: String = "demo", settings: [String: Any] = [:]) throws {
         self.server = server
-        client = server.client
+        client = HTTPClient(port: server.port)
         // Each test party is created by a host of its own (a loopback address and network of its own): creation
         // is throttled per address and network, and a test that makes many parties plays many hosts.
         creatorAddress = Self.nextHostAddress()

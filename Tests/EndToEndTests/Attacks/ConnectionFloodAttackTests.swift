@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// Issue 10, item 3: floods of connections from one or many phones must leave a new guest able to join.
-@Suite("Attack: connection floods do not lock guests out")
+@Suite("Attack: connection floods do not lock guests out", .alsoOnRoundRobinCluster)
 struct ConnectionFloodAttackTests {
     /// Raises this test process's own descriptor limit: it plays a thousand phones.
     static func allowManySockets() {

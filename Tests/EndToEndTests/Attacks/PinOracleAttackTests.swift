@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Issue 10, items 2 and 7; SPEC R24, R24a, R25.
-@Suite("Attack: the host PIN cannot be guessed")
+@Suite("Attack: the host PIN cannot be guessed", .alsoOnRoundRobinCluster)
 struct PinOracleAttackTests {
     /// A wrong PIN that is not the party's, different from `right`.
     static func wrong(_ right: String, _ index: Int) -> String {

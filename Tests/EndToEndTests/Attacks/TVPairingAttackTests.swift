@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Issue 23, items 1 and 2: the TV pairing can be completed only by the TV's own host.
-@Suite("Attack: taking somebody else's TV through the pairing")
+@Suite("Attack: taking somebody else's TV through the pairing", .alsoOnRoundRobinCluster)
 struct TVPairingAttackTests {
     static func openPairing(_ client: HTTPClient) throws -> (code: String, secret: String) {
         let opened = try client.send("POST", "/api/tv/pairing")

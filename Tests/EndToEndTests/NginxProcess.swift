@@ -16,10 +16,11 @@ final class NginxProcess {
     let port: UInt16
     private let process = Process()
 
-    init(upstreams: [UInt16], balancing: Balancing) throws {
+    /// `port`: one picked before (the instances' `--public-url` names it), else a free one.
+    init(upstreams: [UInt16], balancing: Balancing, port chosen: UInt16? = nil) throws {
         folder = "/tmp/mv-nginx-" + testRunTag + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        port = try freeLoopbackPort()
+        port = try chosen ?? freeLoopbackPort()
         let configuration = folder + "/nginx.conf"
         do {
             try Self.configuration(folder: folder, port: port, upstreams: upstreams, balancing: balancing)
@@ -86,11 +87,17 @@ final class NginxProcess {
 }
 
 /// Should the test process die without its deinits (a crash), a shell kills `childPid` once this process is gone:
-/// nothing of a cluster test stays running.
+/// nothing of a cluster test stays running. Only that very process: the shell notes its start time (field 22 of
+/// /proc/PID/stat) and kills only a process with the same one. A child that ended normally long before leaves its
+/// PID free, and PIDs wrap at 32,768 while a test run spawns thousands: a reused PID was once a browser of another
+/// test run on the machine, killed mid-test.
 func watchForExit(childPid: Int32) {
+    let startTime = "sed 's/.*) //' /proc/\(childPid)/stat 2>/dev/null | cut -d' ' -f20"
     let watcher = Process()
     watcher.executableURL = URL(fileURLWithPath: "/bin/sh")
-    watcher.arguments = ["-c", "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; kill -9 \(childPid) 2>/dev/null; true"]
+    watcher.arguments = ["-c", "S=$(\(startTime)); [ -n \"$S\" ] || exit 0; "
+                         + "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; "
+                         + "[ \"$(\(startTime))\" = \"$S\" ] && kill -9 \(childPid) 2>/dev/null; true"]
     watcher.standardInput = FileHandle.nullDevice
     watcher.standardOutput = FileHandle.nullDevice
     watcher.standardError = FileHandle.nullDevice

@@ -4,7 +4,7 @@ import TestSupport
 /// Issue 26: a database of its own on the test process's PostgreSQL, `count` instances of the real binary on it
 /// (127.0.0.1, port 0, `--database`), and optionally Debian's nginx in front. Everything ends with the value (or a
 /// crash of the test process: see `watchForExit`).
-final class TestCluster {
+final class TestCluster: PartyHost {
     let database: String
     private(set) var instances: [ServerProcess] = []
     private(set) var nginx: NginxProcess?
@@ -13,14 +13,19 @@ final class TestCluster {
     private let arguments: [String]
 
     init(instances count: Int = 3, nginx balancing: NginxProcess.Balancing? = nil, arguments: [String] = []) throws {
-        self.arguments = arguments
+        // Behind nginx the links the instances give out (join, covers) name nginx, as a deployment's --public-url does.
+        let front = try balancing.map { _ in try freeLoopbackPort() }
+        self.arguments = arguments + (front.map { ["--public-url", "http://127.0.0.1:\($0)"] } ?? [])
         database = try PostgreSQLCluster.shared().createDatabase()
         // Behind nginx every connection comes from 127.0.0.1: the clients' own addresses come in X-Forwarded-For.
         for _ in 0..<count { try start() }
-        if let balancing { nginx = try NginxProcess(upstreams: instances.map(\.port), balancing: balancing) }
+        if let balancing { nginx = try NginxProcess(upstreams: instances.map(\.port), balancing: balancing, port: front) }
     }
 
     deinit { stop() }
+
+    /// The front door: nginx, or the first instance when there is none.
+    var port: UInt16 { nginx?.port ?? instances[0].port }
 
     /// One more instance on the same database.
     @discardableResult
@@ -71,7 +76,7 @@ extension TestParty {
                   creatorAddress: creatorAddress)
     }
 
-    init(server: ServerProcess, client: HTTPClient, id: String, pin: String, hostPin: String, joinUrl: String, creatorAddress: String) {
+    init(server: any PartyHost, client: HTTPClient, id: String, pin: String, hostPin: String, joinUrl: String, creatorAddress: String) {
         self.server = server
         self.client = client
         self.id = id
