@@ -42,6 +42,14 @@ struct Guards {
     var claimsPerNetwork: SlidingWindowLimiter
     var claimsOverall: SlidingWindowLimiter
 
+    /// R17/R17a: a like or a veto within the device's, the address's and the party's budget. Alone it is counted here,
+    /// under the state lock; with several instances `PartyService` counted it in the shared database before it took
+    /// the lock (`sharedLikeLimits`), so nothing is left to do here.
+    mutating func admitLike(device: String, address: String, party: String, at now: Date) throws {
+        guard shared == nil else { return }
+        try guestLimits.admitLike(device: device, address: address, party: party, at: now)
+    }
+
     init(shared: (any SharedGuards)? = nil) {
         self.shared = shared
         func limiter(_ limit: Int, window: TimeInterval = 60, _ name: String) -> SlidingWindowLimiter {

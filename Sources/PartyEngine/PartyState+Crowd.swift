@@ -44,8 +44,7 @@ extension PartyState {
     mutating func veto(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> VetoOutcome {
         try refuseIfBanned(deviceId: deviceId, party: party)
         guard party.settings.vetoShare > 0 else { throw PartyError.vetoOff }
-        // Several instances: `PartyService` counted the veto in the shared database before it took the lock.
-        if guards.shared == nil { try guards.guestLimits.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now) }
+        try guards.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
         let current = try cachedParty(id: party.id)?.playback.currentEntryId
         let candidates = Queue(entries: try store.entries(partyId: party.id, uri: uri), currentEntryId: current)
         guard let entry = candidates.target(uri: uri) else { throw PartyError.notInQueue }

@@ -40,8 +40,7 @@ extension PartyState {
     /// R17: toggles this device's like on the entry the uri targets (R10).
     mutating func vote(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
         try refuseIfBanned(deviceId: deviceId, party: party)
-        // Several instances: `PartyService` counted the like in the shared database before it took the lock.
-        if guards.shared == nil { try guards.guestLimits.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now) }
+        try guards.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
         let stored = try cachedParty(id: party.id)
         // One writer (SQLite): the cached queue is the committed one. A shared store: read after the party's row lock,
         // as committed (another instance's like of the same song may have landed since any earlier read).

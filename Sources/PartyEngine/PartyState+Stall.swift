@@ -43,7 +43,12 @@ extension PartyState {
             let duration = try store.queue(partyId: party.id, currentEntryId: party.playback.currentEntryId).current?.track.durationMs
             let position = min(party.playback.positionMs(at: now), duration ?? Int.max)
             live[party.id, default: LiveParty()].listening = Listening(heardAt: now, positionMs: position, reportedAt: now)
-            if party.playback.isStalled { live[party.id, default: LiveParty()].stallReason = .noMonitor } else { stall(partyId: party.id, reason: .noMonitor) }
+            // A stall stored with another reason (the TV refused to play, say) is `no-monitor` now: no TV is connected.
+            if party.playback.isStalled, (party.playback.stallReason ?? .noMonitor) == .noMonitor {
+                live[party.id, default: LiveParty()].stallReason = .noMonitor
+            } else {
+                stall(partyId: party.id, reason: .noMonitor)
+            }
         }
     }
 

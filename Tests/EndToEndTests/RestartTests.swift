@@ -41,6 +41,25 @@ struct RestartTests {
         #expect(playing["state"] as? String == "playing" && (playing["progressMs"] as? Int ?? 0) >= frozen, "the TV continues it there")
     }
 
+    /// R20a: a stall's reason is stored with the playback (issue 26: every instance tells the same); after a restart
+    /// no TV is connected, so a song the TV had refused to play waits as `no-monitor`, not as "tap to play".
+    @Test func aStallOfAnotherReasonIsNoMonitorAfterARestart() throws {
+        let first = try ServerProcess()
+        let party = try TestParty(first)
+        let token = try party.registerMonitor()
+        try party.add(1)
+        let blocked = try party.client.send("POST", "\(party.base)/track/progress",
+                                            json: ["position": 0, "duration": 32000, "paused": true, "blocked": true], auth: token)
+        #expect(blocked.status == 204)
+        #expect(try party.current()["stallReason"] as? String == "autoplay-blocked")
+        first.stop()
+
+        let second = try ServerProcess(dataDirectory: first.dataDirectory)
+        defer { second.stop() }
+        let current = try TestPartyHandle(party: party, server: second).current()
+        #expect(current["state"] as? String == "stalled" && current["stallReason"] as? String == "no-monitor", "\(current)")
+    }
+
     /// Many writes acknowledged from several threads while the server is killed with SIGKILL part-way: every write
     /// that was answered 200 is there after a restart on the same data folder.
     @Test func everyAcknowledgedWriteSurvivesKill9MidStream() throws {
