@@ -91,6 +91,8 @@ public final class EventHub: @unchecked Sendable {
     /// that came before the ones between them (written by another instance, still to be read from the log).
     private var delivered: [String: Int64] = [:]
     private var heldBack: [String: [Int64: Delivery]] = [:]
+    /// Parties whose `party-ended` went out under the lock: their streams end once it is released.
+    private var endedParties: [String] = []
     /// Set when other instances write the same log (`followLog`): asked to read a party's log after `delivered`.
     private var catchUp: (@Sendable (String) -> Void)?
 
@@ -99,6 +101,9 @@ public final class EventHub: @unchecked Sendable {
         let sequence: Int64?
         let frame: [UInt8]
         let audience: Audience?
+        /// `party-ended`: the party's streams here end once it is sent (after every event before it, also one held
+        /// back past a gap), on the instance that ended the party and on every other.
+        let endsParty: Bool
     }
 
     public init(clock: any PartyClock, limits: Limits = Limits(perAddress: 0, perParty: PartyLimits().streamsPerParty, total: 12_000)) {
@@ -131,7 +136,6 @@ public final class EventHub: @unchecked Sendable {
 
     /// Events read from a party's log (oldest first), sent to its streams unless they already were. The log is the
     /// truth: events it no longer keeps are skipped rather than waited for.
-    /// A `party-ended` read from the log ends the party's streams here too, as the instance that ended it does.
     public func deliver(partyId: String, logged events: [LoggedEvent]) {
         lock.lock()
         guard let last = delivered[partyId], let first = events.first(where: { $0.sequence > last }) else { lock.unlock(); return }
@@ -139,12 +143,10 @@ public final class EventHub: @unchecked Sendable {
         for event in events where event.sequence > delivered[partyId]! {
             let audience = event.audienceSource.map { Audience(source: $0, installationId: event.audienceInstallationId) }
             inOrder(Delivery(sequence: event.sequence, frame: ServerEvent.frame(id: event.sequence, message: event.message),
-                             audience: audience), partyId: partyId)
+                             audience: audience, endsParty: event.type == EventKind.partyEnded.type), partyId: partyId)
         }
-        let sentTo = delivered[partyId] ?? last
-        let ended = events.contains { $0.type == EventKind.partyEnded.type && $0.sequence <= sentTo }
         lock.unlock()
-        if ended { closeParty(partyId) }
+        closeEndedParties()
     }
 
     /// Sends a logged event in sequence order (`followLog`), holding it back past a gap; called under `lock`.
@@ -262,14 +264,16 @@ public final class EventHub: @unchecked Sendable {
     func publish(_ event: ServerEvent) {
         lock.lock()
         guard streams[event.partyId] != nil else { lock.unlock(); return }
-        let delivery = Delivery(sequence: event.sequence, frame: event.frame(), audience: event.audience)
+        let delivery = Delivery(sequence: event.sequence, frame: event.frame(), audience: event.audience, endsParty: event.kind.type == EventKind.partyEnded.type)
         guard let catchUp, event.sequence != nil, delivered[event.partyId] != nil else {
             send(delivery, partyId: event.partyId)
             lock.unlock()
+            closeEndedParties()
             return
         }
         let gap = inOrder(delivery, partyId: event.partyId)
         lock.unlock()
+        closeEndedParties()
         if gap { catchUp(event.partyId) }
     }
 
@@ -280,6 +284,16 @@ public final class EventHub: @unchecked Sendable {
             if let sequence = delivery.sequence, let resumedAt = subscriber.resumedAt, sequence <= resumedAt { continue }
             subscriber.stream.send(delivery.frame)
         }
+        if delivery.endsParty { endedParties.append(partyId) }
+    }
+
+    /// Ends the streams of the parties whose `party-ended` was just sent (off the lock: a closing stream calls back).
+    private func closeEndedParties() {
+        lock.lock()
+        let ended = endedParties
+        endedParties = []
+        lock.unlock()
+        for partyId in ended { closeParty(partyId) }
     }
 
     /// Keepalive comments: keep proxies from closing idle streams and reveal clients that left.
@@ -300,8 +314,8 @@ public final class EventHub: @unchecked Sendable {
         return partyId.map { streams[$0]?.count ?? 0 } ?? total
     }
 
-    /// Ends the streams of one party (after party-ended).
-    func closeParty(_ partyId: String) {
+    /// Ends the streams of one party (after its `party-ended` was sent).
+    private func closeParty(_ partyId: String) {
         lock.lock()
         let party = streams[partyId].map { Array($0.values) } ?? []
         lock.unlock()

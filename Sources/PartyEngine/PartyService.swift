@@ -78,7 +78,6 @@ public final class PartyService: Sendable {
                 for event in effects.events { if let sequence = event.sequence { doorbell.ring(partyId: event.partyId, sequence: sequence) } }
             }
         }
-        for partyId in effects.closedParties { hub.closeParty(partyId) }
         for partyId in effects.closedMonitorStreams { hub.closeMonitorStreams(partyId: partyId) }
         for partyId in Set(effects.playersToDrive) { driveRemotePlayer(partyId: partyId) }
     }

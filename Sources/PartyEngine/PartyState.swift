@@ -32,7 +32,6 @@ struct PartyState {
     /// What a change caused, done after the lock: events to send, streams to close, Spotify players to drive.
     struct Effects {
         var events: [ServerEvent] = []
-        var closedParties: [String] = []
         /// Parties whose monitor streams end (their TV was replaced: it reconnects as a guest and learns it).
         var closedMonitorStreams: [String] = []
         var playersToDrive: [String] = []
@@ -55,7 +54,6 @@ struct PartyState {
 
     mutating func drivePlayer(partyId: String) { effects.playersToDrive.append(partyId) }
 
-    mutating func closeStreams(partyId: String) { effects.closedParties.append(partyId) }
 
     mutating func closeMonitorStreams(partyId: String) { effects.closedMonitorStreams.append(partyId) }
 
@@ -171,7 +169,7 @@ struct PartyState {
         live[party.id] = nil
         guards.secretGuard.forget(scope: party.id)
         do { try cluster?.forget(partyId: party.id) } catch { Log.error("presence of ended \(party.id) not forgotten: \(error)") }
-        closeStreams(partyId: party.id)
+        // Its streams end once `party-ended` went out to them (`EventHub`), after every event before it.
     }
 
     /// R6: ends overdue parties and purges long-ended ones; issue 26: prunes the event logs to what they keep.

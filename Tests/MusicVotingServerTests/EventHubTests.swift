@@ -72,6 +72,30 @@ struct EventHubTests {
         #expect(hub.servedParties().isEmpty, "a party without streams here is not followed")
     }
 
+    /// Issue 26: `party-ended` ends the party's streams once it went out, after every event before it: on the
+    /// instance that ended the party (which may be behind another instance's events) and on the others.
+    @Test func aPartyEndedPastAGapEndsTheStreamsOnlyAfterTheEventsBeforeIt() throws {
+        let hub = EventHub(clock: clock)
+        hub.followLog { _ in }
+        let here = try hub.subscribe(partyId: "p", address: "a", initial: [], resumedAt: 5) { EventStream(initial: $0) }
+        hub.publish(ServerEvent(kind: .partyEnded, partyId: "p", at: clock.now(), sequence: 7))
+        #expect(Self.drain(here).isEmpty && !Self.hasEnded(here), "6 came from elsewhere: party-ended waits, the stream stays open")
+        hub.deliver(partyId: "p", logged: [LoggedEvent(sequence: 6, type: "track-changed", message: "{}", createdAt: clock.now())])
+        let text = Self.drain(here)
+        #expect(text.split(separator: "\n").filter { $0.hasPrefix("id: ") } == ["id: 6", "id: 7"] && text.contains("party-ended"))
+        #expect(Self.hasEnded(here), "then it ends")
+
+        let elsewhere = try hub.subscribe(partyId: "q", address: "a", initial: [], resumedAt: 3) { EventStream(initial: $0) }
+        hub.deliver(partyId: "q", logged: [LoggedEvent(sequence: 4, type: "party-ended", message: "{}", createdAt: clock.now())])
+        #expect(Self.drain(elsewhere).contains("id: 4") && Self.hasEnded(elsewhere), "read from the log, it ends the stream too")
+    }
+
+    /// Whether the stream's reader says the stream is over (it has nothing queued).
+    static func hasEnded(_ stream: EventStream) -> Bool {
+        var byte: CChar = 0
+        return stream.read(into: &byte, max: 1) < 0
+    }
+
     @Test func aStreamGetsNoEventItsReplayCoveredAndUnloggedEventsHaveNoId() throws {
         let hub = EventHub(clock: clock)
         let stream = try hub.subscribe(partyId: "p", address: "a", initial: [], resumedAt: 7) { EventStream(initial: $0) }
