@@ -7,6 +7,9 @@ public enum CrowdVeto {
     public static let minimumVetoes = 3
     /// Active: a device that joined, added, liked or vetoed within this window.
     public static let activeWindow: TimeInterval = 10 * 60
+    /// A device's activity is written at most this often (a like storm need not rewrite its row with every like):
+    /// the window above is then exact to within this.
+    public static let activityResolution: TimeInterval = 60
 
     /// max(3, ⌈vetoShare × activeGuests⌉); nil when the party has the veto off (`vetoShare` 0).
     public static func needed(vetoShare: Double, activeGuests: Int) -> Int? {

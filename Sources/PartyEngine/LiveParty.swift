@@ -14,4 +14,6 @@ struct LiveParty {
     var retiredMonitorTokens: [String] = []
     /// Issue 26, on the instance owning the party's timers: what `device-changed` last said.
     var announcedActive: Bool?
+    /// R17a: when this instance last wrote each device's activity (`PartyState.recordActivity`).
+    var activityWritten: [String: Date] = [:]
 }

@@ -90,7 +90,7 @@ extension PartyState {
         }
         if PinGenerator.isWellFormed(guestPin), let party = try store.activeParty(guestPin: guestPin), !party.isDueToAutoEnd(at: now) {
             // R17a: a guest that says who it is counts as active from its join.
-            if let deviceId { try store.recordActivity(deviceId: deviceId, partyId: party.id, at: now) }
+            if let deviceId { try recordActivity(deviceId: deviceId, partyId: party.id) }
             return party
         }
         guards.guestPinFailures.record(key: device, at: now)

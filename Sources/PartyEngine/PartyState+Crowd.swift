@@ -27,6 +27,19 @@ public struct VetoView: Sendable {
 }
 
 extension PartyState {
+    /// R17a: the device joined, added, liked or vetoed now. Written at most once per `CrowdVeto.activityResolution`
+    /// per device (issue 28: a like storm rewrote the same row with every like); the veto's ten-minute window of
+    /// active guests is exact to within that.
+    mutating func recordActivity(deviceId: String, partyId: String) throws {
+        if let written = live[partyId]?.activityWritten[deviceId], now.timeIntervalSince(written) < CrowdVeto.activityResolution { return }
+        try store.recordActivity(deviceId: deviceId, partyId: partyId, at: now)
+        var written = live[partyId]?.activityWritten ?? [:]
+        // Device ids are the guests' own strings: the map keeps only the last resolution's worth once it is large.
+        if written.count >= 4_096 { written = written.filter { now.timeIntervalSince($0.value) < CrowdVeto.activityResolution } }
+        written[deviceId] = now
+        live[partyId, default: LiveParty()].activityWritten = written
+    }
+
     /// R30: a banned device's adds, likes and vetoes are refused for the rest of the party.
     func refuseIfBanned(deviceId: String, party: Party) throws {
         if try store.isBanned(adder: deviceId, partyId: party.id) { throw PartyError.banned }
@@ -51,7 +64,7 @@ extension PartyState {
         guard entry.mayBeVetoed(by: deviceId) else { throw PartyError.ownSong }
         return try transaction { state in
             let vetoed = try state.store.toggleVeto(entryId: entry.id, deviceId: deviceId)
-            try state.store.recordActivity(deviceId: deviceId, partyId: party.id, at: state.now)
+            try state.recordActivity(deviceId: deviceId, partyId: party.id)
             let count = entry.vetoCount + (vetoed ? 1 : -1)
             let needed = try state.vetoNeeded(party: party) ?? CrowdVeto.minimumVetoes
             state.publish(.vetoUpdated(uri: uri, vetoCount: count, vetoNeeded: needed, entryId: entry.id), partyId: party.id)

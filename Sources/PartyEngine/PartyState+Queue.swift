@@ -28,7 +28,7 @@ extension PartyState {
                     queue.entries.append(QueueEntry(id: id, track: track, addedAt: now, addedBy: deviceId))
                 }
             }
-            try state.store.recordActivity(deviceId: deviceId, partyId: party.id, at: now)
+            try state.recordActivity(deviceId: deviceId, partyId: party.id)
             state.publish(.queueUpdated(.add), partyId: party.id)
             return playback
         }
@@ -50,7 +50,7 @@ extension PartyState {
             let queue = try cached ?? state.store.queue(partyId: party.id, currentEntryId: state.store.party(id: party.id)?.playback.currentEntryId)
             guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
             let liked = try state.store.toggleVote(entryId: entry.id, deviceId: deviceId)
-            try state.store.recordActivity(deviceId: deviceId, partyId: party.id, at: state.now)
+            try state.recordActivity(deviceId: deviceId, partyId: party.id)
             let count = entry.likeCount + (liked ? 1 : -1)
             var updated = queue
             updated.setLikeCount(count, ofEntry: entry.id)
