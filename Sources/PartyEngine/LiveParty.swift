@@ -14,6 +14,19 @@ struct LiveParty {
     var retiredMonitorTokens: [String] = []
     /// Issue 26, on the instance owning the party's timers: what `device-changed` last said.
     var announcedActive: Bool?
-    /// R17a: when this instance last wrote each device's activity (`PartyState.recordActivity`).
-    var activityWritten: [String: Date] = [:]
+    /// R17a: when this instance last wrote each device's activity (`PartyState.recordActivity`), for at most
+    /// `activityDevices` devices (device ids are the guests' own strings).
+    private(set) var activityWritten: [String: Date] = [:]
+    private var activityPrunedAt = Date.distantPast
+    static let activityDevices = 4_096
+
+    /// Notes a device's activity written now. Changed in place (a copy of the map per like cost a like storm more
+    /// than the write it saved); when full, the devices not written within the resolution go, at most once per it.
+    mutating func noteActivityWritten(by deviceId: String, at now: Date) {
+        if activityWritten.count >= Self.activityDevices, now.timeIntervalSince(activityPrunedAt) >= CrowdVeto.activityResolution {
+            activityWritten = activityWritten.filter { now.timeIntervalSince($0.value) < CrowdVeto.activityResolution }
+            activityPrunedAt = now
+        }
+        if activityWritten.count < Self.activityDevices { activityWritten[deviceId] = now }
+    }
 }

@@ -33,11 +33,7 @@ extension PartyState {
     mutating func recordActivity(deviceId: String, partyId: String) throws {
         if let written = live[partyId]?.activityWritten[deviceId], now.timeIntervalSince(written) < CrowdVeto.activityResolution { return }
         try store.recordActivity(deviceId: deviceId, partyId: partyId, at: now)
-        var written = live[partyId]?.activityWritten ?? [:]
-        // Device ids are the guests' own strings: the map keeps only the last resolution's worth once it is large.
-        if written.count >= 4_096 { written = written.filter { now.timeIntervalSince($0.value) < CrowdVeto.activityResolution } }
-        written[deviceId] = now
-        live[partyId, default: LiveParty()].activityWritten = written
+        live[partyId, default: LiveParty()].noteActivityWritten(by: deviceId, at: now)
     }
 
     /// R30: a banned device's adds, likes and vetoes are refused for the rest of the party.
