@@ -116,13 +116,14 @@ extension Routes {
         router.add("POST", "/api/party/{id}/track/vote", summary: "Toggle this device's like (R17)") { request throws(HTTPError) in
             try respond("vote") {
                 let json = try request.json()
-                let party = try service.activeParty(id: request.parameter("id"))
+                let partyId = request.parameter("id")
                 guard let uri = try request.stringField("uri", in: json), !uri.isEmpty,
                       let device = try request.deviceId(from: json) else { throw PartyError.missingUriOrDevice }
-                // Issue 28: answered after the group commit that holds the like; this thread goes on reading meanwhile.
+                // Issue 28: answered after the group commit that holds the like (and finds the party: 404 from there);
+                // this thread goes on reading meanwhile.
                 let clientAddress = request.clientAddress
                 return .completing { finish in
-                    service.vote(uri: uri, deviceId: device, clientAddress: clientAddress, party: party) { result in
+                    service.vote(uri: uri, deviceId: device, clientAddress: clientAddress, partyId: partyId) { result in
                         switch result {
                         case .success(let result): finish(.json(["liked": .bool(result.liked), "likeCount": .integer(result.likeCount)]))
                         case .failure(let error): finish(Response(error: ErrorMapping.httpError(error, context: "vote")))
