@@ -1,3 +1,5 @@
+import HTTPServer
+
 /// `musicvoting nginx-config --upstream HOST:PORT … [--listen [ADDRESS:]PORT] [--round-robin]` (issue 26): the nginx
 /// configuration for several instances on one PostgreSQL, printed for `/etc/nginx/conf.d/musicvoting.conf` (it goes
 /// inside nginx's `http` block). The cluster tests and `cluster_bench.py` run nginx on exactly this text.
@@ -69,6 +71,8 @@ public struct NginxConfiguration: Equatable {
             }
             server {
                 listen \(listen);
+                # A request head that stops arriving is dropped as the instances drop it (nginx waits 60 s by default).
+                client_header_timeout \(Int(Server.headDeadline))s;
                 location / {
                     proxy_pass http://musicvoting;
                     proxy_http_version 1.1;

@@ -13,7 +13,7 @@ import Testing
                                                                      "server 10.0.0.3:8080 max_fails=1 fail_timeout=2s;"])
         for directive in ["listen 10.0.0.1:80;", "proxy_pass http://musicvoting;", "proxy_buffering off;", "proxy_read_timeout 1h;",
                           "proxy_next_upstream error timeout;", "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;",
-                          "proxy_http_version 1.1;", "\"\" $arg_partyId;"] {
+                          "proxy_http_version 1.1;", "\"\" $arg_partyId;", "client_header_timeout 10s;"] {
             #expect(lines.contains(directive), "\(directive)")
         }
         #expect(!text.contains("$pid"), "nginx's own variable, not the party's")
