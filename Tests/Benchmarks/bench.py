@@ -149,31 +149,41 @@ def wrk(port, path, seconds, pids=(), script=None):
     return rate, used / total * 1e6
 
 
-def build_client(folder):
-    """The SSE swarm is C (sseclient.c): a Python client saturated its own core first and measured itself."""
-    binary = os.path.join(folder, "sseclient")
-    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sseclient.c")
+def build(folder, name, *flags):
+    """One of the C load generators beside this script (`name`.c), built into `folder`. The SSE swarm is C
+    (sseclient.c): a Python client saturated its own core first and measured itself."""
+    binary = os.path.join(folder, name)
     compiler = shutil.which("cc") or shutil.which("clang")
-    subprocess.run([compiler, "-O2", "-o", binary, source], check=True)
+    subprocess.run([compiler, "-O2", *flags, "-o", binary, os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".c")],
+                   check=True)
     return binary
+
+
+def swarm(client, ports, subscribe_path, publish_path, publish_body, subscribers, events, connected=lambda: None):
+    """sseclient.c: `subscribers` streams over `ports` (in turn), then `events` publishes to `ports[0]`. Returns its
+    result fields (deliveries [1], p50 ms [3], p99 ms [5]) and what `connected` returned, run once every stream was
+    open, before the first publish."""
+    process = subprocess.Popen([client, ",".join(map(str, ports)), subscribe_path, str(subscribers), str(events), "vote-updated",
+                                publish_path, publish_body], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    if process.stdout.readline().strip() != "ready":
+        raise SystemExit("the SSE client did not connect")
+    time.sleep(1)
+    measured = connected()
+    process.stdin.write("go\n")
+    process.stdin.flush()
+    fields = process.stdout.readline().split()
+    process.wait()
+    if len(fields) != 6:
+        raise SystemExit("the SSE client failed")
+    return fields, measured
 
 
 def fan_out(client, port, subscribe_path, publish_path, publish_body, subscribers, events, pids):
     """(deliveries, p50 ms, p99 ms) from each publish to each subscriber's copy, and PSS per subscriber (KiB)."""
     pss_before = pss_kib(pids)
-    swarm = subprocess.Popen([client, str(port), subscribe_path, str(subscribers), str(events), "vote-updated",
-                              publish_path, publish_body], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    if swarm.stdout.readline().strip() != "ready":
-        raise SystemExit("the SSE client did not connect")
-    time.sleep(1)
-    per_subscriber = (pss_kib(pids) - pss_before) / subscribers
-    swarm.stdin.write("go\n")
-    swarm.stdin.flush()
-    fields = swarm.stdout.readline().split()
-    swarm.wait()
-    if len(fields) != 6:
-        raise SystemExit("the SSE client failed")
-    return (int(fields[1]), float(fields[3]), float(fields[5])), per_subscriber
+    fields, pss_connected = swarm(client, [port], subscribe_path, publish_path, publish_body, subscribers, events,
+                                  connected=lambda: pss_kib(pids))
+    return (int(fields[1]), float(fields[3]), float(fields[5])), (pss_connected - pss_before) / subscribers
 
 
 def sqlite_commit_rate(folder, seconds):
@@ -194,14 +204,6 @@ def sqlite_commit_rate(folder, seconds):
     rate = commits / (time.perf_counter() - started)
     database.close()
     return rate
-
-
-def build_like_load(folder):
-    binary = os.path.join(folder, "likeload")
-    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "likeload.c")
-    compiler = shutil.which("cc") or shutil.which("clang")
-    subprocess.run([compiler, "-O2", "-pthread", "-o", binary, source], check=True)
-    return binary
 
 
 def like_load_c(client, port, party_id, seconds, clients=16):
@@ -248,7 +250,7 @@ def main():
             print(f"  server CPU per request   ours {ours_cpu:6.1f} µs      nginx {anchor_cpu:6.1f} µs"
                   f"   ratio {anchor_cpu / ours_cpu:.2f} (steadier than req/s when the cores are shared)")
 
-        client = build_client(anchor_folder)
+        client = build(anchor_folder, "sseclient")
         vote = '{"uri": "demo:track:bench1", "deviceId": "fan-{i}"}'
         nchan_message = json.dumps({"type": "vote-updated", "timestamp": 0, "payload": {
             "partyId": party["id"], "source": "server", "uri": "demo:track:bench1", "likeCount": "{i}"}})
@@ -266,7 +268,7 @@ def main():
 
         if "likes" in parts:
             anchor_rate = sqlite_commit_rate(anchor_folder, arguments.seconds)
-            acknowledged, rate = like_load_c(build_like_load(anchor_folder), port, party["id"], arguments.seconds)
+            acknowledged, rate = like_load_c(build(anchor_folder, "likeload", "-pthread"), port, party["id"], arguments.seconds)
             before_kill = like_count(port, party["id"])
             server.send_signal(signal.SIGKILL)
             server.wait()

@@ -22,8 +22,9 @@ a temporary folder) and the release binary:
 import argparse, json, os, resource, shutil, signal, socket, subprocess, tempfile, threading, time, urllib.request
 from urllib.error import HTTPError
 
+import bench
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HERE = os.path.dirname(os.path.abspath(__file__))
 PG_BIN = "/usr/lib/postgresql/15/bin"
 LIMITS = ["--max-connections-per-address", "0", "--max-streams-per-address", "0", "--max-streams-per-party", "100000"]
 
@@ -108,28 +109,10 @@ def new_party(port, host="127.0.0.1", songs=(1,)):
     return party["id"]
 
 
-def build(folder, name, *flags):
-    binary = os.path.join(folder, name)
-    compiler = shutil.which("cc") or shutil.which("clang")
-    subprocess.run([compiler, "-O2", *flags, "-o", binary, os.path.join(HERE, name + ".c")], check=True)
-    return binary
-
-
 def fan_out(client, ports, party_id, subscribers, events):
     """(p50, p99) ms from a like on ports[0] to each stream's vote-updated; the streams take `ports` in turn."""
-    swarm = subprocess.Popen([client, ",".join(map(str, ports)), f"/api/spotify/events?partyId={party_id}&source=web",
-                              str(subscribers), str(events), "vote-updated", f"/api/party/{party_id}/track/vote",
-                              '{"uri": "demo:track:1", "deviceId": "fan-{i}"}'],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    if swarm.stdout.readline().strip() != "ready":
-        raise SystemExit("the SSE client did not connect")
-    time.sleep(1)
-    swarm.stdin.write("go\n")
-    swarm.stdin.flush()
-    fields = swarm.stdout.readline().split()
-    swarm.wait()
-    if len(fields) != 6:
-        raise SystemExit("the SSE client failed")
+    fields, _ = bench.swarm(client, ports, f"/api/spotify/events?partyId={party_id}&source=web", f"/api/party/{party_id}/track/vote",
+                            '{"uri": "demo:track:1", "deviceId": "fan-{i}"}', subscribers, events)
     return float(fields[3]), float(fields[5])
 
 
@@ -304,8 +287,8 @@ def main():
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
     tools = tempfile.mkdtemp(prefix="mv-cbt-")
-    sse_client = build(tools, "sseclient")
-    like_client = build(tools, "likeload", "-pthread")
+    sse_client = bench.build(tools, "sseclient")
+    like_client = bench.build(tools, "likeload", "-pthread")
     postgres = PostgreSQL()
     started = []
     try:
