@@ -54,7 +54,6 @@ struct PartyState {
 
     mutating func drivePlayer(partyId: String) { effects.playersToDrive.append(partyId) }
 
-
     mutating func closeMonitorStreams(partyId: String) { effects.closedMonitorStreams.append(partyId) }
 
     mutating func takeEffects() -> Effects {

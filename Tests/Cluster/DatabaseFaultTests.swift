@@ -8,16 +8,9 @@ import Testing
 @Suite("PostgreSQL down and back", .serialized)
 struct DatabaseFaultTests {
     @Test func whileTheDatabaseIsDownWritesAnswer503AndTheInstancesHealWhenItReturns() throws {
-        let postgres = try PostgreSQLCluster()
-        defer { postgres.stop() }
-        let database = try postgres.createDatabase()
-        let instances = try (0..<2).map { _ in try ServerProcess(arguments: ["--database", database]) }
-        defer { instances.forEach { $0.kill() } }
-        instances.forEach { watchForExit(childPid: $0.process.processIdentifier) }
-        let party = try TestParty(instances[0])
-        try party.add(1)
-        let onB = try party.via(instances[1].port).events()
-        defer { onB.close() }
+        let setup = try TwoInstances()
+        defer { setup.stop() }
+        let (postgres, instances, party, onB) = (setup.postgres, setup.instances, setup.party, setup.onB)
 
         try postgres.stopServer()
         let stoppedAt = Date()
@@ -44,16 +37,9 @@ struct DatabaseFaultTests {
     /// behind a partition) must not hold requests forever: the statement's answer deadline gives the session up, the
     /// writes answer 503 with the error shape, and after SIGCONT the instances heal without a restart.
     @Test func aDatabaseThatStopsAnsweringGets503sNotHangsAndHealsWhenItAnswersAgain() throws {
-        let postgres = try PostgreSQLCluster()
-        defer { postgres.stop() }
-        let database = try postgres.createDatabase()
-        let instances = try (0..<2).map { _ in try ServerProcess(arguments: ["--database", database]) }
-        defer { instances.forEach { $0.kill() } }
-        instances.forEach { watchForExit(childPid: $0.process.processIdentifier) }
-        let party = try TestParty(instances[0])
-        try party.add(1)
-        let onB = try party.via(instances[1].port).events()
-        defer { onB.close() }
+        let setup = try TwoInstances()
+        defer { setup.stop() }
+        let (postgres, instances, party, onB) = (setup.postgres, setup.instances, setup.party, setup.onB)
 
         try postgres.pause()
         defer { postgres.resume() }  // also when an expectation below throws
@@ -83,5 +69,35 @@ struct DatabaseFaultTests {
                 "B's doorbell listens again: \(onB.received.map(\.type))")
         print("database paused: 6 writes over 2 instances all answered within \(Int(answeredAfter * 1000)) ms; "
               + "resumed: healed after \(Int(healedAfter * 1000)) ms")
+    }
+}
+
+/// A PostgreSQL server of the test's own, two instances on it, a party with one song created on the first and a stream
+/// of it held on the second. `stop()` ends the stream, the instances, then the server.
+private final class TwoInstances {
+    let postgres: PostgreSQLCluster
+    let instances: [ServerProcess]
+    let party: TestParty
+    let onB: SSEClient
+
+    init() throws {
+        postgres = try PostgreSQLCluster()
+        do {
+            let database = try postgres.createDatabase()
+            instances = try (0..<2).map { _ in try ServerProcess(arguments: ["--database", database]) }
+            instances.forEach { watchForExit(childPid: $0.process.processIdentifier) }
+            party = try TestParty(instances[0])
+            try party.add(1)
+            onB = try party.via(instances[1].port).events()
+        } catch {
+            postgres.stop()
+            throw error
+        }
+    }
+
+    func stop() {
+        onB.close()
+        instances.forEach { $0.kill() }
+        postgres.stop()
     }
 }
