@@ -14,22 +14,33 @@ public final class DeferredResponse: @unchecked Sendable {
     public let start: @Sendable (_ finish: @escaping @Sendable (Response) -> Void) -> Void
     /// Seconds to wait before the work starts (a timer, no thread waits).
     public let delay: TimeInterval
+    /// `start` only hands the work on and returns at once (a group commit's submit): libmicrohttpd's thread calls
+    /// it itself instead of waking a worker thread to call it (issue 28: one thread switch less per like).
+    let handsOn: Bool
     var result: Response?
 
     init(delay: TimeInterval = 0, work: @escaping @Sendable () -> Response) {
         self.delay = delay
+        handsOn = false
         start = { finish in finish(work()) }
     }
 
-    init(delay: TimeInterval = 0, start: @escaping @Sendable (_ finish: @escaping @Sendable (Response) -> Void) -> Void) {
+    init(start: @escaping @Sendable (_ finish: @escaping @Sendable (Response) -> Void) -> Void) {
+        delay = 0
+        handsOn = true
+        self.start = start
+    }
+
+    private init(delay: TimeInterval, handsOn: Bool, start: @escaping @Sendable (_ finish: @escaping @Sendable (Response) -> Void) -> Void) {
         self.delay = delay
+        self.handsOn = handsOn
         self.start = start
     }
 
     /// The same work, its answer passed through `transform` (the access log's line once it is known).
     public func map(_ transform: @escaping @Sendable (Response) -> Response) -> Response {
         let start = self.start
-        return Response(status: 0, body: .deferred(DeferredResponse(delay: delay) { finish in start { finish(transform($0)) } }))
+        return Response(status: 0, body: .deferred(DeferredResponse(delay: delay, handsOn: handsOn) { finish in start { finish(transform($0)) } }))
     }
 
     /// The answer, waited for on this thread (a caller without a connection to suspend: tests in process).

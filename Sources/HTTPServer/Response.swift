@@ -40,7 +40,8 @@ public struct Response: Sendable {
         Response(status: 0, body: .deferred(DeferredResponse(delay: delay, work: work)))
     }
 
-    /// Answered by whoever `start` hands `finish` to, once (issue 28: after the commit that holds a write).
+    /// Answered by whoever `start` hands `finish` to, once (issue 28: after the commit that holds a write). `start`
+    /// runs on libmicrohttpd's thread and must not wait for anything: it hands the work on and returns.
     public static func completing(_ start: @escaping @Sendable (_ finish: @escaping @Sendable (Response) -> Void) -> Void) -> Response {
         Response(status: 0, body: .deferred(DeferredResponse(start: start)))
     }

@@ -79,13 +79,14 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     MHD_suspend_connection(connection)
     let resumable = ResumableConnection(connection)
     DeferredResponse.inFlight.enter()
-    DeferredResponse.workers.asyncAfter(deadline: .now() + deferred.delay) {
+    let begin: @Sendable () -> Void = {
         deferred.start { response in
             deferred.result = response
             resumable.resume()
             DeferredResponse.inFlight.leave()
         }
     }
+    if deferred.handsOn { begin() } else { DeferredResponse.workers.asyncAfter(deadline: .now() + deferred.delay, execute: begin) }
     return .YES
 }
 

@@ -2,16 +2,38 @@ extension Queue {
     /// R9: playing entry first; guest songs before auto-filled; more likes first; older first.
     /// R9b: with `fairness`, guest songs with equal likes are taken turn by turn (`FairOrder`).
     public func ordered() -> [QueueEntry] {
-        let plain = entries.sorted { left, right in
-            let leftPlaying = left.id == currentEntryId, rightPlaying = right.id == currentEntryId
-            if leftPlaying != rightPlaying { return leftPlaying }
-            if left.autofilled != right.autofilled { return !left.autofilled }
-            if left.likeCount != right.likeCount { return left.likeCount > right.likeCount }
-            if left.addedAt != right.addedAt { return left.addedAt < right.addedAt }
-            return left.id < right.id
-        }
+        let plain = plainOrder().map { entries[$0] }
         guard let fairness else { return plain }
         return fairness.reordered(plain, currentEntryId: currentEntryId)
+    }
+
+    /// The ids of the waiting entries in R9 order once the entry `id` has `count` likes (issue 28: each like's event
+    /// carries them; sorting positions copies no entry, and the queue itself is not copied to change one count).
+    public func waitingIds(likeCount count: Int, ofEntry id: Int64) -> [Int64] {
+        guard fairness == nil else {
+            var changed = self
+            changed.setLikeCount(count, ofEntry: id)
+            return changed.waiting.map(\.id)
+        }
+        return plainOrder(likeCount: (id, count)).lazy.map { entries[$0].id }.filter { $0 != currentEntryId }
+    }
+
+    /// R9 without R9b, as positions in `entries`; `likeCount` overrides one entry's count.
+    private func plainOrder(likeCount override: (id: Int64, count: Int)? = nil) -> [Int] {
+        let current = currentEntryId
+        return entries.withUnsafeBufferPointer { entries in
+            entries.indices.sorted { leftIndex, rightIndex in
+                let left = entries[leftIndex], right = entries[rightIndex]
+                let leftPlaying = left.id == current, rightPlaying = right.id == current
+                if leftPlaying != rightPlaying { return leftPlaying }
+                if left.autofilled != right.autofilled { return !left.autofilled }
+                let leftLikes = left.id == override?.id ? override!.count : left.likeCount
+                let rightLikes = right.id == override?.id ? override!.count : right.likeCount
+                if leftLikes != rightLikes { return leftLikes > rightLikes }
+                if left.addedAt != right.addedAt { return left.addedAt < right.addedAt }
+                return left.id < right.id
+            }
+        }
     }
 }
 

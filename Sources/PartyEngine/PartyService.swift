@@ -248,23 +248,27 @@ public final class PartyService: Sendable {
         return try write { try $0.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
     }
 
-    /// R17 without holding the caller's thread: `completion` gets the answer once the like's group commit is done.
-    /// Alone, the party is looked up in the batch (issue 28: a like storm's request threads waited for the state lock
-    /// a committing batch held, only to find the party); with several instances before the shared count, so that
-    /// no count is kept for a party that is none.
+    /// R17 without holding the caller's thread (it returns at once): `completion` gets the answer once the like's
+    /// group commit is done. Alone, the party is looked up in the batch (issue 28: a like storm's request threads
+    /// waited for the state lock a committing batch held, only to find the party); with several instances before the
+    /// shared count, on a worker thread (both are database reads), so that no count is kept for a party that is none.
     public func vote(uri: String, deviceId: String, clientAddress: String, partyId: String,
                      completion: @escaping @Sendable (Result<(liked: Bool, likeCount: Int), any Error>) -> Void) {
-        if let sharedLikeLimits {
+        let like: @Sendable () -> Void = { [self] in
+            write({ state in
+                try state.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: state.activeParty(id: partyId))
+            }, completion: completion)
+        }
+        guard let sharedLikeLimits else { return like() }
+        DispatchQueue.global().async { [self] in
             do {
                 let party = try activeParty(id: partyId)
                 try sharedLikeLimits.admitSharedLike(device: deviceId, address: clientAddress, party: party.id, at: now)
             } catch {
                 return completion(.failure(error))
             }
+            like()
         }
-        write({ state in
-            try state.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: state.activeParty(id: partyId))
-        }, completion: completion)
     }
 
     /// Host removal; removing the playing entry moves on to the next one.

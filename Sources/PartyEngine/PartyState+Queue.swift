@@ -41,33 +41,33 @@ extension PartyState {
     mutating func vote(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
         try refuseIfBanned(deviceId: deviceId, party: party)
         try guards.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
-        let stored = try cachedParty(id: party.id)
-        // One writer (SQLite): the cached queue is the committed one. A shared store: read after the party's row lock,
-        // as committed (another instance's like of the same song may have landed since any earlier read).
-        let cached = store.isShared ? nil : try queue(of: party)
-        let (liked, count, updated) = try transaction { state in
-            if state.store.isShared { try state.store.lockParty(id: party.id) }
-            let queue = try cached ?? state.store.queue(partyId: party.id, currentEntryId: state.store.party(id: party.id)?.playback.currentEntryId)
-            guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
-            let liked = try state.store.toggleVote(entryId: entry.id, deviceId: deviceId)
-            try state.recordActivity(deviceId: deviceId, partyId: party.id)
-            let count = entry.likeCount + (liked ? 1 : -1)
-            var updated = queue
-            updated.setLikeCount(count, ofEntry: entry.id)
-            // Issue 24: the event carries what changed, the count and the new order of the waiting entries (R9 decided
-            // here, once), so pages apply it instead of every page fetching the queue after every like.
-            state.publish(.voteUpdated(uri: uri, likeCount: count, entryId: entry.id, order: updated.waiting.map(\.id)), partyId: party.id)
-            return (liked, count, updated)
+        let outcome: (liked: Bool, count: Int, entryId: Int64)
+        do {
+            // One writer (SQLite): the cached queue is the committed one. A shared store: read after the party's row
+            // lock, as committed (another instance's like of the same song may have landed since any earlier read).
+            let cached = store.isShared ? nil : try queue(of: party)
+            outcome = try transaction { state in
+                if state.store.isShared { try state.store.lockParty(id: party.id) }
+                let queue = try cached ?? state.store.queue(partyId: party.id, currentEntryId: state.store.party(id: party.id)?.playback.currentEntryId)
+                guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
+                let liked = try state.store.toggleVote(entryId: entry.id, deviceId: deviceId)
+                try state.recordActivity(deviceId: deviceId, partyId: party.id)
+                let count = entry.likeCount + (liked ? 1 : -1)
+                // Issue 24: the event carries what changed, the count and the new order of the waiting entries (R9
+                // decided here, once), so pages apply it instead of every page fetching the queue after every like.
+                state.publish(.voteUpdated(uri: uri, likeCount: count, entryId: entry.id, order: queue.waitingIds(likeCount: count, ofEntry: entry.id)),
+                              partyId: party.id)
+                return (liked, count, entry.id)
+            }
         }
         // Issue 28: the like changed one count and nothing else the cache holds, so the cache moves to the new write
-        // version with that count changed, instead of reading the whole queue again for the next like (which, in a
-        // group commit, follows at once). Appending the event moved the version on too (the log is no part of them).
-        // Not on a shared store: another instance may commit between this commit and any version read now.
+        // version with that count changed (in place), instead of reading the whole queue again for the next like
+        // (which, in a group commit, follows at once). Appending the event moved the version on too (the log is no
+        // part of them). Not on a shared store: another instance may commit between this commit and any version read now.
         if !store.isShared {
-            readCache.align(to: store.writeVersion)
-            readCache.remember(queue: updated, partyId: party.id)
-            readCache.remember(party: stored, id: party.id)
+            readCache.align(to: store.writeVersion, changingLikeCount: outcome.count, ofEntry: outcome.entryId, partyId: party.id)
         }
+        let (liked, count) = (outcome.liked, outcome.count)
         return (liked, count)
     }
 

@@ -62,7 +62,7 @@ struct PartyState {
     }
 
     /// Runs `body` in one database transaction, whose last statements append the events it recorded to their
-    /// party's log (issue 26). When it throws, its writes roll back and so do the effects it recorded: nothing
+    /// party's log (issue 26) when it is the outermost. When it throws, its writes roll back and so do the effects it recorded: nothing
     /// is announced, or logged, that did not happen. Effects recorded before it stay; the read cache is emptied, as it
     /// may hold what was read inside (the write version does not move back with a rollback).
     mutating func transaction<T>(_ body: (inout PartyState) throws -> T) throws -> T {
@@ -72,7 +72,14 @@ struct PartyState {
         do {
             return try store.transaction {
                 let result = try body(&self)
-                try appendLoggedEvents(since: before.events.count)
+                // The outermost transaction appends what every nested one recorded (a group commit: one append per
+                // party and batch, issue 28); a nested one that throws took its events back with its effects.
+                if openTransactions == 1 {
+                    // The log is no part of what the cache holds: a cache that was current stays current (one writer).
+                    let current = !store.isShared && readCache.alignedVersion == store.writeVersion
+                    try appendLoggedEvents(since: before.events.count)
+                    if current { readCache.keep(at: store.writeVersion) }
+                }
                 return result
             }
         } catch {

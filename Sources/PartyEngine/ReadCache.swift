@@ -30,6 +30,21 @@ struct ReadCache {
         clear()
     }
 
+    /// What the cache holds is still true at `version` (only writes it holds nothing of came since).
+    mutating func keep(at version: Int64) { self.version = version }
+
+    /// As `align(to:)`, keeping the party and queue of `partyId` with one entry's like count changed: the only write
+    /// since the cache's version was that like (issue 28). The queue leaves the cache while it changes, so its entries
+    /// are changed in place, not copied.
+    mutating func align(to version: Int64, changingLikeCount count: Int, ofEntry entryId: Int64, partyId: String) {
+        let party = parties[partyId]
+        guard version != self.version, var queue = queues.removeValue(forKey: partyId) else { return align(to: version) }
+        align(to: version)
+        queue.setLikeCount(count, ofEntry: entryId)
+        queues[partyId] = queue
+        if let party { parties[partyId] = party }
+    }
+
     /// Empties everything (a rolled-back transaction on a shared store: its party versions may be handed out again).
     mutating func clear() {
         parties.removeAll(keepingCapacity: true)

@@ -37,6 +37,12 @@ final class Database: SQLConnection {
         }
     }
 
+    /// Prepared once and kept, like `run`'s statements (issue 28: a group commit opens a savepoint per write, and
+    /// `sqlite3_exec` parsed each one anew).
+    func control(_ sql: String) throws(DatabaseError) {
+        try run(sql)
+    }
+
     func prepare(_ sql: String) throws(DatabaseError) -> Statement {
         var raw: OpaquePointer?
         let status = sqlite3_prepare_v2(handle, sql, -1, &raw, nil)

@@ -35,18 +35,26 @@ extension PartyStore {
             throw DatabaseError(code: 0, message: "no party \(partyId) to log events for")
         }
         let sequences = Array((last - count + 1)...last)
-        let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: events.count).joined(separator: ", ")
-        var values: [SQLValue] = []
-        for (event, sequence) in zip(events, sequences) {
-            values += [.text(partyId), .integer(sequence), .text(event.type), .text(event.message), .optional(event.audienceSource),
-                       .optional(event.audienceInstallationId), .date(event.createdAt)]
+        var rows = Array(zip(events, sequences))[...]
+        while !rows.isEmpty {
+            // A group commit's batch logs many events: in statements of a few fixed sizes, each prepared once.
+            let chunk = rows.prefix(Self.eventInsertSizes.first { $0 <= rows.count } ?? 1)
+            rows = rows.dropFirst(chunk.count)
+            var values: [SQLValue] = []
+            for (event, sequence) in chunk {
+                values += [.text(partyId), .integer(sequence), .text(event.type), .text(event.message), .optional(event.audienceSource),
+                           .optional(event.audienceInstallationId), .date(event.createdAt)]
+            }
+            try run("""
+                INSERT INTO party_events (party_id, seq, type, message, audience_source, audience_installation_id, created_at)
+                VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "))
+                """, values)
         }
-        try run("""
-            INSERT INTO party_events (party_id, seq, type, message, audience_source, audience_installation_id, created_at)
-            VALUES \(rows)
-            """, values)
         return sequences
     }
+
+    /// Rows per `INSERT` of events, largest first.
+    static let eventInsertSizes = [32, 8, 1]
 
     /// The party's newest sequence number (0 before its first event, nil for no such party).
     public func lastEventSequence(partyId: String) throws -> Int64? {

@@ -96,6 +96,8 @@ final class PostgreSQLConnection: SQLConnection {
         try check(try awaitResult(sent: PQsendQuery(handle, sql), sql: sql), sql: sql)
     }
 
+    func control(_ sql: String) throws(DatabaseError) { try execute(sql) }
+
     var isInTransaction: Bool { [PQTRANS_INTRANS, PQTRANS_INERROR, PQTRANS_ACTIVE].contains(PQtransactionStatus(handle)) }
 
     /// A failed statement aborts a PostgreSQL transaction, and COMMIT then rolls back without an error.

@@ -14,6 +14,8 @@ protocol SQLConnection: AnyObject {
     var writeVersion: Int64 { get }
     /// Statements without parameters, several at once (migrations).
     func execute(_ sql: String) throws(DatabaseError)
+    /// One statement without parameters that a transaction repeats (`BEGIN`, `SAVEPOINT nested`, `COMMIT`).
+    func control(_ sql: String) throws(DatabaseError)
     /// Whether a transaction is open (a new one inside it is a savepoint).
     var isInTransaction: Bool { get }
     /// Throws when the open transaction cannot commit what `body` meant (PostgreSQL after a failed statement).
@@ -25,15 +27,15 @@ extension SQLConnection {
     /// savepoint, so a playback transition that calls a helper with its own transaction commits as one.
     func transaction<T>(_ body: () throws -> T) throws -> T {
         let nested = isInTransaction
-        try execute(nested ? "SAVEPOINT nested" : dialect.beginTransaction)
+        try control(nested ? "SAVEPOINT nested" : dialect.beginTransaction)
         do {
             let result = try body()
             try checkCommittable()
-            try execute(nested ? "RELEASE nested" : "COMMIT")
+            try control(nested ? "RELEASE nested" : "COMMIT")
             return result
         } catch {
-            if nested { try? execute("ROLLBACK TO nested") }
-            try? execute(nested ? "RELEASE nested" : "ROLLBACK")
+            if nested { try? control("ROLLBACK TO nested") }
+            try? control(nested ? "RELEASE nested" : "ROLLBACK")
             throw error
         }
     }

@@ -26,6 +26,33 @@ struct QueueOrderingTests {
         #expect(queue.ordered().map(\.id) == [2, 3, 1])
     }
 
+    /// Issue 28: a like's event carries the order after it, computed without changing (copying) the queue: the same
+    /// as changing the count and ordering, for every entry, count and playing entry of a mixed queue, with and
+    /// without fair order; and a vote finds its entry without ordering when one copy waits, as R10 says.
+    @Test func theOrderAfterALikeIsTheOrderOfTheQueueWithThatLike() {
+        let entries = (1...12).map { index in
+            QueueEntry(id: Int64(index), track: track(index % 9), addedAt: epoch.addingTimeInterval(Double(index % 5)),
+                       addedBy: ["A", "B", "C"][index % 3], autofilled: index % 4 == 0, likeCount: index % 3)
+        }
+        for fairness in [nil, FairOrder(playedByAdder: ["B": 2])] {
+            for current in [nil, Int64(3), Int64(8)] {
+                let queue = Queue(entries: entries, currentEntryId: current, fairness: fairness)
+                for changed in entries {
+                    for count in [0, 1, 2, 5] {
+                        var liked = queue
+                        liked.setLikeCount(count, ofEntry: changed.id)
+                        #expect(queue.waitingIds(likeCount: count, ofEntry: changed.id) == liked.waiting.map(\.id))
+                    }
+                }
+                for number in 0...9 {
+                    let uri = "demo:track:\(number)"
+                    let byOrder = queue.waiting.first { $0.track.uri == uri } ?? queue.current.flatMap { $0.track.uri == uri ? $0 : nil }
+                    #expect(queue.target(uri: uri) == byOrder)
+                }
+            }
+        }
+    }
+
     @Test func nextIsTheFirstWaitingEntryNotTheCurrentOne() {
         let queue = Queue(entries: [entry(1, track: 1), entry(2, track: 2, at: 1, likes: 1), entry(3, track: 3, at: 2)], currentEntryId: 2)
         #expect(queue.next?.id == 1)
