@@ -131,6 +131,7 @@ public final class Application: @unchecked Sendable {
         hub.closeAll()
         Thread.sleep(forTimeInterval: 0.2)
         server.stop()
+        do { try service.flushActivityNow() } catch { Log.error("guest activity on shutdown: \(error)") }
         do { try service.checkpoint() } catch { Log.error("checkpoint on shutdown: \(error)") }
         Log.flush()
     }
@@ -140,6 +141,7 @@ public final class Application: @unchecked Sendable {
         let runsUpkeep = upkeepLock.map(takeUpkeep) ?? true
         if let timerShards { service.ownTimerShards(timerShards.hold().sorted()) }
         service.watchPlayback()
+        service.flushActivity()
         if ticks % Int(EventHub.keepaliveInterval) == 0 { hub.pingAll() }
         if ticks % 60 == 0, runsUpkeep {
             do { try service.expireParties() } catch { Log.error("party expiry: \(error)") }

@@ -20,6 +20,24 @@ struct LiveParty {
     private var activityPrunedAt = Date.distantPast
     static let activityDevices = 4_096
 
+    /// R30 with one writer: the party's banned adders, read once and dropped when a ban or a lift changes them
+    /// (issue 28: every like asked the database).
+    var bannedAdders: Set<String>?
+    /// R17a, issue 28: activity noted but not yet written, one writer only (`PartyState.flushActivity` writes it).
+    private(set) var pendingActivity: [String: Date] = [:]
+
+    /// Notes a device's activity now, to be written with the party's next flush.
+    mutating func notePendingActivity(by deviceId: String, at now: Date) {
+        pendingActivity[deviceId] = now
+        noteActivityWritten(by: deviceId, at: now)
+    }
+
+    /// The pending activity, in device order (neighbouring rows of the table), now no longer pending.
+    mutating func takePendingActivity() -> [(deviceId: String, at: Date)] {
+        defer { pendingActivity.removeAll(keepingCapacity: true) }
+        return pendingActivity.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
     /// Notes a device's activity written now. Changed in place (a copy of the map per like cost a like storm more
     /// than the write it saved); when full, the devices not written within the resolution go, at most once per it.
     mutating func noteActivityWritten(by deviceId: String, at now: Date) {

@@ -16,5 +16,20 @@ extension PartyService {
     public func ban(entryId: Int64, party: Party) throws -> Int { try withState { try $0.ban(entryId: entryId, party: party) } }
 
     /// R30: lifts every ban of the party.
-    public func liftBans(party: Party) throws { try withState { _ = try $0.store.liftBans(partyId: party.id) } }
+    public func liftBans(party: Party) throws { try withState { try $0.liftBans(partyId: party.id) } }
+
+    /// R17a: writes the guests' pending activity (issue 28) in the next group commit, if there is any: once a second,
+    /// from the upkeep timer, which does not wait for it.
+    public func flushActivity() {
+        guard withState({ $0.hasPendingActivity }) else { return }
+        write({ try $0.flushActivity() }) { result in
+            if case .failure(let error) = result { Log.error("guest activity: \(error)") }
+        }
+    }
+
+    /// The same, waited for: before the server stops.
+    public func flushActivityNow() throws {
+        guard withState({ $0.hasPendingActivity }) else { return }
+        try write { try $0.flushActivity() }
+    }
 }

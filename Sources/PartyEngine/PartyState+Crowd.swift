@@ -27,25 +27,63 @@ public struct VetoView: Sendable {
 }
 
 extension PartyState {
-    /// R17a: the device joined, added, liked or vetoed now. Written at most once per `CrowdVeto.activityResolution`
+    /// R17a: the device joined, added, liked or vetoed now. Noted at most once per `CrowdVeto.activityResolution`
     /// per device (issue 28: a like storm rewrote the same row with every like); the veto's ten-minute window of
-    /// active guests is exact to within that.
+    /// active guests is exact to within that. With one writer the row is written later, with others pending
+    /// (`flushActivity`): a like storm of new phones wrote a row in a different page of the table per like, the
+    /// largest part of each group commit. With several instances it is written now (the others count it).
     mutating func recordActivity(deviceId: String, partyId: String) throws {
         if let written = live[partyId]?.activityWritten[deviceId], now.timeIntervalSince(written) < CrowdVeto.activityResolution { return }
-        try store.recordActivity(deviceId: deviceId, partyId: partyId, at: now)
-        live[partyId, default: LiveParty()].noteActivityWritten(by: deviceId, at: now)
+        guard !store.isShared else {
+            try store.recordActivity(deviceId: deviceId, partyId: partyId, at: now)
+            return live[partyId, default: LiveParty()].noteActivityWritten(by: deviceId, at: now)
+        }
+        live[partyId, default: LiveParty()].notePendingActivity(by: deviceId, at: now)
+        if live[partyId]!.pendingActivity.count >= LiveParty.activityDevices { try flushActivity(partyId: partyId) }
+    }
+
+    /// Writes the party's pending activity (every party's with nil), in one transaction: before it is counted, once
+    /// a second (`PartyService.flushActivity`), when a party has `LiveParty.activityDevices` pending, and before the
+    /// server stops. What a kill -9 takes is at most a second of when phones were last seen, never a like.
+    mutating func flushActivity(partyId: String? = nil) throws {
+        let parties = partyId.map { [$0] } ?? live.keys.filter { live[$0]?.pendingActivity.isEmpty == false }
+        for partyId in parties {
+            guard let pending = live[partyId]?.takePendingActivity(), !pending.isEmpty else { continue }
+            try keepingReads { state in
+                try state.transaction { state in
+                    for (deviceId, at) in pending { try state.store.recordActivity(deviceId: deviceId, partyId: partyId, at: at) }
+                }
+            }
+        }
+    }
+
+    var hasPendingActivity: Bool { live.values.contains { !$0.pendingActivity.isEmpty } }
+
+    /// R17a: the vetoes that skip a song now (nil while the party has the veto off).
+    mutating func vetoNeeded(party: Party) throws -> Int? {
+        guard party.settings.vetoShare > 0 else { return nil }
+        try flushActivity(partyId: party.id)
+        let active = try store.activeGuestCount(partyId: party.id, since: CrowdVeto.activeSince(now))
+        return CrowdVeto.needed(vetoShare: party.settings.vetoShare, activeGuests: active)
     }
 
     /// R30: a banned device's adds, likes and vetoes are refused for the rest of the party.
-    func refuseIfBanned(deviceId: String, party: Party) throws {
-        if try store.isBanned(adder: deviceId, partyId: party.id) { throw PartyError.banned }
+    mutating func refuseIfBanned(deviceId: String, party: Party) throws {
+        if try isBanned(adder: deviceId, partyId: party.id) { throw PartyError.banned }
     }
 
-    /// R17a: the vetoes that skip a song now (nil while the party has the veto off).
-    func vetoNeeded(party: Party) throws -> Int? {
-        guard party.settings.vetoShare > 0 else { return nil }
-        let active = try store.activeGuestCount(partyId: party.id, since: CrowdVeto.activeSince(now))
-        return CrowdVeto.needed(vetoShare: party.settings.vetoShare, activeGuests: active)
+    private mutating func isBanned(adder: String, partyId: String) throws -> Bool {
+        guard !store.isShared else { return try store.isBanned(adder: adder, partyId: partyId) }
+        if let banned = live[partyId]?.bannedAdders { return banned.contains(adder) }
+        let banned = try store.bannedAdders(partyId: partyId)
+        live[partyId, default: LiveParty()].bannedAdders = banned
+        return banned.contains(adder)
+    }
+
+    /// R30: lifts every ban of the party.
+    mutating func liftBans(partyId: String) throws {
+        live[partyId]?.bannedAdders = nil
+        try store.liftBans(partyId: partyId)
     }
 
     /// R17a: toggles this device's veto on the entry the uri targets (R10), counted like a like (R11's limits, the
@@ -87,6 +125,7 @@ extension PartyState {
             throw PartyError.notInQueue
         }
         guard let adder = entry.guestAdder else { throw PartyError.notAGuestSong }
+        live[party.id]?.bannedAdders = nil
         return try transaction { state in
             try state.store.ban(adder: adder, entryId: entryId, partyId: party.id)
             let leaving = queue.waitingEntries(addedBy: adder)

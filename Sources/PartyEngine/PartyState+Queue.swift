@@ -37,7 +37,9 @@ extension PartyState {
         return playback.isIdle && deviceActive(partyId: party.id)
     }
 
-    /// R17: toggles this device's like on the entry the uri targets (R10).
+    /// R17: toggles this device's like on the entry the uri targets (R10). Runs inside its write's transaction
+    /// (`PartyService.write`: a savepoint per write in a group commit), which takes back its writes and effects
+    /// when it throws.
     mutating func vote(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
         try refuseIfBanned(deviceId: deviceId, party: party)
         try guards.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
@@ -45,20 +47,19 @@ extension PartyState {
         do {
             // One writer (SQLite): the cached queue is the committed one. A shared store: read after the party's row
             // lock, as committed (another instance's like of the same song may have landed since any earlier read).
-            let cached = store.isShared ? nil : try queue(of: party)
-            outcome = try transaction { state in
-                if state.store.isShared { try state.store.lockParty(id: party.id) }
-                let queue = try cached ?? state.store.queue(partyId: party.id, currentEntryId: state.store.party(id: party.id)?.playback.currentEntryId)
-                guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
-                let liked = try state.store.toggleVote(entryId: entry.id, deviceId: deviceId)
-                try state.recordActivity(deviceId: deviceId, partyId: party.id)
-                let count = entry.likeCount + (liked ? 1 : -1)
-                // Issue 24: the event carries what changed, the count and the new order of the waiting entries (R9
-                // decided here, once), so pages apply it instead of every page fetching the queue after every like.
-                state.publish(.voteUpdated(uri: uri, likeCount: count, entryId: entry.id, order: queue.waitingIds(likeCount: count, ofEntry: entry.id)),
-                              partyId: party.id)
-                return (liked, count, entry.id)
-            }
+            assert(openTransactions > 0, "a like runs in its write's transaction")
+            if store.isShared { try store.lockParty(id: party.id) }
+            let queue = try store.isShared
+                ? store.queue(partyId: party.id, currentEntryId: store.party(id: party.id)?.playback.currentEntryId) : queue(of: party)
+            guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
+            let liked = try store.toggleVote(entryId: entry.id, deviceId: deviceId)
+            try recordActivity(deviceId: deviceId, partyId: party.id)
+            let count = entry.likeCount + (liked ? 1 : -1)
+            // Issue 24: the event carries what changed, the count and the new order of the waiting entries (R9
+            // decided here, once), so pages apply it instead of every page fetching the queue after every like.
+            publish(.voteUpdated(uri: uri, likeCount: count, entryId: entry.id, order: queue.waitingIds(likeCount: count, ofEntry: entry.id)),
+                    partyId: party.id)
+            outcome = (liked, count, entry.id)
         }
         // Issue 28: the like changed one count and nothing else the cache holds, so the cache moves to the new write
         // version with that count changed (in place), instead of reading the whole queue again for the next like

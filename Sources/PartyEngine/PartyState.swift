@@ -74,12 +74,7 @@ struct PartyState {
                 let result = try body(&self)
                 // The outermost transaction appends what every nested one recorded (a group commit: one append per
                 // party and batch, issue 28); a nested one that throws took its events back with its effects.
-                if openTransactions == 1 {
-                    // The log is no part of what the cache holds: a cache that was current stays current (one writer).
-                    let current = !store.isShared && readCache.alignedVersion == store.writeVersion
-                    try appendLoggedEvents(since: before.events.count)
-                    if current { readCache.keep(at: store.writeVersion) }
-                }
+                if openTransactions == 1 { try keepingReads { try $0.appendLoggedEvents(since: before.events.count) } }
                 return result
             }
         } catch {
@@ -89,6 +84,14 @@ struct PartyState {
             readCache.clear()
             throw error
         }
+    }
+
+    /// Runs `write`, whose rows are no part of what the read cache holds (the event log, guests' activity): a cache
+    /// that was current stays current. One writer only: on a shared store the write version says nothing of others.
+    mutating func keepingReads(_ write: (inout PartyState) throws -> Void) throws {
+        let current = !store.isShared && readCache.alignedVersion == store.writeVersion
+        try write(&self)
+        if current { readCache.keep(at: store.writeVersion) }
     }
 
     mutating func token() -> String { Identifiers.token(using: &random) }

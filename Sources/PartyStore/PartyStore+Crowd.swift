@@ -42,6 +42,10 @@ extension PartyStore {
         !(try run("SELECT 1 AS banned FROM bans WHERE party_id = ? AND adder = ? LIMIT 1", [.text(partyId), .text(adder)]).isEmpty)
     }
 
+    public func bannedAdders(partyId: String) throws -> Set<String> {
+        Set(try run("SELECT adder FROM bans WHERE party_id = ?", [.text(partyId)]).compactMap { $0.text("adder") })
+    }
+
     public func isBanned(entryId: Int64, partyId: String) throws -> Bool {
         !(try run("SELECT 1 AS banned FROM bans WHERE party_id = ? AND entry_id = ?", [.text(partyId), .integer(entryId)]).isEmpty)
     }

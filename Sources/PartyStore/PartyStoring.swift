@@ -56,6 +56,7 @@ public protocol PartyStoring: AnyObject {
     func activeGuestCount(partyId: String, since: Date) throws -> Int
     func ban(adder: String, entryId: Int64, partyId: String) throws
     func isBanned(adder: String, partyId: String) throws -> Bool
+    func bannedAdders(partyId: String) throws -> Set<String>
     func isBanned(entryId: Int64, partyId: String) throws -> Bool
     @discardableResult func liftBans(partyId: String) throws -> Int
 

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+@testable import MusicVotingServer
+@testable import PartyEngine
 
 @Suite("Crowd veto (R17a) and ban without unmasking (R30)")
 struct CrowdRoutesTests {
@@ -109,6 +111,39 @@ struct CrowdRoutesTests {
         // Ten minutes on, only the one who just vetoed is active: the floor of 3 holds.
         let later = try party.veto(2, device: "phone-2")
         #expect(later.json["vetoNeeded"] as? Int == 3, "\(later)")
+    }
+
+    /// Issue 28: a phone's activity is written at most once a minute, and with one writer kept in memory until a
+    /// flush (once a second, or before the veto's threshold counts it): a like storm of new phones wrote a row per like.
+    @Test func aPhonesActivityIsWrittenOnceAMinuteAndCountedBeforeItIsWritten() throws {
+        let clock = ManualClock()
+        let party = try Self.playingParty(vetoShare: 0.5, clock: clock)
+        let service = party.server.application.service
+        let start = clock.now()
+        let written = { (since: Date) throws -> Int in
+            try service.withState { try $0.store.activeGuestCount(partyId: party.id, since: since) }
+        }
+        try service.flushActivityNow()
+        let adders = try written(start)
+        #expect(adders == 3, "the host's phone and the two guests who added")
+
+        #expect(try party.vote(2, device: "phone-1").status == 200)
+        #expect(try written(start) == adders, "kept in memory until a flush")
+        // ⌈0.5 × 4⌉ is below the floor; nine more phones make 13 active: ⌈6.5⌉ = 7, counted before any flush.
+        for number in 2...10 { #expect(try party.vote(2, device: "phone-\(number)").status == 200) }
+        #expect(try party.entry(3)?["vetoNeeded"] as? Int == 7)
+        #expect(try written(start) == adders + 10, "the count wrote what it counted")
+
+        clock.advance(by: 30)
+        #expect(try party.vote(2, device: "phone-1").status == 200)
+        try service.flushActivityNow()
+        #expect(try written(start.addingTimeInterval(29)) == 0, "liked again within the minute: not written again")
+
+        clock.advance(by: 31)
+        #expect(try party.vote(2, device: "phone-1").status == 200)
+        #expect(try written(start.addingTimeInterval(60)) == 0)
+        try service.flushActivityNow()
+        #expect(try written(start.addingTimeInterval(60)) == 1, "a minute on, the like is written with its time")
     }
 
     @Test func aBanTakesTheAddersWaitingSongsAndRefusesThemForTheRestOfTheParty() throws {
