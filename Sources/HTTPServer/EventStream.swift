@@ -1,15 +1,17 @@
 import Foundation
 import CMicroHTTPD
+import Synchronization
 
 /// One open Server-Sent-Events response. Writers append bytes; libmicrohttpd pulls them.
 ///
 /// Idle streams cost no CPU: when the buffer is empty the reader suspends the connection, and the
 /// next `send` resumes it (NOTES-libmicrohttpd: a reader returning 0 without suspending spins a core).
 /// The buffer is bounded: a client that falls this far behind is dropped and reconnects.
-/// `@unchecked Sendable`: every field is guarded by `lock`.
+/// `@unchecked Sendable`: every field is guarded by `lock`, a `Mutex` kept inside the object (issue 28: an `NSLock`
+/// is four allocations on Linux, for each of thousands of idle subscribers).
 public final class EventStream: @unchecked Sendable {
     public let capacity: Int
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var pending: [UInt8] = []
     private var connection: OpaquePointer?
     private var suspended = false
@@ -24,27 +26,25 @@ public final class EventStream: @unchecked Sendable {
     }
 
     /// Bytes queued and not yet written to the client.
-    public var pendingByteCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return pending.count
-    }
+    public var pendingByteCount: Int { lock.withLock { _ in pending.count } }
 
     /// Called once when libmicrohttpd is done with the stream (client left, dropped or closed). Each
     /// caller's action runs: the hub and the monitor presence both need to hear of it.
     public func whenFinished(_ action: @escaping @Sendable () -> Void) {
-        lock.lock()
-        let alreadyFinished = finished
-        if !alreadyFinished { onFinish.append(action) }
-        lock.unlock()
+        let alreadyFinished = lock.withLock { _ in
+            if !finished { onFinish.append(action) }
+            return finished
+        }
         if alreadyFinished { action() }
     }
 
     /// Queues bytes for the client. Returns false when the stream is over or the client was too slow.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
+        lock.withLock { _ in sendLocked(bytes) }
+    }
+
+    private func sendLocked(_ bytes: [UInt8]) -> Bool {
         guard !closing, !finished else { return false }
         if pending.count + bytes.count > capacity {
             dropped = true
@@ -63,10 +63,10 @@ public final class EventStream: @unchecked Sendable {
 
     /// Ends the stream after what is already queued has been written.
     public func close() {
-        lock.lock()
-        defer { lock.unlock() }
-        closing = true
-        wakeLocked()
+        lock.withLock { _ in
+            closing = true
+            wakeLocked()
+        }
     }
 
     private func wakeLocked() {
@@ -77,15 +77,15 @@ public final class EventStream: @unchecked Sendable {
     }
 
     func attach(_ connection: OpaquePointer) {
-        lock.lock()
-        self.connection = connection
-        lock.unlock()
+        lock.withLock { _ in self.connection = connection }
     }
 
     /// libmicrohttpd's content reader: copies queued bytes, or suspends until there are some.
     func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
+        lock.withLock { _ in readLocked(into: buffer, max: max) }
+    }
+
+    private func readLocked(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
         if dropped { return mv_reader_end_with_error() }
         if !pending.isEmpty {
             let count = min(max, pending.count)
@@ -110,13 +110,13 @@ public final class EventStream: @unchecked Sendable {
     }
 
     func finish() {
-        lock.lock()
-        finished = true
-        connection = nil
-        suspended = false
-        let actions = onFinish
-        onFinish = []
-        lock.unlock()
+        let actions = lock.withLock { _ in
+            finished = true
+            connection = nil
+            suspended = false
+            defer { onFinish = [] }
+            return onFinish
+        }
         for action in actions { action() }
     }
 }

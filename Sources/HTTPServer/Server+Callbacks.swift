@@ -156,7 +156,9 @@ private func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Re
         _ = mv_set_connection_timeout(connection, Server.streamTimeout)
         stream.attach(connection)
         let context = Unmanaged.passRetained(stream).toOpaque()
-        handle = MHD_create_response_from_callback(mv_size_unknown(), 1024, streamReader, context, streamFreed)
+        // The block size is a buffer inside each response that 0.9.75's chunked replies do not read into (the reader
+        // writes into the connection's pool, as much as fits): 1 KiB of it was idle memory per subscriber (issue 28).
+        handle = MHD_create_response_from_callback(mv_size_unknown(), 128, streamReader, context, streamFreed)
         if handle == nil { Unmanaged<EventStream>.fromOpaque(context).release() }
     case let .file(descriptor, offset, length):
         // MHD owns the descriptor from here and closes it when the response is destroyed.
