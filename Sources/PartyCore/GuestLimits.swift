@@ -43,9 +43,10 @@ public struct GuestLimits: Sendable {
     /// Counts one like toggle, or throws `.rateLimited` without counting it.
     public mutating func admitLike(device: String, address: String, party: String, at now: Date) throws(PartyError) {
         if shared { return try admitSharedLike(device: device, address: address, party: party, at: now) }
-        try Self.check(1, [(likesByDevice, party + "|" + device), (likesByAddress, party + "|" + AddressPrefix.device(of: address))], at: now)
-        likesByDevice.record(key: party + "|" + device, at: now)
-        likesByAddress.record(key: party + "|" + AddressPrefix.device(of: address), at: now)
+        let deviceKey = party + "|" + device, addressKey = party + "|" + AddressPrefix.device(of: address)
+        try Self.check(1, [(likesByDevice, deviceKey), (likesByAddress, addressKey)], at: now)
+        likesByDevice.record(key: deviceKey, at: now)
+        likesByAddress.record(key: addressKey, at: now)
     }
 
     /// Issue 26: a like counted in the shared database, checked and counted in one round trip (a like is the most

@@ -52,7 +52,9 @@ public struct SlidingWindowLimiter: Sendable {
 
     public mutating func record(key: String, at now: Date, count: Int = 1) {
         if let shared { return shared.limits.add(count, name: shared.name, key: key, window: window, at: now) }
-        events[key] = live(events[key] ?? [], at: now) + Array(repeating: now, count: count)
+        // In place: the key's stamps are neither copied nor filtered into a new array.
+        events[key, default: []].removeAll { now.timeIntervalSince($0) >= window }
+        events[key, default: []].append(contentsOf: repeatElement(now, count: count))
         recordsSincePrune += 1
         // A prune walks every key: it runs once the records since the last one match the keys it kept (at least
         // 1,024), so a record costs O(1) however many keys a window holds (issue 28: a key per like's device made

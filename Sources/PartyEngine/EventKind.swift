@@ -68,6 +68,18 @@ enum EventKind: Sendable {
 
     static let liveOnlyTypes: Set<String> = ["progress", "playback-error", "pin-guessing"]
 
+    /// Ids as one comma-separated string, written in place (issue 28: every like's event carries the queue's order;
+    /// a string per id and then their join were most of its encoding).
+    static func list(_ ids: [Int64]) -> String {
+        var text = ""
+        text.reserveCapacity(ids.count * 8)
+        for (index, id) in ids.enumerated() {
+            if index > 0 { text += "," }
+            text += String(id)
+        }
+        return text
+    }
+
     /// The payload members after `partyId` and `source`, all strings (SPEC: clients drop other kinds).
     var payload: [(String, String)] {
         switch self {
@@ -75,7 +87,7 @@ enum EventKind: Sendable {
             return [("reason", change.rawValue)]
         case .voteUpdated(let uri, let likeCount, let entryId, let order):
             return [("uri", uri), ("likeCount", String(likeCount)), ("entryId", String(entryId)),
-                    ("order", order.map(String.init).joined(separator: ","))]
+                    ("order", Self.list(order))]
         case .vetoUpdated(let uri, let vetoCount, let vetoNeeded, let entryId):
             return [("uri", uri), ("vetoCount", String(vetoCount)), ("vetoNeeded", String(vetoNeeded)), ("entryId", String(entryId))]
         case .trackChanged(let change):

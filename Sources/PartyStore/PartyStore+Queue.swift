@@ -99,10 +99,12 @@ extension PartyStore {
     /// R17: one like per device per entry; a second call removes it. Returns whether it is liked now. The entry's
     /// `like_count` moves with its votes, in the caller's transaction.
     public func toggleVote(entryId: Int64, deviceId: String) throws -> Bool {
-        try transaction {
-            try run("DELETE FROM votes WHERE entry_id = ? AND device_id = ?", [.integer(entryId), .text(deviceId)])
-            let liked = database.changes == 0
-            if liked { try run("INSERT INTO votes (entry_id, device_id) VALUES (?, ?)", [.integer(entryId), .text(deviceId)]) }
+        try atomically {
+            // A like first (issue 28: the usual toggle in a storm of new phones is one statement, not a delete that
+            // found nothing and then the insert).
+            try run("INSERT INTO votes (entry_id, device_id) VALUES (?, ?) ON CONFLICT DO NOTHING", [.integer(entryId), .text(deviceId)])
+            let liked = database.changes > 0
+            if !liked { try run("DELETE FROM votes WHERE entry_id = ? AND device_id = ?", [.integer(entryId), .text(deviceId)]) }
             try run("UPDATE queue_entries SET like_count = like_count + ? WHERE id = ?", [.integer(liked ? 1 : -1), .integer(entryId)])
             return liked
         }

@@ -5,10 +5,14 @@ import PartyCore
 /// SQL is written once, the connection runs it in its dialect. Not thread-safe: the server serializes every call.
 public final class PartyStore: PartyStoring {
     let database: any SQLConnection
+    /// Other processes write the database too (PostgreSQL). Kept, not derived: the engine asks several times per
+    /// like, and the dialect is a struct of many strings (issue 28).
+    public let isShared: Bool
 
     /// The SQLite file at `path`, created and migrated as needed.
     public init(path: String) throws {
         database = try Database(path: path)
+        isShared = database.dialect.lockParty != nil
         try database.migrate(Schema.migrations)
     }
 
@@ -20,11 +24,13 @@ public final class PartyStore: PartyStoring {
         try connection.migrate(Schema.migrations(.postgreSQL))
         connection.answerDeadline = PostgreSQLConnection.answerDeadline
         database = connection
+        isShared = connection.dialect.lockParty != nil
     }
 
     /// A second view of a database another store already migrated, on its own connection (`ClusterChannel`).
     init(connection: any SQLConnection) {
         database = connection
+        isShared = connection.dialect.lockParty != nil
     }
 
     public var schemaVersion: Int { get throws { try database.schemaVersion } }
@@ -35,7 +41,6 @@ public final class PartyStore: PartyStoring {
     /// cached read is also checked against the party's `version`.
     public var writeVersion: Int64 { database.writeVersion }
 
-    public var isShared: Bool { database.dialect.lockParty != nil }
 
     public func partyVersion(id: String) throws -> Int64? {
         try run("SELECT version FROM parties WHERE id = ?", [.text(id)]).first.map { $0.integer("version") ?? 0 }
@@ -54,6 +59,13 @@ public final class PartyStore: PartyStoring {
     /// Runs `body` atomically: all of its writes land, or none.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try database.transaction(body)
+    }
+
+    /// `body` as one unit: inside the caller's open transaction, which takes it back as a whole when `body` throws
+    /// past it (issue 28: a savepoint of its own per like in a group commit, where each write has one already), else
+    /// in a transaction of its own. For statements whose error no caller catches inside its transaction.
+    func atomically<T>(_ body: () throws -> T) throws -> T {
+        database.isInTransaction ? try body() : try transaction(body)
     }
 
     @discardableResult
