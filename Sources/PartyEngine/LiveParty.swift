@@ -38,6 +38,11 @@ struct LiveParty {
         return pendingActivity.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
+    /// Rows a rolled-back transaction did not write, pending again unless the device was active since.
+    mutating func restorePendingActivity(_ rows: [(deviceId: String, at: Date)]) {
+        for (deviceId, at) in rows where (pendingActivity[deviceId] ?? .distantPast) < at { pendingActivity[deviceId] = at }
+    }
+
     /// Notes a device's activity written now. Changed in place (a copy of the map per like cost a like storm more
     /// than the write it saved); when full, the devices not written within the resolution go, at most once per it.
     mutating func noteActivityWritten(by deviceId: String, at now: Date) {

@@ -256,7 +256,7 @@ public final class PartyService: Sendable {
                      completion: @escaping @Sendable (Result<(liked: Bool, likeCount: Int), any Error>) -> Void) {
         let like: @Sendable () -> Void = { [self] in
             write({ state in
-                try state.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: state.activeParty(id: partyId))
+                try state.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: state.activeParty(id: partyId, endsIfDue: false))
             }, completion: completion)
         }
         guard let sharedLikeLimits else { return like() }

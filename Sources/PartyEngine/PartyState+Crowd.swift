@@ -51,6 +51,8 @@ extension PartyState {
             guard let pending = live[partyId]?.takePendingActivity(), !pending.isEmpty else { continue }
             try keepingReads { state in
                 try state.transaction { state in
+                    // Noted first: when this or an enclosing transaction rolls back, the rows are pending again.
+                    state.effects.flushedActivity.append((partyId, pending))
                     for (deviceId, at) in pending { try state.store.recordActivity(deviceId: deviceId, partyId: partyId, at: at) }
                 }
             }

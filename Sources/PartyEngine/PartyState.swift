@@ -35,6 +35,9 @@ struct PartyState {
         /// Parties whose monitor streams end (their TV was replaced: it reconnects as a guest and learns it).
         var closedMonitorStreams: [String] = []
         var playersToDrive: [String] = []
+        /// Guests' activity written from pending in this lock hold (`flushActivity`): pending again if the
+        /// transaction that wrote it rolls back.
+        var flushedActivity: [(partyId: String, rows: [(deviceId: String, at: Date)])] = []
     }
 
     init(store: any PartyStoring, clock: any PartyClock, random: any RandomNumberGenerator, guards: Guards = Guards(),
@@ -78,6 +81,9 @@ struct PartyState {
                 return result
             }
         } catch {
+            for flushed in effects.flushedActivity.dropFirst(before.flushedActivity.count) {
+                live[flushed.partyId]?.restorePendingActivity(flushed.rows)
+            }
             effects = before
             // What was read inside may be gone (the write version does not move back with a rollback), and a shared
             // store's party versions roll back too, and the next write hands them out again.
@@ -97,12 +103,14 @@ struct PartyState {
     mutating func token() -> String { Identifiers.token(using: &random) }
 
     /// R3/R5/R6: the active party with this id, else `.partyNotFound`. Ends it first when it is due (R6).
-    mutating func activeParty(id: String) throws -> Party {
+    /// `endsIfDue: false` inside a write that fails with the answer: the end would roll back with it (a group commit's
+    /// like); the next other request, or the upkeep within a minute, ends the party.
+    mutating func activeParty(id: String, endsIfDue: Bool = true) throws -> Party {
         guard Identifiers.isWellFormedToken(id), let party = try cachedParty(id: id), party.isActive else {
             throw PartyError.partyNotFound
         }
         if party.isDueToAutoEnd(at: now) {
-            try end(party)
+            if endsIfDue { try end(party) }
             throw PartyError.partyNotFound
         }
         return party

@@ -93,6 +93,31 @@ struct GroupCommitTests {
         #expect(likes == ["demo:track:2=1", "demo:track:2=2", "demo:track:1=1"], "events in commit order: \(text)")
     }
 
+    /// Issue 28: guests' activity waits in memory for a flush; a flush whose transaction rolls back (a veto that
+    /// failed after counting, a batch whose commit failed) leaves it pending, so it is written with the next one.
+    @Test func activityFlushedInARolledBackTransactionIsWrittenByTheNextFlush() throws {
+        struct Failed: Error {}
+        let service = try makeService()
+        let party = try service.createParty(provider: "demo")
+        try service.add(uris: ["demo:track:1"], deviceId: "adder", party: party)
+        _ = try service.vote(uri: "demo:track:1", deviceId: "liker", clientAddress: "10.0.0.1", party: party)
+        let since = service.now.addingTimeInterval(-1)
+        let written = { try service.withState { try $0.store.activeGuestCount(partyId: party.id, since: since) } }
+        #expect(try written() == 0, "pending until a flush")
+        #expect(throws: Failed.self) {
+            try service.withState { state in
+                try state.transaction { state in
+                    try state.flushActivity()
+                    #expect(try state.store.activeGuestCount(partyId: party.id, since: since) == 2, "written inside")
+                    throw Failed()
+                }
+            }
+        }
+        #expect(try written() == 0, "rolled back")
+        try service.flushActivityNow()
+        #expect(try written() == 2, "the adder and the liker, pending again after the rollback")
+    }
+
     @Test func likesFromManyThreadsAreAllCountedOnce() throws {
         let service = try makeService()
         let party = try service.createParty(provider: "demo")
