@@ -6,6 +6,8 @@ import Synchronization
 /// savepoint of its own: a write that fails leaves its neighbours alone) and returns what tells its caller, which
 /// runs only once the batch committed; `fail` tells it the batch did not.
 struct BatchedWrite: Sendable {
+    /// The party whose row the write locks on a shared store (nil: none).
+    var partyId: String? = nil
     let apply: @Sendable (inout PartyState) -> @Sendable () -> Void
     let fail: @Sendable (any Error) -> Void
 }
@@ -13,9 +15,9 @@ struct BatchedWrite: Sendable {
 extension PartyService {
     /// Runs `body` in the next group commit and hands `completion` its result once the transaction holding it has
     /// committed (an acknowledged write survives kill -9), after its events went out.
-    func write<T: Sendable>(_ body: @escaping @Sendable (inout PartyState) throws -> T,
+    func write<T: Sendable>(partyId: String? = nil, _ body: @escaping @Sendable (inout PartyState) throws -> T,
                             completion: @escaping @Sendable (Result<T, any Error>) -> Void) {
-        let job = BatchedWrite(apply: { state in
+        let job = BatchedWrite(partyId: partyId, apply: { state in
             do {
                 let value = try state.transaction { try body(&$0) }
                 return { completion(.success(value)) }
@@ -30,10 +32,10 @@ extension PartyService {
     }
 
     /// `write`, waited for on this thread (callers already off libmicrohttpd's threads, and tests).
-    func write<T: Sendable>(_ body: @escaping @Sendable (inout PartyState) throws -> T) throws -> T {
+    func write<T: Sendable>(partyId: String? = nil, _ body: @escaping @Sendable (inout PartyState) throws -> T) throws -> T {
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<T, any Error>?>(nil)
-        write(body) { result in
+        write(partyId: partyId, body) { result in
             outcome.withLock { $0 = result }
             done.signal()
         }
@@ -42,9 +44,12 @@ extension PartyService {
     }
 
     /// One batch: one transaction under the state lock, its events published in commit order, then the answers.
-    /// A commit that fails fails every write in it, and nothing of it is announced.
+    /// A commit that fails fails every write in it, and nothing of it is announced. On a shared store the writes go
+    /// in the order of the parties they lock (each party's in arrival order): two instances' batches that lock the
+    /// same parties in opposite orders would deadlock, and PostgreSQL would fail one write after a second.
     func commit(_ jobs: [BatchedWrite]) {
         let answers = withState { state -> [@Sendable () -> Void] in
+            let jobs = state.store.isShared ? Self.inLockOrder(jobs) : jobs
             do {
                 return try state.transaction { state in jobs.map { $0.apply(&state) } }
             } catch {
@@ -52,5 +57,10 @@ extension PartyService {
             }
         }
         for answer in answers { answer() }
+    }
+
+    /// `jobs` by the party each locks, then as they came (writes that lock none first).
+    static func inLockOrder(_ jobs: [BatchedWrite]) -> [BatchedWrite] {
+        jobs.enumerated().sorted { ($0.element.partyId ?? "", $0.offset) < ($1.element.partyId ?? "", $1.offset) }.map(\.element)
     }
 }

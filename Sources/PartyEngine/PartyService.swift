@@ -239,13 +239,13 @@ public final class PartyService: Sendable {
             guard let track else { throw PartyError.trackNotFound }
             tracks.append(track)
         }
-        let startsPlayback = try write { [tracks] in try $0.add(tracks, deviceId: deviceId, clientAddress: clientAddress, party: party) }
+        let startsPlayback = try write(partyId: party.id) { [tracks] in try $0.add(tracks, deviceId: deviceId, clientAddress: clientAddress, party: party) }
         if startsPlayback { _ = try startAndRefill(party) }
     }
 
     public func vote(uri: String, deviceId: String, clientAddress: String = "local", party: Party) throws -> (liked: Bool, likeCount: Int) {
         try sharedLikeLimits?.admitSharedLike(device: deviceId, address: clientAddress, party: party.id, at: now)
-        return try write { try $0.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
+        return try write(partyId: party.id) { try $0.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
     }
 
     /// R17 without holding the caller's thread (it returns at once): `completion` gets the answer once the like's
@@ -255,7 +255,7 @@ public final class PartyService: Sendable {
     public func vote(uri: String, deviceId: String, clientAddress: String, partyId: String,
                      completion: @escaping @Sendable (Result<(liked: Bool, likeCount: Int), any Error>) -> Void) {
         let like: @Sendable () -> Void = { [self] in
-            write({ state in
+            write(partyId: partyId, { state in
                 try state.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: state.activeParty(id: partyId, endsIfDue: false))
             }, completion: completion)
         }

@@ -2,6 +2,7 @@ import Foundation
 import PartyCore
 import Synchronization
 import Testing
+import TestSupport
 @testable import HTTPServer
 @testable import MusicVotingServer
 @testable import PartyEngine
@@ -40,9 +41,10 @@ struct GroupCommitTests {
         #expect(Self.batches(of: 3, maxBatch: 64) == [[0], [1, 2]], "nothing waits for a batch to fill")
     }
 
-    func makeService() throws -> PartyService {
+    func makeService(database: String? = nil) throws -> PartyService {
         var configuration = Configuration()
         configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("mv-commit-\(UUID().uuidString)").path
+        configuration.databaseURL = database
         return try Application(configuration: configuration, clock: ManualClock(Date(timeIntervalSince1970: 1_800_000_000))).service
     }
 
@@ -116,6 +118,54 @@ struct GroupCommitTests {
         #expect(try written() == 0, "rolled back")
         try service.flushActivityNow()
         #expect(try written() == 2, "the adder and the liker, pending again after the rollback")
+    }
+
+    /// Several instances: two instances' batches like the same two parties in opposite orders, each write locking its
+    /// party's row. Taken as they came, the first batch held one party and waited for the other, the second the
+    /// other way round, and PostgreSQL failed one like after its deadlock timeout. In the parties' order both commit.
+    @Test func batchesOfTwoInstancesLikingTheSamePartiesInOppositeOrdersBothCommit() throws {
+        let database = try PostgreSQLCluster.shared().createDatabase()
+        let one = try makeService(database: database), two = try makeService(database: database)
+        let parties = try [one.createParty(provider: "demo"), one.createParty(provider: "demo")].sorted { $0.id < $1.id }
+        for party in parties { try one.add(uris: ["demo:track:1"], deviceId: "adder", party: party) }
+        let results = Mutex<[String: Result<Int, PartyError>]>([:])
+        func like(_ party: Party, by device: String) -> BatchedWrite {
+            let record: @Sendable (Result<Int, PartyError>) -> Void = { result in results.withLock { $0[device] = result } }
+            return BatchedWrite(partyId: party.id, apply: { state in
+                do {
+                    let count = try state.transaction {
+                        try $0.vote(uri: "demo:track:1", deviceId: device, clientAddress: "10.9.0.\(device.count)", party: party).likeCount
+                    }
+                    return { record(.success(count)) }
+                } catch {
+                    return { record(.failure(error as? PartyError ?? .partyNotFound)) }
+                }
+            }, fail: { _ in record(.failure(.partyNotFound)) })
+        }
+        // Instance one likes the first party, waits until instance two has liked the second, then likes it too;
+        // instance two likes the second party, says so, then likes the first.
+        let secondHeld = DispatchSemaphore(value: 0)
+        let waitForTwo = BatchedWrite(apply: { _ in
+            _ = secondHeld.wait(timeout: .now() + 10)
+            return {}
+        }, fail: { _ in })
+        let sayHeld = BatchedWrite(apply: { _ in
+            secondHeld.signal()
+            return {}
+        }, fail: { _ in })
+        let done = DispatchGroup()
+        for (service, jobs) in [(one, [like(parties[0], by: "a"), waitForTwo, like(parties[1], by: "bb")]),
+                                (two, [like(parties[1], by: "ccc"), sayHeld, like(parties[0], by: "dddd")])] {
+            done.enter()
+            DispatchQueue.global().async {
+                service.commit(jobs)
+                done.leave()
+            }
+        }
+        done.wait()
+        let outcome = results.withLock { $0 }
+        #expect(outcome.count == 4 && outcome.values.allSatisfy { (try? $0.get()) != nil }, "every like committed: \(outcome)")
+        #expect(try one.queue(of: parties[0]).entries.map(\.likeCount) == [2] && two.queue(of: parties[1]).entries.map(\.likeCount) == [2])
     }
 
     @Test func likesFromManyThreadsAreAllCountedOnce() throws {
