@@ -42,6 +42,10 @@ extension JSON {
     private static let falseBytes = Array("false".utf8)
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
+    /// `text` as a JSON string (quoted and escaped as `serialized` writes it), for callers that write a fixed shape
+    /// directly instead of building a value first.
+    public static func append(string text: String, to output: inout [UInt8]) { writeString(text, to: &output) }
+
     private static func writeString(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         // Fast path: most strings need no escaping and are copied in one go (scanned as contiguous bytes;

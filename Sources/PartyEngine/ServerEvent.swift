@@ -40,10 +40,24 @@ struct ServerEvent: Sendable {
     }
 
     /// The one encoding of a message: SPEC's shape, payload values strings only.
+    /// Written directly, the bytes `JSON` would serialize for that object (issue 28: each like's event was a value
+    /// tree first; `ServerEventTests` checks both agree).
     static func message(type: String, at: Date, payload: [(String, String)]) -> String {
-        let message: JSON = ["type": .string(type), "timestamp": .integer(Int(at.timeIntervalSince1970 * 1000)),
-                             "payload": .object(payload.map { ($0.0, .string($0.1)) })]
-        return message.serialized
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(128 + payload.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 6 })
+        bytes += #"{"type":"#.utf8
+        JSON.append(string: type, to: &bytes)
+        bytes += #","timestamp":"#.utf8
+        bytes += String(Int(at.timeIntervalSince1970 * 1000)).utf8
+        bytes += #","payload":{"#.utf8
+        for (index, (key, value)) in payload.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSON.append(string: key, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            JSON.append(string: value, to: &bytes)
+        }
+        bytes += "}}".utf8
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The row the log keeps.

@@ -54,7 +54,7 @@ extension PartyStore {
     }
 
     /// Rows per `INSERT` of events, largest first.
-    static let eventInsertSizes = [32, 8, 1]
+    static let eventInsertSizes = [32, 16, 8, 4, 2, 1]
 
     /// The party's newest sequence number (0 before its first event, nil for no such party).
     public func lastEventSequence(partyId: String) throws -> Int64? {
