@@ -18,4 +18,10 @@ struct ServerEventTests {
                            "payload": .object(payload.map { ($0.0, .string($0.1)) })]
         #expect(ServerEvent.message(type: "vote-updated", at: at, payload: payload) == value.serialized)
     }
+
+    @Test func anOrderIsItsIdsSeparatedByCommas() {
+        for ids: [Int64] in [[], [0], [7, 10, 99, 100, 123_456_789_012], [-5, Int64.max, Int64.min, 1]] {
+            #expect(EventKind.list(ids) == ids.map(String.init).joined(separator: ","))
+        }
+    }
 }
