@@ -9,8 +9,8 @@
 2. SSE fan-out: N subscribers on one party, latency from publishing to each subscriber's event (p50/p99),
    ours (a vote POST, `vote-updated`) next to nginx + nchan (a POST to its publisher location) with the same
    client (sseclient.c, built here with cc); memory per subscriber from the processes' PSS.
-3. Like toggles acknowledged per second by 16 keep-alive clients (likeload.c, built here), then kill -9 and a
-   restart: every acknowledged like must still be counted; next to SQLite's own rate of one-row commits on the same
+3. Like toggles acknowledged per second by 16, then 64 keep-alive clients (likeload.c, built here; --like-clients),
+   then kill -9 and a restart: every acknowledged like must still be counted; next to SQLite's own rate of one-row commits on the same
    disk with the server's settings (WAL, synchronous=NORMAL, a checkpoint every 10,000 pages), measured by this script (issue 28).
 --parts picks sections (queue,fanout,likes; default all).
 Both servers run on 127.0.0.1 with two workers each; the load generators share the same 2 cores, so compare
@@ -207,16 +207,18 @@ def sqlite_commit_rate(folder, seconds):
     return rate
 
 
-def like_load_c(client, port, party_id, seconds, clients=16):
-    """(acknowledged, per second) from likeload.c: a new device per like, a new source address per 50."""
-    fields = subprocess.run([client, str(port), party_id, "demo:track:bench0", str(seconds), str(clients), "50"],
+def like_load_c(client, port, party_id, seconds, clients=16, uri="demo:track:bench0", first_client=0):
+    """(acknowledged, per second) from likeload.c: a new device per like, a new source address per 50; clients
+    numbered from `first_client` (a later run's addresses must not be the ones whose like limits an earlier one used)."""
+    fields = subprocess.run([client, str(port), party_id, uri, str(seconds), str(clients), "50"],
+                            env=dict(os.environ, LIKELOAD_FIRST_CLIENT=str(first_client)),
                             capture_output=True, text=True, check=True).stdout.split()
     return int(fields[1]), int(fields[1]) / float(fields[5])
 
 
-def like_count(port, party_id):
+def like_count(port, party_id, uri="demo:track:bench0"):
     queue = json.loads(call(port, "GET", f"/api/party/{party_id}/track/queue"))["queue"]
-    return next(entry["likeCount"] for entry in queue if entry["uri"] == "demo:track:bench0")
+    return next(entry["likeCount"] for entry in queue if entry["uri"] == uri)
 
 
 def main():
@@ -227,6 +229,7 @@ def main():
     parser.add_argument("--events", type=int, default=20)
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--parts", default="queue,fanout,likes")
+    parser.add_argument("--like-clients", default="16,64", help="a like run per number of clients, each on its own song")
     arguments = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -269,16 +272,24 @@ def main():
 
         if "likes" in parts:
             anchor_rate = sqlite_commit_rate(anchor_folder, arguments.seconds)
-            acknowledged, rate = like_load_c(build(anchor_folder, "likeload", "-pthread"), port, party["id"], arguments.seconds)
-            before_kill = like_count(port, party["id"])
+            loader = build(anchor_folder, "likeload", "-pthread")
+            # 16 clients (the target's figure), then 64 on another song (its own devices: the same device ids would
+            # take the first run's likes back): a batch grows with the likes that arrive while one commits.
+            runs = [(clients, f"demo:track:bench{index}") for index, clients in enumerate(map(int, arguments.like_clients.split(",")))]
+            acknowledged = {}
+            first_client = 0
+            for clients, uri in runs:
+                acknowledged[uri], rate = like_load_c(loader, port, party["id"], arguments.seconds, clients, uri, first_client)
+                first_client += clients
+                print(f"likes: {acknowledged[uri]} acknowledged by {clients} clients in {arguments.seconds} s = {rate:.0f}/s; "
+                      f"SQLite's own one-row commits on this disk {anchor_rate:.0f}/s; ratio {rate / anchor_rate:.2f}")
+            before_kill = sum(like_count(port, party["id"], uri) for _, uri in runs)
             server.send_signal(signal.SIGKILL)
             server.wait()
             server, port = start_server(arguments.binary, data)
-            after_restart = like_count(port, party["id"])
-            print(f"likes: {acknowledged} acknowledged by 16 clients in {arguments.seconds} s = {rate:.0f}/s; "
-                  f"SQLite's own one-row commits on this disk {anchor_rate:.0f}/s; ratio {rate / anchor_rate:.2f}")
+            after_restart = sum(like_count(port, party["id"], uri) for _, uri in runs)
             print(f"  counted {before_kill} before kill -9, {after_restart} after the restart "
-                  f"({acknowledged - after_restart} acknowledged and lost)")
+                  f"({sum(acknowledged.values()) - after_restart} acknowledged and lost)")
     finally:
         server.terminate()
         server.wait()

@@ -4,6 +4,8 @@
    client it replaces spent a core of its own on the load and so capped what it measured.
 
    usage: likeload PORT PARTY_ID URI SECONDS CLIENTS PER_ADDRESS [ACKNOWLEDGED_FILE]
+     LIKELOAD_FIRST_CLIENT=N numbers the clients from N (their source addresses and device ids): a second run
+     within a minute of the first would otherwise meet the per-address limits its addresses used up.
      Prints "acknowledged COUNT sent COUNT seconds S": the likes answered 200, the requests sent, the time taken.
      With ACKNOWLEDGED_FILE, each acknowledged like's device id goes there, one a line (the kill -9 runs of
      cluster_bench.py look each one up in the database). */
@@ -19,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int port, seconds, clients, per_address;
+static int port, seconds, clients, per_address, first_client;
 static const char *party, *uri;
 static double deadline;
 static FILE *acknowledged_file;
@@ -73,7 +75,7 @@ static int read_response(int fd, char *buffer, size_t size) {
 struct totals { long acknowledged, sent, attempts; };
 
 static void *run(void *argument) {
-    int client = (int)(long)argument;
+    int client = first_client + (int)(long)argument;
     struct totals *totals = calloc(1, sizeof *totals);
     char request[1024], body[256], buffer[8192];
     for (int round = 0; now_s() < deadline; round++) {
@@ -105,6 +107,8 @@ int main(int argc, char **argv) {
     if (argc == 8 && !(acknowledged_file = fopen(argv[7], "w"))) { perror(argv[7]); return 1; }
     port = atoi(argv[1]); party = argv[2]; uri = argv[3]; seconds = atoi(argv[4]); clients = atoi(argv[5]);
     per_address = atoi(argv[6]);
+    first_client = getenv("LIKELOAD_FIRST_CLIENT") ? atoi(getenv("LIKELOAD_FIRST_CLIENT")) : 0;
+    if (first_client < 0 || first_client + clients > 250) return 2;
     pthread_t threads[256];
     if (clients < 1 || clients > 256) return 2;
     double started = now_s();
