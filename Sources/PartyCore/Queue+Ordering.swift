@@ -21,14 +21,17 @@ extension Queue {
     /// R9 without R9b, as positions in `entries`; `likeCount` overrides one entry's count.
     private func plainOrder(likeCount override: (id: Int64, count: Int)? = nil) -> [Int] {
         let current = currentEntryId
+        func likes(_ entry: QueueEntry) -> Int {
+            if let override, entry.id == override.id { return override.count }
+            return entry.likeCount
+        }
         return entries.withUnsafeBufferPointer { entries in
             entries.indices.sorted { leftIndex, rightIndex in
                 let left = entries[leftIndex], right = entries[rightIndex]
                 let leftPlaying = left.id == current, rightPlaying = right.id == current
                 if leftPlaying != rightPlaying { return leftPlaying }
                 if left.autofilled != right.autofilled { return !left.autofilled }
-                let leftLikes = left.id == override?.id ? override!.count : left.likeCount
-                let rightLikes = right.id == override?.id ? override!.count : right.likeCount
+                let leftLikes = likes(left), rightLikes = likes(right)
                 if leftLikes != rightLikes { return leftLikes > rightLikes }
                 if left.addedAt != right.addedAt { return left.addedAt < right.addedAt }
                 return left.id < right.id

@@ -53,8 +53,7 @@ public struct SlidingWindowLimiter: Sendable {
     public mutating func record(key: String, at now: Date, count: Int = 1) {
         if let shared { return shared.limits.add(count, name: shared.name, key: key, window: window, at: now) }
         // In place: the key's stamps are neither copied nor filtered into a new array.
-        events[key, default: []].removeAll { now.timeIntervalSince($0) >= window }
-        events[key, default: []].append(contentsOf: repeatElement(now, count: count))
+        Self.refresh(&events[key, default: []], adding: count, at: now, window: window)
         recordsSincePrune += 1
         // A prune walks every key: it runs once the records since the last one match the keys it kept (at least
         // 1,024), so a record costs O(1) however many keys a window holds (issue 28: a key per like's device made
@@ -89,6 +88,14 @@ public struct SlidingWindowLimiter: Sendable {
     public var trackedKeys: Int { events.count }
 
     private func live(_ stamps: [Date], at now: Date) -> [Date] {
-        stamps.filter { now.timeIntervalSince($0) < window }
+        stamps.filter { Self.isLive($0, at: now, window: window) }
+    }
+
+    private static func isLive(_ stamp: Date, at now: Date, window: TimeInterval) -> Bool { now.timeIntervalSince(stamp) < window }
+
+    /// Drops the stamps that left the window and adds `count` at `now`.
+    private static func refresh(_ stamps: inout [Date], adding count: Int, at now: Date, window: TimeInterval) {
+        stamps.removeAll { !isLive($0, at: now, window: window) }
+        stamps.append(contentsOf: repeatElement(now, count: count))
     }
 }

@@ -12,12 +12,12 @@ struct BatchedWrite: Sendable {
     let fail: @Sendable (any Error) -> Void
 }
 
-extension PartyService {
-    /// Runs `body` in the next group commit and hands `completion` its result once the transaction holding it has
-    /// committed (an acknowledged write survives kill -9), after its events went out.
-    func write<T: Sendable>(partyId: String? = nil, _ body: @escaping @Sendable (inout PartyState) throws -> T,
-                            completion: @escaping @Sendable (Result<T, any Error>) -> Void) {
-        let job = BatchedWrite(partyId: partyId, apply: { state in
+extension BatchedWrite {
+    /// `body` in its own savepoint of the batch; `completion` hears its result once the batch committed, or the
+    /// batch's failure.
+    init<T: Sendable>(partyId: String? = nil, _ body: @escaping @Sendable (inout PartyState) throws -> T,
+                      completion: @escaping @Sendable (Result<T, any Error>) -> Void) {
+        self.init(partyId: partyId, apply: { state in
             do {
                 let value = try state.transaction { try body(&$0) }
                 return { completion(.success(value)) }
@@ -25,7 +25,15 @@ extension PartyService {
                 return { completion(.failure(error)) }
             }
         }, fail: { completion(.failure($0)) })
-        commits.submit(job) { [weak self] jobs in
+    }
+}
+
+extension PartyService {
+    /// Runs `body` in the next group commit and hands `completion` its result once the transaction holding it has
+    /// committed (an acknowledged write survives kill -9), after its events went out.
+    func write<T: Sendable>(partyId: String? = nil, _ body: @escaping @Sendable (inout PartyState) throws -> T,
+                            completion: @escaping @Sendable (Result<T, any Error>) -> Void) {
+        commits.submit(BatchedWrite(partyId: partyId, body, completion: completion)) { [weak self] jobs in
             guard let self else { return jobs.forEach { $0.fail(PartyError.partyNotFound) } }
             self.commit(jobs)
         }

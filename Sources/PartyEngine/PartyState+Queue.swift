@@ -44,6 +44,7 @@ extension PartyState {
         try refuseIfBanned(deviceId: deviceId, party: party)
         try guards.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
         let outcome: (liked: Bool, count: Int, entryId: Int64)
+        // The queue read here ends with this scope: the cache below then holds its entries alone and changes them in place.
         do {
             // One writer (SQLite): the cached queue is the committed one. A shared store: read after the party's row
             // lock, as committed (another instance's like of the same song may have landed since any earlier read).
@@ -68,8 +69,7 @@ extension PartyState {
         if !store.isShared {
             readCache.align(to: store.writeVersion, changingLikeCount: outcome.count, ofEntry: outcome.entryId, partyId: party.id)
         }
-        let (liked, count) = (outcome.liked, outcome.count)
-        return (liked, count)
+        return (outcome.liked, outcome.count)
     }
 
     /// Host removal of a waiting entry; returns true, removing nothing, when the uri is the playing entry

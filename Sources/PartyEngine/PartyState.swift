@@ -64,9 +64,9 @@ struct PartyState {
         return effects
     }
 
-    /// Runs `body` in one database transaction, whose last statements append the events it recorded to their
-    /// party's log (issue 26) when it is the outermost. When it throws, its writes roll back and so do the effects it recorded: nothing
-    /// is announced, or logged, that did not happen. Effects recorded before it stay; the read cache is emptied, as it
+    /// Runs `body` in one database transaction; the outermost one's last statements append the events recorded
+    /// inside to their party's log (issue 26). When it throws, its writes roll back and so do the effects it recorded:
+    /// nothing is announced, or logged, that did not happen. Effects recorded before it stay; the read cache is emptied, as it
     /// may hold what was read inside (the write version does not move back with a rollback).
     mutating func transaction<T>(_ body: (inout PartyState) throws -> T) throws -> T {
         let before = effects

@@ -10,21 +10,19 @@ public final class PartyStore: PartyStoring {
     public let isShared: Bool
 
     /// The SQLite file at `path`, created and migrated as needed.
-    public init(path: String) throws {
-        database = try Database(path: path)
-        isShared = database.dialect.lockParty != nil
+    public convenience init(path: String) throws {
+        self.init(connection: try Database(path: path))
         try database.migrate(Schema.migrations)
     }
 
     /// The PostgreSQL database at `url` (`postgres://user@host:port/name`), migrated as needed.
-    public init(postgreSQL url: String) throws {
+    public convenience init(postgreSQL url: String) throws {
         let connection = try PostgreSQLConnection(url: url)
         // A migration on a big database may take long: the answer deadline guards requests, not the start.
         connection.answerDeadline = nil
         try connection.migrate(Schema.migrations(.postgreSQL))
         connection.answerDeadline = PostgreSQLConnection.answerDeadline
-        database = connection
-        isShared = connection.dialect.lockParty != nil
+        self.init(connection: connection)
     }
 
     /// A second view of a database another store already migrated, on its own connection (`ClusterChannel`).
@@ -40,7 +38,6 @@ public final class PartyStore: PartyStoring {
     /// process, bumped by every write this store makes: it misses other processes' writes, so there (`isShared`) a
     /// cached read is also checked against the party's `version`.
     public var writeVersion: Int64 { database.writeVersion }
-
 
     public func partyVersion(id: String) throws -> Int64? {
         try run("SELECT version FROM parties WHERE id = ?", [.text(id)]).first.map { $0.integer("version") ?? 0 }

@@ -52,15 +52,7 @@ struct GroupCommitTests {
     func commitTogether(_ service: PartyService, _ writes: [@Sendable (inout PartyState) throws -> Int]) -> [Result<Int, PartyError>] {
         let results = Mutex<[Int: Result<Int, PartyError>]>([:])
         let jobs = writes.enumerated().map { index, body in
-            let record: @Sendable (Result<Int, PartyError>) -> Void = { result in results.withLock { $0[index] = result } }
-            return BatchedWrite(apply: { state in
-                do {
-                    let value = try state.transaction { try body(&$0) }
-                    return { record(.success(value)) }
-                } catch {
-                    return { record(.failure(error as? PartyError ?? .partyNotFound)) }
-                }
-            }, fail: { _ in record(.failure(.partyNotFound)) })
+            BatchedWrite(body) { result in results.withLock { $0[index] = result.mapError { $0 as? PartyError ?? .partyNotFound } } }
         }
         service.commit(jobs)
         return results.withLock { results in writes.indices.map { results[$0] ?? .failure(.partyNotFound) } }
@@ -130,17 +122,9 @@ struct GroupCommitTests {
         for party in parties { try one.add(uris: ["demo:track:1"], deviceId: "adder", party: party) }
         let results = Mutex<[String: Result<Int, PartyError>]>([:])
         func like(_ party: Party, by device: String) -> BatchedWrite {
-            let record: @Sendable (Result<Int, PartyError>) -> Void = { result in results.withLock { $0[device] = result } }
-            return BatchedWrite(partyId: party.id, apply: { state in
-                do {
-                    let count = try state.transaction {
-                        try $0.vote(uri: "demo:track:1", deviceId: device, clientAddress: "10.9.0.\(device.count)", party: party).likeCount
-                    }
-                    return { record(.success(count)) }
-                } catch {
-                    return { record(.failure(error as? PartyError ?? .partyNotFound)) }
-                }
-            }, fail: { _ in record(.failure(.partyNotFound)) })
+            BatchedWrite(partyId: party.id, { state in
+                try state.vote(uri: "demo:track:1", deviceId: device, clientAddress: "10.9.0.\(device.count)", party: party).likeCount
+            }, completion: { result in results.withLock { $0[device] = result.mapError { $0 as? PartyError ?? .partyNotFound } } })
         }
         // Instance one likes the first party, waits until instance two has liked the second, then likes it too;
         // instance two likes the second party, says so, then likes the first.
