@@ -33,12 +33,14 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         default:
             return queue(Response(error: .malformedRequest).adding(header: "Connection", "close"), on: connection)
         }
+        let pending = PendingRequest()
         if let length = lookup(connection, .HEADER_KIND, "Content-Length").flatMap(Int.init), length > Server.maxBodyBytes {
             // MHD accepts a response only before the body phase or after it; answering now skips reading a huge
-            // body, at the price of closing the connection.
-            return queue(Response(error: .payloadTooLarge), on: connection)
+            // body, at the price of closing the connection. A body up to `drainedBodyBytes` is read and dropped.
+            guard length <= Server.drainedBodyBytes else { return queue(Response(error: .payloadTooLarge), on: connection) }
+            pending.tooLarge = true
         }
-        requestContext.pointee = Unmanaged.passRetained(PendingRequest()).toOpaque()
+        requestContext.pointee = Unmanaged.passRetained(pending).toOpaque()
         return .YES
     }
     let pending = Unmanaged<PendingRequest>.fromOpaque(raw).takeUnretainedValue()

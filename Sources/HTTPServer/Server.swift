@@ -6,6 +6,10 @@ import CMicroHTTPDErrors
 public final class Server: @unchecked Sendable {
     /// SPEC/issue: JSON bodies are capped; a larger body answers 413.
     public static let maxBodyBytes = 64 * 1024
+    /// A declared body over `maxBodyBytes` but at most this (nginx's default `client_max_body_size`) is read and
+    /// dropped before the 413, so the connection stays open: answering first and closing on unread bytes makes the
+    /// kernel reset the connection, and a proxy still sending the body turns that into a 502.
+    public static let drainedBodyBytes = 1024 * 1024
 
     public struct Configuration: Sendable {
         public var host: String
