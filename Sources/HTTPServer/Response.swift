@@ -41,8 +41,10 @@ public struct Response: Sendable {
     }
 
     /// Answered by whoever `start` hands `finish` to, once (issue 28: after the commit that holds a write). `start`
-    /// runs on libmicrohttpd's thread and must not wait for anything: it hands the work on and returns.
-    public static func completing(_ start: @escaping @Sendable (_ finish: @escaping @Sendable (Response) -> Void) -> Void) -> Response {
+    /// runs on libmicrohttpd's thread and must not wait for anything: it hands the work on and returns. `finish`
+    /// takes how to render the answer, which libmicrohttpd's thread runs after the resume: the committer only
+    /// resumes.
+    public static func completing(_ start: @escaping @Sendable (_ finish: @escaping @Sendable (@escaping DeferredResponse.Render) -> Void) -> Void) -> Response {
         Response(status: 0, body: .deferred(DeferredResponse(start: start)))
     }
 

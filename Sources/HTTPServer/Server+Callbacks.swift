@@ -64,7 +64,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     if let deferred = pending.deferred {
         // Called again after the worker resumed the connection: answer with what it computed.
         pending.deferred = nil
-        return queue(deferred.result ?? Response(error: HTTPError(status: 500, message: "Interner Fehler.")), on: connection)
+        return queue(deferred.result?() ?? Response(error: HTTPError(status: 500, message: "Interner Fehler.")), on: connection)
     }
     var request = Request(
         method: method.map { String(cString: $0) } ?? "GET",
@@ -82,8 +82,8 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     let resumable = ResumableConnection(connection)
     DeferredResponse.inFlight.enter()
     let begin: @Sendable () -> Void = {
-        deferred.start { response in
-            deferred.result = response
+        deferred.start { render in
+            deferred.result = render
             resumable.resume()
             DeferredResponse.inFlight.leave()
         }

@@ -124,9 +124,11 @@ extension Routes {
                 let clientAddress = request.clientAddress
                 return .completing { finish in
                     service.vote(uri: uri, deviceId: device, clientAddress: clientAddress, partyId: partyId) { result in
-                        switch result {
-                        case .success(let result): finish(.json(["liked": .bool(result.liked), "likeCount": .integer(result.likeCount)]))
-                        case .failure(let error): finish(Response(error: ErrorMapping.httpError(error, context: "vote")))
+                        finish {
+                            switch result {
+                            case .success(let result): .json(["liked": .bool(result.liked), "likeCount": .integer(result.likeCount)])
+                            case .failure(let error): Response(error: ErrorMapping.httpError(error, context: "vote"))
+                            }
                         }
                     }
                 }

@@ -44,7 +44,8 @@ public struct GuestLimits: Sendable {
     public mutating func admitLike(device: String, address: String, party: String, at now: Date) throws(PartyError) {
         if shared { return try admitSharedLike(device: device, address: address, party: party, at: now) }
         let deviceKey = party + "|" + device, addressKey = party + "|" + AddressPrefix.device(of: address)
-        try Self.check(1, [(likesByDevice, deviceKey), (likesByAddress, addressKey)], at: now)
+        try Self.check(1, likesByDevice, deviceKey, at: now)
+        try Self.check(1, likesByAddress, addressKey, at: now)
         likesByDevice.record(key: deviceKey, at: now)
         likesByAddress.record(key: addressKey, at: now)
     }
@@ -59,7 +60,11 @@ public struct GuestLimits: Sendable {
     }
 
     private static func check(_ count: Int, _ limits: [(SlidingWindowLimiter, String)], at now: Date) throws(PartyError) {
-        for (limiter, key) in limits where limiter.remaining(key: key, at: now) < count {
+        for (limiter, key) in limits { try check(count, limiter, key, at: now) }
+    }
+
+    private static func check(_ count: Int, _ limiter: borrowing SlidingWindowLimiter, _ key: String, at now: Date) throws(PartyError) {
+        if limiter.remaining(key: key, at: now) < count {
             throw .rateLimited(retryAfterSeconds: limiter.retryAfter(key: key, at: now) ?? 60)
         }
     }

@@ -38,23 +38,27 @@ extension PartyStore {
         var rows = Array(zip(events, sequences))[...]
         while !rows.isEmpty {
             // A group commit's batch logs many events: in statements of a few fixed sizes, each prepared once.
-            let chunk = rows.prefix(Self.eventInsertSizes.first { $0 <= rows.count } ?? 1)
+            let (size, sql) = Self.eventInserts.first { $0.rows <= rows.count } ?? Self.eventInserts[Self.eventInserts.count - 1]
+            let chunk = rows.prefix(size)
             rows = rows.dropFirst(chunk.count)
             var values: [SQLValue] = []
+            values.reserveCapacity(7 * chunk.count)
             for (event, sequence) in chunk {
                 values += [.text(partyId), .integer(sequence), .text(event.type), .text(event.message), .optional(event.audienceSource),
                            .optional(event.audienceInstallationId), .date(event.createdAt)]
             }
-            try run("""
-                INSERT INTO party_events (party_id, seq, type, message, audience_source, audience_installation_id, created_at)
-                VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "))
-                """, values)
+            try run(sql, values)
         }
         return sequences
     }
 
-    /// Rows per `INSERT` of events, largest first.
-    static let eventInsertSizes = [32, 16, 8, 4, 2, 1]
+    /// Rows per `INSERT` of events, largest first, each with its statement's text (written once, not per batch).
+    static let eventInserts: [(rows: Int, sql: String)] = [32, 16, 8, 4, 2, 1].map { rows in
+        (rows, """
+            INSERT INTO party_events (party_id, seq, type, message, audience_source, audience_installation_id, created_at)
+            VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))
+            """)
+    }
 
     /// The party's newest sequence number (0 before its first event, nil for no such party).
     public func lastEventSequence(partyId: String) throws -> Int64? {

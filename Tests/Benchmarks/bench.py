@@ -8,7 +8,8 @@
    settings for both).
 2. SSE fan-out: N subscribers on one party, latency from publishing to each subscriber's event (p50/p99),
    ours (a vote POST, `vote-updated`) next to nginx + nchan (a POST to its publisher location) with the same
-   client (sseclient.c, built here with cc); memory per subscriber from the processes' PSS.
+   client (sseclient.c, built here with cc); memory per subscriber from the processes' PSS (each size on fresh
+   processes of both servers).
 3. Like toggles acknowledged per second by 16, then 64 keep-alive clients (likeload.c, built here; --like-clients),
    then kill -9 and a restart: every acknowledged like must still be counted; next to SQLite's own rate of one-row commits on the same
    disk with the server's settings (WAL, synchronous=NORMAL, a checkpoint every 10,000 pages), measured by this script (issue 28).
@@ -258,7 +259,14 @@ def main():
         vote = '{"uri": "demo:track:bench1", "deviceId": "fan-{i}"}'
         nchan_message = json.dumps({"type": "vote-updated", "timestamp": 0, "payload": {
             "partyId": party["id"], "source": "server", "uri": "demo:track:bench1", "likeCount": "{i}"}})
-        for count in ([arguments.subscribers] + ([arguments.big] if arguments.big else [])) if "fanout" in parts else []:
+        for index, count in enumerate(([arguments.subscribers] + ([arguments.big] if arguments.big else [])) if "fanout" in parts else []):
+            if index > 0:
+                # Each size on fresh processes, both servers alike: a second swarm in the same processes reuses what
+                # the first one freed, and its PSS grows by less than its subscribers cost.
+                server.terminate(); server.wait()
+                server, port = start_server(arguments.binary, data)
+                nginx.terminate(); nginx.wait()
+                nginx, nginx_port = start_nginx(anchor_folder, call(port, "GET", queue_path))
             ours, ours_mem = fan_out(client, port, f"/api/spotify/events?partyId={party['id']}&source=web",
                                      f"/api/party/{party['id']}/track/vote", vote, count, arguments.events, [server.pid])
             channel = f"party{count}"  # a fresh channel per run: nchan replays a channel's buffered messages

@@ -27,7 +27,11 @@ struct SlidingWindowTests {
     @Test func pruningForgetsIdleKeysSoMemoryStaysBounded() {
         var limiter = SlidingWindowLimiter(limit: 30)
         for index in 0..<100 { limiter.record(key: "address\(index)", at: epoch) }
+        limiter.record(key: "address7", at: epoch.addingTimeInterval(30), count: 2)
         limiter.prune(at: epoch.addingTimeInterval(61))
+        #expect(limiter.trackedKeys == 1, "a key with a stamp still in the window stays")
+        #expect(limiter.remaining(key: "address7", at: epoch.addingTimeInterval(61)) == 28, "its stamps that left do not count")
+        limiter.prune(at: epoch.addingTimeInterval(91))
         #expect(limiter.trackedKeys == 0)
     }
 
