@@ -1,7 +1,7 @@
 /*
- * A request head must leave room in the connection's memory pool (MV_CONNECTION_MEMORY, 6 KiB) for the
+ * A request head must leave room in the connection's memory pool (MV_CONNECTION_MEMORY, 5 KiB) for the
  * answer's head. libmicrohttpd 0.9.75 grows its read buffer into the whole pool and stores one 64-byte record
- * per header in it too; measured on this machine, heads of 5.0-5.8 KB (fewer with more headers) were parsed,
+ * per header in it too; measured on this machine (with a 6 KiB pool), heads of 5.0-5.8 KB (fewer with more headers) were parsed,
  * reached the handler (a party was created), and then "Closing connection (failed to create response
  * header)" sent nothing. Its own error path frees the read buffer before building the answer, so the limit is
  * enforced where that path is taken: when a header is stored, through the exported
@@ -13,7 +13,7 @@
  * the body no longer matches. The access handler answers the recorded flaw instead, closing the connection.
  *
  * A head without a single header (HTTP/1.0 allows it) never passes this hook; the access handler's first call
- * refuses it when its request line is over the limit, before any work. Past about 5.9 KB such a line leaves
+ * refuses it when its request line is over the limit, before any work. Past about 4.9 KB such a line leaves
  * no room even for that answer and libmicrohttpd closes the connection unanswered; no handler ran.
  * libmicrohttpd logs each refusal here as "Not enough memory in pool to allocate header record!".
  */
