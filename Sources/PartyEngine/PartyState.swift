@@ -66,10 +66,11 @@ struct PartyState {
 
     /// Runs `body` in one database transaction; the outermost one's last statements append the events recorded
     /// inside to their party's log (issue 26). When it throws, its writes roll back and so do the effects it recorded:
-    /// nothing is announced, or logged, that did not happen. Effects recorded before it stay; the read cache is emptied, as it
-    /// may hold what was read inside (the write version does not move back with a rollback).
+    /// nothing is announced, or logged, that did not happen. Effects recorded before it stay; the read cache is emptied if
+    /// anything was written, as it may hold what was read inside (the write version does not move back with a rollback).
     mutating func transaction<T>(_ body: (inout PartyState) throws -> T) throws -> T {
         let before = effects
+        let writtenBefore = store.writeVersion
         openTransactions += 1
         defer { openTransactions -= 1 }
         do {
@@ -86,8 +87,10 @@ struct PartyState {
             }
             effects = before
             // What was read inside may be gone (the write version does not move back with a rollback), and a shared
-            // store's party versions roll back too, and the next write hands them out again.
-            readCache.clear()
+            // store's party versions roll back too, and the next write hands them out again. A transaction that wrote
+            // nothing (a like over its limit, of a song not queued) read only what is committed: the cache stays
+            // (issue 28: in a like storm each refused like emptied it, and every guest's next read rendered anew).
+            if store.writeVersion != writtenBefore { readCache.clear() }
             throw error
         }
     }

@@ -87,6 +87,34 @@ struct GroupCommitTests {
         #expect(likes == ["demo:track:2=1", "demo:track:2=2", "demo:track:1=1"], "events in commit order: \(text)")
     }
 
+    /// Issue 28: a like refused before it wrote anything (over its limit, of a song not queued) keeps the rendered
+    /// queue every guest reads; one that wrote and then failed empties it, as its reads may be gone.
+    @Test func aRefusedLikeKeepsTheRenderedQueueAndAFailedWriteDropsIt() throws {
+        struct Failed: Error {}
+        let service = try makeService()
+        let party = try service.createParty(provider: "demo")
+        try service.add(uris: ["demo:track:1"], deviceId: "adder", party: party)
+        let rendered = { try service.renderedQueue(of: party, deviceId: "reader") { _ in Array("fresh".utf8) } }
+        _ = try rendered()
+        let cached = { service.withState { state in state.readCache.renderings.keys.contains { $0.hasPrefix(party.id) } } }
+        #expect(cached())
+        let refused = commitTogether(service, [{ state in
+            try state.vote(uri: "demo:track:9", deviceId: "liker", clientAddress: "10.0.0.1", party: party).likeCount
+        }])
+        #expect(refused == [.failure(.notInQueue)])
+        #expect(cached(), "nothing was written: the rendering stays")
+        #expect(throws: Failed.self) {
+            try service.withState { state in
+                try state.transaction { state in
+                    _ = try state.vote(uri: "demo:track:1", deviceId: "liker", clientAddress: "10.0.0.1", party: party)
+                    throw Failed()
+                }
+            }
+        }
+        #expect(!cached(), "a write rolled back: what was read inside may be gone")
+        #expect(try service.queue(of: party).entries.map(\.likeCount) == [0], "the like rolled back")
+    }
+
     /// Issue 28: guests' activity waits in memory for a flush; a flush whose transaction rolls back (a veto that
     /// failed after counting, a batch whose commit failed) leaves it pending, so it is written with the next one.
     @Test func activityFlushedInARolledBackTransactionIsWrittenByTheNextFlush() throws {
