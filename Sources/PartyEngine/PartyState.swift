@@ -192,9 +192,14 @@ struct PartyState {
         // Its streams end once `party-ended` went out to them (`EventHub`), after every event before it.
     }
 
-    /// R6: ends overdue parties and purges long-ended ones; issue 26: prunes the event logs to what they keep.
+    /// R6: ends overdue parties and purges long-ended ones; issue 26: prunes the event logs to what they keep and
+    /// drops what it kept in memory for parties another instance ended.
     mutating func expireParties() throws {
-        for party in try store.activeParties() where party.isDueToAutoEnd(at: now) { try end(party) }
+        let parties = try store.activeParties(), now = self.now
+        for party in parties where party.isDueToAutoEnd(at: now) { try end(party) }
+        // What this instance keeps for a party that ended without it (another instance ended it) goes too.
+        let active = Set(parties.filter { !$0.isDueToAutoEnd(at: now) }.map(\.id))
+        live = live.filter { active.contains($0.key) }
         _ = try store.purge(endedBefore: now.addingTimeInterval(-Party.purgeAfterEnd))
         try store.pruneEvents(before: now.addingTimeInterval(-EventLog.keptFor), keepingLast: EventLog.keptEvents)
         guards.prune(at: now)

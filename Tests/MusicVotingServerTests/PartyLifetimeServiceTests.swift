@@ -121,5 +121,20 @@ struct EndedPartyWriteTests {
         #expect(try service.withState { try $0.store.entries(partyId: party.id) }.isEmpty)
         #expect(throws: PartyError.partyNotFound) { try service.startAndRefill(stale) }
     }
-}
 
+    /// What an instance keeps in memory for a party (guests' pending activity, banned adders) goes at the next upkeep
+    /// once the party ended without it (another instance ended it); an active party's stays.
+    @Test func memoryKeptForAPartyEndedElsewhereGoesAtTheNextUpkeep() throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let service = try makeApplication(clock: clock).service
+        let ended = try service.createParty(provider: "demo"), going = try service.createParty(provider: "demo")
+        for party in [ended, going] {
+            try service.add(uris: ["demo:track:1"], deviceId: "guest", party: party)
+            _ = try service.vote(uri: "demo:track:1", deviceId: "liker", clientAddress: "10.0.0.1", party: party)
+        }
+        #expect(service.withState { Set($0.live.keys) } == [ended.id, going.id])
+        try service.withState { state in try state.store.end(partyId: ended.id, at: state.now) }
+        try service.expireParties()
+        #expect(service.withState { Set($0.live.keys) } == [going.id])
+    }
+}
