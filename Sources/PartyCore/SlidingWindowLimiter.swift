@@ -34,8 +34,8 @@ public struct SlidingWindowLimiter: Sendable {
             guard let buckets = shared.limits.buckets(name: shared.name, key: key, window: window, at: now) else { return Self.unavailableRetry }
             return WindowBucket.retryAfter(buckets, limit: limit, adding: 1, window: window, at: now)
         }
-        guard let stamps = events[key], stamps.count(where: { Self.isLive($0, at: now, window: window) }) >= limit,
-              let oldest = stamps.first(where: { Self.isLive($0, at: now, window: window) }) else { return nil }
+        guard count(key: key, at: now) >= limit,
+              let oldest = events[key]?.first(where: { Self.isLive($0, at: now, window: window) }) else { return nil }
         return max(1, Int((oldest.addingTimeInterval(window).timeIntervalSince(now)).rounded(.up)))
     }
 

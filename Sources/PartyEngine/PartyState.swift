@@ -195,10 +195,11 @@ struct PartyState {
     /// R6: ends overdue parties and purges long-ended ones; issue 26: prunes the event logs to what they keep and
     /// drops what it kept in memory for parties another instance ended.
     mutating func expireParties() throws {
-        let parties = try store.activeParties(), now = self.now
+        let parties = try store.activeParties()
         for party in parties where party.isDueToAutoEnd(at: now) { try end(party) }
-        // What this instance keeps for a party that ended without it (another instance ended it) goes too.
-        let active = Set(parties.filter { !$0.isDueToAutoEnd(at: now) }.map(\.id))
+        // What this instance keeps for a party that ended without it (another instance ended it) goes too; `end`
+        // dropped what it kept for the ones it just ended.
+        let active = Set(parties.map(\.id))
         live = live.filter { active.contains($0.key) }
         _ = try store.purge(endedBefore: now.addingTimeInterval(-Party.purgeAfterEnd))
         try store.pruneEvents(before: now.addingTimeInterval(-EventLog.keptFor), keepingLast: EventLog.keptEvents)

@@ -36,9 +36,9 @@ extension PartyStore {
         }
         let sequences = Array((last - count + 1)...last)
         var rows = Array(zip(events, sequences))[...]
-        while !rows.isEmpty {
-            // A group commit's batch logs many events: in statements of a few fixed sizes, each prepared once.
-            let (size, sql) = Self.eventInserts.first { $0.rows <= rows.count } ?? Self.eventInserts[Self.eventInserts.count - 1]
+        // A group commit's batch logs many events: in statements of a few fixed sizes, each prepared once, the
+        // largest that fits first; none fits once every row is in.
+        while let (size, sql) = Self.eventInserts.first(where: { $0.rows <= rows.count }) {
             let chunk = rows.prefix(size)
             rows = rows.dropFirst(chunk.count)
             var values: [SQLValue] = []
