@@ -40,7 +40,9 @@ let package = Package(
         // The JSON value, parser and serializer: used by the HTTP layer, the event stream frames and the tests.
         .target(name: "JSONKit"),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors", "CZlib", "JSONKit", "ClientNetwork"]),
-        .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite", "CPostgreSQL"]),
+        // Issue 28: SQLite's default VFS with a commit's WAL frames written in one call (see WALBuffer.c).
+        .target(name: "CSQLiteWALBuffer", dependencies: ["CSQLite"]),
+        .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite", "CSQLiteWALBuffer", "CPostgreSQL"]),
         .target(name: "Providers", dependencies: ["PartyCore", "CTagLib", "CGnuTLS"]),
         .target(name: "Rendering", dependencies: ["CQREncode", "CPNG"]),
         // The party service: rules applied to the store, one owner of the state, the event hub. No HTTP.

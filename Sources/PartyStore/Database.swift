@@ -1,28 +1,39 @@
 import Foundation
 import CSQLite
+import CSQLiteWALBuffer
 
 /// Owns one SQLite connection. Not thread-safe by itself: `PartyStore` is its one serial owner.
 final class Database: SQLConnection {
     private let handle: OpaquePointer
     private var statements: [String: Statement] = [:]
+    private let checkpointer: Checkpointer
     var dialect: SQLDialect { .sqlite }
 
-    init(path: String) throws(DatabaseError) {
+    /// `checkpointPages`: the log's length that starts copying it back (`checkpointPages`; tests use less).
+    init(path: String, checkpointPages: Int32 = Database.checkpointPages) throws(DatabaseError) {
         var raw: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let status = sqlite3_open_v2(path, &raw, flags, nil)
+        let status = sqlite3_open_v2(path, &raw, flags, mv_wal_buffer_vfs())
         guard status == SQLITE_OK, let raw else {
             let message = raw.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
             sqlite3_close(raw)
             throw DatabaseError(code: status, message: message)
         }
         handle = raw
-        sqlite3_busy_timeout(handle, 5000)
+        do { checkpointer = try Checkpointer(path: path, pages: checkpointPages) } catch { sqlite3_close(raw); throw error }
+        Self.waitWhileBusy(handle)
         // WAL with synchronous=NORMAL: a committed transaction survives the process being killed
         // (only an OS crash may lose the last commits), and readers never block the writer.
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=NORMAL")
-        try execute("PRAGMA wal_autocheckpoint=\(Self.checkpointPages)")
+        // Instead of SQLite's automatic checkpoint (`PRAGMA wal_autocheckpoint`, the same hook).
+        sqlite3_wal_hook(handle, { context, writer, name, frames in
+            let checkpointer = Unmanaged<Checkpointer>.fromOpaque(context!).takeUnretainedValue()
+            checkpointer.committed(frames: frames)
+            // The copy does not keep up (another process reads an old snapshot): the writer copies what it can.
+            if frames >= 4 * checkpointer.pages { sqlite3_wal_checkpoint_v2(writer, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil) }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(checkpointer).toOpaque())
         try execute("PRAGMA foreign_keys=ON")
     }
 
@@ -30,9 +41,26 @@ final class Database: SQLConnection {
     /// likes, the event log) batch after batch; copied back ten times less often, each is copied once where it was
     /// copied several times (issue 28: 12,000 -> 17,000 likes/s when it was measured). The WAL file grows to about
     /// 40 MB and stays that size; `Tests/Benchmarks/bench.py`'s SQLite anchor uses the same setting.
-    static let checkpointPages = 10_000
+    static let checkpointPages: Int32 = 10_000
+
+    /// The log's length in pages after the last commit, and its checkpointer (tests).
+    var loggedFrames: Int32 { checkpointer.loggedFrames }
+    func waitForCheckpoint() { checkpointer.waitUntilIdle() }
+
+    /// Writes to the log this thread made (the WAL buffer's count; tests).
+    static var logWritesOnThisThread: UInt { UInt(mv_wal_buffer_writes_on_thread()) }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// Waits up to 5 s for a lock another connection holds, looking every 200 us: the checkpointer holds the writer
+    /// off for a few milliseconds, and `sqlite3_busy_timeout` sleeps 1, 2, 5, 10 ms, ... between looks.
+    static func waitWhileBusy(_ handle: OpaquePointer) {
+        sqlite3_busy_handler(handle, { _, attempts in
+            guard attempts < 25_000 else { return 0 }
+            usleep(200)
+            return 1
+        }, nil)
+    }
 
     func execute(_ sql: String) throws(DatabaseError) {
         var errorMessage: UnsafeMutablePointer<CChar>?
