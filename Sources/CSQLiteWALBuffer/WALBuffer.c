@@ -2,16 +2,21 @@
  * Issue 28: SQLite writes each WAL frame with two pwrite calls, its 24-byte header and then its page
  * (wal.c, walWriteOneFrame), so a group commit of 15 pages costs 30 system calls: 33 us on this project's
  * 2-core benchmark box, against 10 us for the same bytes in one call. This VFS is SQLite's default one with
- * the WAL file's writes gathered: a write that continues the gathered run is copied into a buffer, and the
+ * the WAL file's appends gathered: a write that extends the log is copied into a buffer, and the gathered
  * run goes to the file in one pwrite
- *   - right after the frame that ends a transaction (its header's "database size after commit" field is not
- *     zero; https://sqlite.org/fileformat2.html#walformat), inside the very xWrite call SQLite makes for it,
- *     so a commit returns only once all of its frames are in the operating system (kill -9 loses nothing
- *     that was acknowledged), and a failing write fails the commit as before;
+ *   - right after the page of the frame that ends a transaction (its header's "database size after commit"
+ *     field is not zero; https://sqlite.org/fileformat2.html#walformat), inside the very xWrite call SQLite
+ *     makes for it, so a commit returns only once all of its frames are in the operating system (kill -9
+ *     loses nothing that was acknowledged), and a failing write fails the commit as before;
  *   - before anything else touches the file (read, sync, truncate, size, file control, close), before a write
- *     elsewhere in the file, and when the buffer is full.
- * Frames reach the file before SQLite appends them to the wal-index and publishes its header, so no reader
- * can see a frame that is not written. The database file and every other file pass through untouched.
+ *     that does not extend the run, and when the buffer is full.
+ * A write that does not extend the log (SQLite rewriting frames of its open transaction in place, their
+ * checksums after a cache spill) goes straight to the file. Frames reach the file before SQLite adds them
+ * to the wal-index and publishes its header, so no reader sees a frame that is not written.
+ * Database.swift turns cache spills off: every run the buffer holds then ends with a commit frame, and
+ * nothing of a transaction that rolled back can stay behind to be written later over another writer's
+ * frames. Not for synchronous=FULL with powersafe overwrite off (its padding frame is split at a sync
+ * point; the server uses NORMAL). The database file and every other file pass through untouched.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -31,6 +36,7 @@ typedef struct {
     int count;                    /* bytes gathered */
     sqlite3_int64 offset;         /* where the run starts in the file */
     int ends_transaction;         /* a commit frame's header is gathered: its page is the run's last write */
+    sqlite3_int64 end;            /* the end of the furthest write since the last one at offset 0 */
 } BufferedFile;
 
 static sqlite3_vfs *underlying;
@@ -54,15 +60,20 @@ static int flush(BufferedFile *f) {
 static int buffered_write(sqlite3_file *file, const void *data, int amount, sqlite3_int64 offset) {
     BufferedFile *f = (BufferedFile *)file;
     int rc;
-    if (f->count > 0 && (offset != f->offset + f->count || f->count + amount > buffer_capacity)) {
+    /* Read first: a flush for room below forgets it, and this may be the commit frame's page. */
+    const int commit_page = f->ends_transaction;
+    const int extends = f->count > 0 ? offset == f->offset + f->count : (offset == 0 || offset >= f->end);
+    if (offset == 0) f->end = 0;
+    if (offset + amount > f->end) f->end = offset + amount;
+    if (f->count > 0 && (!extends || f->count + amount > buffer_capacity)) {
         if ((rc = flush(f)) != SQLITE_OK) return rc;
     }
-    if (amount > buffer_capacity) return write_through(f, data, amount, offset);
+    if (!extends || amount > buffer_capacity) return write_through(f, data, amount, offset);
     if (!f->bytes && !(f->bytes = malloc(buffer_capacity))) return write_through(f, data, amount, offset);
     if (f->count == 0) f->offset = offset;
     memcpy(f->bytes + f->count, data, (size_t)amount);
     f->count += amount;
-    if (f->ends_transaction) return flush(f);
+    if (commit_page) return flush(f);
     /* Only frame headers are 24 bytes (the WAL header is 32, a page at least 512): bytes 4-7 hold the
        database's size in pages after the commit, zero on every frame but a transaction's last. */
     const unsigned char *header = data;

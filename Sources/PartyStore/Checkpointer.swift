@@ -26,8 +26,9 @@ final class Checkpointer: Sendable {
         }
         handle = raw
         self.pages = pages
-        // The last step waits for the writer's transaction to end.
-        Database.waitWhileBusy(handle)
+        // The restarting pass waits for the writer's transaction to end, and for readers of an old snapshot (another
+        // process's) only briefly: the writer waits while it does.
+        Database.waitWhileBusy(handle, milliseconds: 25)
     }
 
     deinit { sqlite3_close_v2(handle) }
@@ -55,11 +56,17 @@ final class Checkpointer: Sendable {
         // A connection knows the database is in WAL mode only once it has read it: until then a checkpoint does
         // nothing (and reports -1 pages).
         sqlite3_exec(handle, "SELECT 1 FROM sqlite_schema LIMIT 1", nil, nil, nil)
+        var copiedBefore: Int32 = -1
         for _ in 0..<4 {
             var logged: Int32 = 0, copied: Int32 = 0
             guard sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &logged, &copied) == SQLITE_OK else { return }
-            if logged - copied <= pages / 10 { break }
+            if logged - copied <= pages / 10 {
+                sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_RESTART, nil, nil)
+                return
+            }
+            // A reader of an old snapshot holds the rest: the next commit tries again.
+            if copied == copiedBefore { return }
+            copiedBefore = copied
         }
-        sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_RESTART, nil, nil)
     }
 }

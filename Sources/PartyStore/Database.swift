@@ -21,11 +21,14 @@ final class Database: SQLConnection {
         }
         handle = raw
         do { checkpointer = try Checkpointer(path: path, pages: checkpointPages) } catch { sqlite3_close(raw); throw error }
-        Self.waitWhileBusy(handle)
+        Self.waitWhileBusy(handle, milliseconds: 5_000)
         // WAL with synchronous=NORMAL: a committed transaction survives the process being killed
         // (only an OS crash may lose the last commits), and readers never block the writer.
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=NORMAL")
+        // A transaction's pages stay in memory until its commit: the WAL buffer then only ever holds frames of a
+        // transaction that commits (WALBuffer.c). Transactions here are small; a large one uses more memory.
+        try execute("PRAGMA cache_spill=OFF")
         // Instead of SQLite's automatic checkpoint (`PRAGMA wal_autocheckpoint`, the same hook).
         sqlite3_wal_hook(handle, { context, writer, name, frames in
             let checkpointer = Unmanaged<Checkpointer>.fromOpaque(context!).takeUnretainedValue()
@@ -52,14 +55,26 @@ final class Database: SQLConnection {
 
     deinit { sqlite3_close_v2(handle) }
 
-    /// Waits up to 5 s for a lock another connection holds, looking every 200 us: the checkpointer holds the writer
-    /// off for a few milliseconds, and `sqlite3_busy_timeout` sleeps 1, 2, 5, 10 ms, ... between looks.
-    static func waitWhileBusy(_ handle: OpaquePointer) {
-        sqlite3_busy_handler(handle, { _, attempts in
-            guard attempts < 25_000 else { return 0 }
-            usleep(200)
+    /// Waits up to `milliseconds` for a lock another connection holds: looking every 200 us for the first 10 ms (the
+    /// checkpointer holds the writer off for a few; `sqlite3_busy_timeout` sleeps 1, 2, 5, 10 ms between looks),
+    /// then every 5 ms.
+    static func waitWhileBusy(_ handle: OpaquePointer, milliseconds: Int) {
+        sqlite3_busy_handler(handle, { limit, attempts in
+            let waited = attempts < 50 ? Int(attempts) / 5 : 10 + (Int(attempts) - 50) * 5
+            guard waited < Int(bitPattern: limit) else { return 0 }
+            usleep(attempts < 50 ? 200 : 5_000)
             return 1
-        }, nil)
+        }, UnsafeMutableRawPointer(bitPattern: milliseconds))
+    }
+
+    /// Folds the write-ahead log into the database file and empties it (on shutdown: the folder then holds one
+    /// complete file), after the checkpointer's pass: a checkpoint that meets another one does nothing and says so
+    /// only in its `busy` column.
+    func checkpoint() throws(DatabaseError) {
+        checkpointer.waitUntilIdle()
+        if try run("PRAGMA wal_checkpoint(TRUNCATE)").first?.integer("busy") != 0 {
+            throw DatabaseError(code: SQLITE_BUSY, message: "the write-ahead log is in use and was not folded into the database")
+        }
     }
 
     func execute(_ sql: String) throws(DatabaseError) {

@@ -50,7 +50,7 @@ public final class PartyStore: PartyStoring {
     /// SQLite: folds the write-ahead log into the database file (on shutdown: the folder then holds one complete
     /// file). PostgreSQL manages its own log: nothing to do.
     public func checkpoint() throws {
-        if let checkpoint = database.dialect.checkpoint { try database.execute(checkpoint) }
+        try database.checkpoint()
     }
 
     /// Runs `body` atomically: all of its writes land, or none.

@@ -107,6 +107,9 @@ final class PostgreSQLConnection: SQLConnection {
         }
     }
 
+    /// PostgreSQL manages its own log.
+    func checkpoint() {}
+
     private func translate(_ sql: String) -> String {
         let statement = dialect.parameters(sql)
         translations[sql] = statement

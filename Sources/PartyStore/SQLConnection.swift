@@ -20,6 +20,8 @@ protocol SQLConnection: AnyObject {
     var isInTransaction: Bool { get }
     /// Throws when the open transaction cannot commit what `body` meant (PostgreSQL after a failed statement).
     func checkCommittable() throws(DatabaseError)
+    /// SQLite: folds the write-ahead log into the database file. PostgreSQL manages its own log: nothing to do.
+    func checkpoint() throws(DatabaseError)
 }
 
 extension SQLConnection {

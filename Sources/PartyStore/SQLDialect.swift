@@ -15,8 +15,6 @@ struct SQLDialect: Sendable {
     /// How an `INSERT` hands back its new `id`: `RETURNING id`, or nil for `sqlite3_last_insert_rowid`.
     let returningID: String?
     let beginTransaction: String
-    /// What shutdown runs to leave one complete file (SQLite's WAL), if anything.
-    let checkpoint: String?
     /// Where the count of applied migrations lives.
     let readSchemaVersion: String
     let prepareSchemaVersion: String?
@@ -37,7 +35,7 @@ struct SQLDialect: Sendable {
         integer: "INTEGER", real: "REAL", autoincrementPrimaryKey: "INTEGER PRIMARY KEY AUTOINCREMENT",
         withoutRowID: " WITHOUT ROWID", rowIDColumn: "", numbersParameters: false, returningID: nil,
         // IMMEDIATE takes the write lock at BEGIN: no deadlock between two readers that both upgrade.
-        beginTransaction: "BEGIN IMMEDIATE", checkpoint: "PRAGMA wal_checkpoint(TRUNCATE)",
+        beginTransaction: "BEGIN IMMEDIATE",
         readSchemaVersion: "PRAGMA user_version", prepareSchemaVersion: nil,
         writeSchemaVersion: { "PRAGMA user_version = \($0)" }, partyVersionTriggers: "", crowdVersionTriggers: "", lockParty: nil,
         unlogged: "")
@@ -45,7 +43,7 @@ struct SQLDialect: Sendable {
     static let postgreSQL = SQLDialect(
         integer: "BIGINT", real: "DOUBLE PRECISION", autoincrementPrimaryKey: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
         withoutRowID: "", rowIDColumn: ",\n    rowid BIGINT GENERATED ALWAYS AS IDENTITY", numbersParameters: true,
-        returningID: "RETURNING id", beginTransaction: "BEGIN", checkpoint: nil,
+        returningID: "RETURNING id", beginTransaction: "BEGIN",
         readSchemaVersion: "SELECT COALESCE(MAX(version), 0) AS user_version FROM schema_version",
         prepareSchemaVersion: "CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)",
         writeSchemaVersion: { "DELETE FROM schema_version; INSERT INTO schema_version (version) VALUES (\($0))" },
