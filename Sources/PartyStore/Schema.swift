@@ -224,6 +224,26 @@ enum Schema {
             // 16, R20a and issue 26: why a stalled song is not heard, stored with the playback (any instance, and the
             // server after a restart, tells it).
             "ALTER TABLE parties ADD COLUMN stall_reason TEXT;",
+            // 17, issue 28: the event log as a table of rows appended in rowid order, its key an index beside it. Without
+            // a rowid the log is one tree of whole events keyed by party and number: every few commits of a like storm
+            // split its last page among three (SQLite's append shortcut is for rowid tables), 5 pages written per commit
+            // for the log instead of 2-4, about 4% of the likes. PostgreSQL's tables are heaps either way.
+            """
+            CREATE TABLE party_events_appended (
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                seq \(integer) NOT NULL,
+                type TEXT NOT NULL,
+                message TEXT NOT NULL,
+                audience_source TEXT,
+                audience_installation_id TEXT,
+                created_at \(real) NOT NULL,
+                PRIMARY KEY (party_id, seq)
+            );
+            INSERT INTO party_events_appended (party_id, seq, type, message, audience_source, audience_installation_id, created_at)
+                SELECT party_id, seq, type, message, audience_source, audience_installation_id, created_at FROM party_events ORDER BY party_id, seq;
+            DROP TABLE party_events;
+            ALTER TABLE party_events_appended RENAME TO party_events;
+            """,
         ]
     }
 }

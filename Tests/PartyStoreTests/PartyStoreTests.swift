@@ -164,6 +164,29 @@ struct PartyStoreTests {
         #expect(try store.entries(partyId: "p1").sorted { $0.track.uri < $1.track.uri }.map(\.likeCount) == [1, 2])
     }
 
+    /// Issue 28: migration 17 rebuilds the event log as a rowid table; what an older database logged is still replayed,
+    /// and the next event is numbered after it.
+    @Test(arguments: Backend.allCases) func theEventLogOfAnOlderDatabaseIsCarriedOver(_ backend: Backend) throws {
+        let location = try backend.newLocation()
+        do {
+            let connection = try backend.connection(location)
+            try connection.migrate(Array(Schema.migrations(connection.dialect).prefix(16)))
+            try connection.execute("""
+                INSERT INTO parties (id, guest_pin, host_pin, provider, created_at, last_event_seq) VALUES ('p1', '11111', '22222', 'demo', 0, 2);
+                INSERT INTO party_events (party_id, seq, type, message, audience_source, audience_installation_id, created_at)
+                    VALUES ('p1', 1, 'queue-updated', '{"n":1}', NULL, NULL, 0), ('p1', 2, 'login-success', '{"n":2}', 'ios', 'i1', 1);
+                """)
+        }
+        let store = try backend.open(location)
+        #expect(try store.schemaVersion == Schema.migrations.count)
+        let logged = try store.events(partyId: "p1", after: 0, limit: 10)
+        #expect(logged.map(\.sequence) == [1, 2] && logged.map(\.message) == [#"{"n":1}"#, #"{"n":2}"#])
+        #expect(logged.last?.audienceSource == "ios" && logged.last?.audienceInstallationId == "i1")
+        let next = LoggedEvent(type: "vote-updated", message: #"{"n":3}"#, audienceSource: nil, audienceInstallationId: nil, createdAt: epoch)
+        #expect(try store.appendEvents([next], partyId: "p1") == [3])
+        #expect(try store.events(partyId: "p1", after: 2, limit: 10).map(\.message) == [#"{"n":3}"#])
+    }
+
     @Test(arguments: Backend.allCases) func aDatabaseFromANewerServerIsRefused(_ backend: Backend) throws {
         let location = try backend.newLocation()
         _ = try backend.open(location)
