@@ -13,9 +13,10 @@
  * A write that does not extend the log (SQLite rewriting frames of its open transaction in place, their
  * checksums after a cache spill) goes straight to the file. Frames reach the file before SQLite adds them
  * to the wal-index and publishes its header, so no reader sees a frame that is not written.
- * Database.swift turns cache spills off: every run the buffer holds then ends with a commit frame, and
- * nothing of a transaction that rolled back can stay behind to be written later over another writer's
- * frames. Not for synchronous=FULL with powersafe overwrite off (its padding frame is split at a sync
+ * Database.swift turns cache spills off, and this buffer depends on it: every run the buffer holds then ends
+ * with a commit frame, and nothing of a transaction that rolled back can stay behind to be written later over
+ * another writer's frames (with spills on and two writers, a review's randomized test corrupted the file).
+ * Not for synchronous=FULL with powersafe overwrite off (its padding frame is split at a sync
  * point; the server uses NORMAL). The database file and every other file pass through untouched.
  */
 #include <pthread.h>
@@ -62,22 +63,27 @@ static int buffered_write(sqlite3_file *file, const void *data, int amount, sqli
     int rc;
     /* Read first: a flush for room below forgets it, and this may be the commit frame's page. */
     const int commit_page = f->ends_transaction;
+    /* Only frame headers are 24 bytes (the WAL header is 32, a page at least 512): bytes 4-7 hold the
+       database's size in pages after the commit, zero on every frame but a transaction's last. */
+    const unsigned char *header = data;
+    const int commit_header = amount == frame_header_size && (header[4] | header[5] | header[6] | header[7]) != 0;
     const int extends = f->count > 0 ? offset == f->offset + f->count : (offset == 0 || offset >= f->end);
     if (offset == 0) f->end = 0;
     if (offset + amount > f->end) f->end = offset + amount;
     if (f->count > 0 && (!extends || f->count + amount > buffer_capacity)) {
         if ((rc = flush(f)) != SQLITE_OK) return rc;
     }
-    if (!extends || amount > buffer_capacity) return write_through(f, data, amount, offset);
-    if (!f->bytes && !(f->bytes = malloc(buffer_capacity))) return write_through(f, data, amount, offset);
+    if (!extends || amount > buffer_capacity || (!f->bytes && !(f->bytes = malloc(buffer_capacity)))) {
+        rc = write_through(f, data, amount, offset);
+        /* A commit frame's header written through all the same: its page, if gathered, goes out at once. */
+        if (rc == SQLITE_OK) f->ends_transaction = commit_header;
+        return rc;
+    }
     if (f->count == 0) f->offset = offset;
     memcpy(f->bytes + f->count, data, (size_t)amount);
     f->count += amount;
     if (commit_page) return flush(f);
-    /* Only frame headers are 24 bytes (the WAL header is 32, a page at least 512): bytes 4-7 hold the
-       database's size in pages after the commit, zero on every frame but a transaction's last. */
-    const unsigned char *header = data;
-    if (amount == frame_header_size && (header[4] | header[5] | header[6] | header[7]) != 0) f->ends_transaction = 1;
+    f->ends_transaction = commit_header;
     return SQLITE_OK;
 }
 

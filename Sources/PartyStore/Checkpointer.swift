@@ -6,13 +6,15 @@ import Synchronization
 /// Issue 28: copies the write-ahead log back into the database file on a connection and thread of its own. SQLite's
 /// automatic checkpoint runs inside the commit that crosses the threshold: 10,000 pages read, written and synced
 /// while every waiting write waits (28-53 ms on the benchmark box, every few tenths of a second in a like storm).
-/// Here the writer stops only for the last few pages (about 5 ms).
+/// Here the writer waits only for the last pages and a sync (5-30 ms measured).
 final class Checkpointer: Sendable {
     /// The connection, used only on `queue` (one pass at a time) after `init`.
     private nonisolated(unsafe) let handle: OpaquePointer
     private let queue = DispatchQueue(label: "musicvoting.checkpoint")
     private let running = Atomic<Bool>(false)
     private let frames = Atomic<Int32>(0)
+    /// The log's length that starts the next pass: `pages`, or more after a pass a reader of an old snapshot stopped.
+    private let nextPass: Atomic<Int32>
     /// The log's length in pages that starts a pass.
     let pages: Int32
 
@@ -26,6 +28,7 @@ final class Checkpointer: Sendable {
         }
         handle = raw
         self.pages = pages
+        nextPass = Atomic(pages)
         // The restarting pass waits for the writer's transaction to end, and for readers of an old snapshot (another
         // process's) only briefly: the writer waits while it does.
         Database.waitWhileBusy(handle, milliseconds: 25)
@@ -39,9 +42,11 @@ final class Checkpointer: Sendable {
     /// The writer committed (SQLite's WAL hook, on the writer's thread); the log holds `frames` pages.
     func committed(frames: Int32) {
         self.frames.store(frames, ordering: .relaxed)
-        guard frames >= pages, !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if frames < pages { return nextPass.store(pages, ordering: .relaxed) }
+        guard frames >= nextPass.load(ordering: .relaxed), !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         queue.async { [self] in
-            copyBack()
+            // Stopped short: no new pass before the log grew by a tenth (each would meet the same reader).
+            nextPass.store(copyBack().map { $0 + pages / 10 } ?? pages, ordering: .relaxed)
             running.store(false, ordering: .releasing)
         }
     }
@@ -52,21 +57,21 @@ final class Checkpointer: Sendable {
     /// Passive passes copy the log back while the writer goes on appending to it. The writer starts the log over
     /// only at a transaction that finds it all copied, which a busy writer never does: so once little is left, a
     /// restarting pass holds the writer off for the rest and a sync, and the next transaction starts the log over.
-    private func copyBack() {
+    /// Returns nil once the log starts over at the writer's next transaction, else the log's length it stopped at.
+    private func copyBack() -> Int32? {
         // A connection knows the database is in WAL mode only once it has read it: until then a checkpoint does
         // nothing (and reports -1 pages).
         sqlite3_exec(handle, "SELECT 1 FROM sqlite_schema LIMIT 1", nil, nil, nil)
-        var copiedBefore: Int32 = -1
+        var logged: Int32 = 0, copied: Int32 = 0, copiedBefore: Int32 = -1
         for _ in 0..<4 {
-            var logged: Int32 = 0, copied: Int32 = 0
-            guard sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &logged, &copied) == SQLITE_OK else { return }
+            guard sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &logged, &copied) == SQLITE_OK else { return logged }
             if logged - copied <= pages / 10 {
-                sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_RESTART, nil, nil)
-                return
+                return sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_RESTART, &logged, &copied) == SQLITE_OK ? nil : logged
             }
-            // A reader of an old snapshot holds the rest: the next commit tries again.
-            if copied == copiedBefore { return }
+            // A reader of an old snapshot holds the rest.
+            if copied == copiedBefore { return logged }
             copiedBefore = copied
         }
+        return logged
     }
 }

@@ -26,8 +26,12 @@ final class Database: SQLConnection {
         // (only an OS crash may lose the last commits), and readers never block the writer.
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=NORMAL")
-        // A transaction's pages stay in memory until its commit: the WAL buffer then only ever holds frames of a
-        // transaction that commits (WALBuffer.c). Transactions here are small; a large one uses more memory.
+        // A transaction's pages stay in memory until its commit (ours are small; a large one uses more memory):
+        // - the WAL buffer then only ever holds frames of a transaction that commits (WALBuffer.c depends on it);
+        // - SQLite 3.40.1 (Debian 12) loses commits on kill -9 after a spilled page was rewritten in a savepoint
+        //   that rolled back (wal.c keeps `iReCksum` across ROLLBACK TO; the next commit's frames go out with zero
+        //   checksums, and recovery drops them and every later commit of that log). Group commits roll back to a
+        //   savepoint whenever one write of a batch fails.
         try execute("PRAGMA cache_spill=OFF")
         // Instead of SQLite's automatic checkpoint (`PRAGMA wal_autocheckpoint`, the same hook).
         sqlite3_wal_hook(handle, { context, writer, name, frames in

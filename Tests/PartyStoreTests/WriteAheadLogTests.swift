@@ -106,6 +106,52 @@ struct WriteAheadLogTests {
         }
     }
 
+    /// The server's writer keeps a transaction's pages in memory until its commit, however many: the WAL buffer relies
+    /// on it (it must never hold frames of a transaction that rolls back), and so does the next test.
+    @Test func aTransactionLargerThanTheCacheWritesNothingToTheLogBeforeItsCommit() throws {
+        try withDatabaseFile { path in
+            let writer = try Database(path: path)
+            try writer.execute("CREATE TABLE pages (id INTEGER PRIMARY KEY, body BLOB NOT NULL)")
+            try writer.execute("PRAGMA cache_size=20")
+            #expect(try writer.run("PRAGMA cache_spill").first?.integer("cache_spill") == 0)
+            let before = Database.logWritesOnThisThread
+            try? writer.transaction {
+                for _ in 0..<200 { try writer.run("INSERT INTO pages (body) VALUES (randomblob(3000))") }
+                throw DatabaseError(code: 0, message: "rolled back")
+            }
+            #expect(Database.logWritesOnThisThread == before, "nothing of a rolled-back transaction reached the log")
+        }
+    }
+
+    /// SQLite 3.40.1 (Debian 12): once a transaction spilled pages to the log, a page rewritten in a savepoint that
+    /// rolls back leaves the next commit's frames without checksums; recovery after a kill drops that commit and
+    /// every later one (found in review, with and without the WAL buffer). A group commit rolls a savepoint back
+    /// whenever one write of a batch fails; the writer's spills are off, and every commit survives.
+    @Test func commitsAfterABigSavepointThatRolledBackSurviveAKill() throws {
+        try withDatabaseFile { path in
+            let writer = try Database(path: path)
+            try writer.execute("CREATE TABLE pages (id INTEGER PRIMARY KEY, body BLOB NOT NULL)")
+            try insertPages(200, into: writer)
+            try writer.checkpoint()
+            try writer.execute("PRAGMA cache_size=20")
+            try writer.transaction {
+                try writer.run("INSERT INTO pages (body) VALUES (randomblob(3000))")
+                try? writer.transaction {
+                    for _ in 0..<80 { try writer.run("INSERT INTO pages (body) VALUES (randomblob(3000))") }
+                    try writer.run("UPDATE pages SET body = randomblob(3000) WHERE id > 200 AND id % 7 = 0")
+                    for _ in 0..<80 { try writer.run("INSERT INTO pages (body) VALUES (randomblob(3000))") }
+                    throw DatabaseError(code: 0, message: "one write of the batch failed")
+                }
+                try writer.run("INSERT INTO pages (body) VALUES (randomblob(3000))")
+            }
+            for _ in 0..<3 { try insertPages(1, into: writer) }
+            #expect(try pageCount(writer) == 205)
+            let killed = try afterKill(path)
+            #expect(try pageCount(killed) == 205)
+            #expect(try killed.run("PRAGMA integrity_check").first?.text("integrity_check") == "ok")
+        }
+    }
+
     /// Shutdown folds the log into the database file: right after a commit started a checkpointer's pass too.
     @Test func theShutdownCheckpointEmptiesTheLogWhileAPassRuns() throws {
         try withDatabaseFile { path in
