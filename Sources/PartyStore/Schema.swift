@@ -6,6 +6,19 @@ enum Schema {
 
     static func migrations(_ dialect: SQLDialect) -> [String] {
         let integer = dialect.integer, real = dialect.real
+        // Issue 26's event log (migration 5), as migration 17 builds it again.
+        let eventColumns = """
+
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                seq \(integer) NOT NULL,
+                type TEXT NOT NULL,
+                message TEXT NOT NULL,
+                audience_source TEXT,
+                audience_installation_id TEXT,
+                created_at \(real) NOT NULL,
+                PRIMARY KEY (party_id, seq)
+
+            """
         return [
             """
             CREATE TABLE parties (
@@ -83,16 +96,7 @@ enum Schema {
             // `message` is the `data:` JSON exactly as sent; the audience columns keep a scoped event scoped on replay.
             """
             ALTER TABLE parties ADD COLUMN last_event_seq \(integer) NOT NULL DEFAULT 0;
-            CREATE TABLE party_events (
-                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
-                seq \(integer) NOT NULL,
-                type TEXT NOT NULL,
-                message TEXT NOT NULL,
-                audience_source TEXT,
-                audience_installation_id TEXT,
-                created_at \(real) NOT NULL,
-                PRIMARY KEY (party_id, seq)
-            )\(dialect.withoutRowID);
+            CREATE TABLE party_events (\(eventColumns))\(dialect.withoutRowID);
             """,
             // 6, issue 27 (R10a): the recording's ISRC, when the provider gives one, so versions count as duplicates.
             """
@@ -229,16 +233,7 @@ enum Schema {
             // split its last page among three (SQLite's append shortcut is for rowid tables), 5 pages written per commit
             // for the log instead of 2-4, about 4% of the likes. PostgreSQL's tables are heaps either way.
             """
-            CREATE TABLE party_events_appended (
-                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
-                seq \(integer) NOT NULL,
-                type TEXT NOT NULL,
-                message TEXT NOT NULL,
-                audience_source TEXT,
-                audience_installation_id TEXT,
-                created_at \(real) NOT NULL,
-                PRIMARY KEY (party_id, seq)
-            );
+            CREATE TABLE party_events_appended (\(eventColumns));
             INSERT INTO party_events_appended (party_id, seq, type, message, audience_source, audience_installation_id, created_at)
                 SELECT party_id, seq, type, message, audience_source, audience_installation_id, created_at FROM party_events ORDER BY party_id, seq;
             DROP TABLE party_events;

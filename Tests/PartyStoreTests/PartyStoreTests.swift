@@ -142,13 +142,18 @@ struct PartyStoreTests {
         #expect(try again.schemaVersion == Schema.migrations.count)
     }
 
+    /// A database made by an older server: the first `migrations` applied, then `rows` inserted.
+    func olderDatabase(_ backend: Backend, migrations: Int, rows: String) throws -> String {
+        let location = try backend.newLocation()
+        let connection = try backend.connection(location)
+        try connection.migrate(Array(Schema.migrations(connection.dialect).prefix(migrations)))
+        try connection.execute(rows)
+        return location
+    }
+
     /// Issue 28: migration 8 keeps each entry's like count with it; a database made before carries its votes over.
     @Test(arguments: Backend.allCases) func likeCountsOfAnOlderDatabaseAreCarriedOver(_ backend: Backend) throws {
-        let location = try backend.newLocation()
-        do {
-            let connection = try backend.connection(location)
-            try connection.migrate(Array(Schema.migrations(connection.dialect).prefix(7)))
-            try connection.execute("""
+        let location = try olderDatabase(backend, migrations: 7, rows: """
                 INSERT INTO parties (id, guest_pin, host_pin, provider, created_at) VALUES ('p1', '11111', '22222', 'demo', 0);
                 INSERT INTO queue_entries (party_id, uri, track_id, name, artists, album, duration_ms, added_at, added_by, autofilled)
                     VALUES ('p1', 'demo:track:1', '1', 'One', 'A', 'X', 1000, 0, 'd', 0), ('p1', 'demo:track:2', '2', 'Two', 'A', 'X', 1000, 0, 'd', 0);
@@ -156,7 +161,6 @@ struct PartyStoreTests {
                 INSERT INTO votes (entry_id, device_id) SELECT id, 'b' FROM queue_entries WHERE uri = 'demo:track:1';
                 INSERT INTO votes (entry_id, device_id) SELECT id, 'c' FROM queue_entries WHERE uri = 'demo:track:2';
                 """)
-        }
         let store = try backend.open(location)
         let entries = try store.entries(partyId: "p1").sorted { $0.track.uri < $1.track.uri }
         #expect(entries.map(\.likeCount) == [2, 1])
@@ -167,16 +171,11 @@ struct PartyStoreTests {
     /// Issue 28: migration 17 rebuilds the event log as a rowid table; what an older database logged is still replayed,
     /// and the next event is numbered after it.
     @Test(arguments: Backend.allCases) func theEventLogOfAnOlderDatabaseIsCarriedOver(_ backend: Backend) throws {
-        let location = try backend.newLocation()
-        do {
-            let connection = try backend.connection(location)
-            try connection.migrate(Array(Schema.migrations(connection.dialect).prefix(16)))
-            try connection.execute("""
+        let location = try olderDatabase(backend, migrations: 16, rows: """
                 INSERT INTO parties (id, guest_pin, host_pin, provider, created_at, last_event_seq) VALUES ('p1', '11111', '22222', 'demo', 0, 2);
                 INSERT INTO party_events (party_id, seq, type, message, audience_source, audience_installation_id, created_at)
                     VALUES ('p1', 1, 'queue-updated', '{"n":1}', NULL, NULL, 0), ('p1', 2, 'login-success', '{"n":2}', 'ios', 'i1', 1);
                 """)
-        }
         let store = try backend.open(location)
         #expect(try store.schemaVersion == Schema.migrations.count)
         let logged = try store.events(partyId: "p1", after: 0, limit: 10)

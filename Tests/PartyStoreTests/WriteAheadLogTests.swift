@@ -37,13 +37,18 @@ struct WriteAheadLogTests {
         return try Database(path: copy)
     }
 
+    /// The log writes this thread makes during `body`.
+    func logWrites(_ body: () throws -> Void) rethrows -> UInt {
+        let before = Database.logWritesOnThisThread
+        try body()
+        return Database.logWritesOnThisThread - before
+    }
+
     @Test func aCommitWritesItsPagesToTheLogInOneCallBeforeItReturns() throws {
         try withDatabaseFile { path in
             let writer = try Database(path: path)
             try writer.execute("CREATE TABLE pages (id INTEGER PRIMARY KEY, body BLOB NOT NULL)")
-            let before = Database.logWritesOnThisThread
-            try insertPages(20, into: writer)
-            let writes = Database.logWritesOnThisThread - before
+            let writes = try logWrites { try insertPages(20, into: writer) }
             #expect(writes == 1, "20 pages and their headers, 41 writes without the buffer: \(writes)")
             // Another connection reads the log from the file: what the commit wrote is there when it returned.
             let reader = try Database(path: path)
@@ -57,9 +62,7 @@ struct WriteAheadLogTests {
             try writer.execute("CREATE TABLE pages (id INTEGER PRIMARY KEY, body BLOB NOT NULL)")
             // About 1.2 MB of log: the buffer (120 KiB) fills and goes out many times; a single write of 128 KiB or
             // more would come back short from SQLite's unix VFS and fail the commit with SQLITE_FULL.
-            let before = Database.logWritesOnThisThread
-            try insertPages(300, into: writer)
-            let writes = Database.logWritesOnThisThread - before
+            let writes = try logWrites { try insertPages(300, into: writer) }
             #expect(writes >= 10 && writes <= 20, "1.2 MB in writes of at most 120 KiB: \(writes)")
             let reader = try Database(path: path)
             #expect(try pageCount(reader) == 300)
@@ -114,12 +117,13 @@ struct WriteAheadLogTests {
             try writer.execute("CREATE TABLE pages (id INTEGER PRIMARY KEY, body BLOB NOT NULL)")
             try writer.execute("PRAGMA cache_size=20")
             #expect(try writer.run("PRAGMA cache_spill").first?.integer("cache_spill") == 0)
-            let before = Database.logWritesOnThisThread
-            try? writer.transaction {
-                for _ in 0..<200 { try writer.run("INSERT INTO pages (body) VALUES (randomblob(3000))") }
-                throw DatabaseError(code: 0, message: "rolled back")
+            let writes = logWrites {
+                try? writer.transaction {
+                    for _ in 0..<200 { try writer.run("INSERT INTO pages (body) VALUES (randomblob(3000))") }
+                    throw DatabaseError(code: 0, message: "rolled back")
+                }
             }
-            #expect(Database.logWritesOnThisThread == before, "nothing of a rolled-back transaction reached the log")
+            #expect(writes == 0, "nothing of a rolled-back transaction reached the log")
         }
     }
 
