@@ -1,5 +1,4 @@
 import CSQLite
-import CSQLiteWALBuffer
 import Dispatch
 import Synchronization
 
@@ -19,14 +18,7 @@ final class Checkpointer: Sendable {
     let pages: Int32
 
     init(path: String, pages: Int32) throws(DatabaseError) {
-        var raw: OpaquePointer?
-        let status = sqlite3_open_v2(path, &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, mv_wal_buffer_vfs())
-        guard status == SQLITE_OK, let raw else {
-            let message = raw.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
-            sqlite3_close(raw)
-            throw DatabaseError(code: status, message: message)
-        }
-        handle = raw
+        handle = try Database.open(path, creating: false)
         self.pages = pages
         nextPass = Atomic(pages)
         // The restarting pass waits for the writer's transaction to end, and for readers of an old snapshot (another
@@ -39,16 +31,23 @@ final class Checkpointer: Sendable {
     /// The log's length in pages after the writer's last commit.
     var loggedFrames: Int32 { frames.load(ordering: .relaxed) }
 
-    /// The writer committed (SQLite's WAL hook, on the writer's thread); the log holds `frames` pages.
-    func committed(frames: Int32) {
+    /// The writer committed (SQLite's WAL hook, on the writer's thread); the log holds `frames` pages. Returns true
+    /// when the writer must copy back what it can itself: the passes do not keep up (another process reads an old
+    /// snapshot) and the log reached four times its length.
+    func committed(frames: Int32) -> Bool {
         self.frames.store(frames, ordering: .relaxed)
-        if frames < pages { return nextPass.store(pages, ordering: .relaxed) }
-        guard frames >= nextPass.load(ordering: .relaxed), !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        queue.async { [self] in
-            // Stopped short: no new pass before the log grew by a tenth (each would meet the same reader).
-            nextPass.store(copyBack().map { $0 + pages / 10 } ?? pages, ordering: .relaxed)
-            running.store(false, ordering: .releasing)
+        if frames < pages {
+            nextPass.store(pages, ordering: .relaxed)
+            return false
         }
+        if frames >= nextPass.load(ordering: .relaxed), !running.exchange(true, ordering: .acquiringAndReleasing) {
+            queue.async { [self] in
+                // Stopped short: no new pass before the log grew by a tenth (each would meet the same reader).
+                nextPass.store(copyBack().map { $0 + pages / 10 } ?? pages, ordering: .relaxed)
+                running.store(false, ordering: .releasing)
+            }
+        }
+        return frames >= 4 * pages
     }
 
     /// Returns once no pass is running (tests).

@@ -11,14 +11,7 @@ final class Database: SQLConnection {
 
     /// `checkpointPages`: the log's length that starts copying it back (`checkpointPages`; tests use less).
     init(path: String, checkpointPages: Int32 = Database.checkpointPages) throws(DatabaseError) {
-        var raw: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let status = sqlite3_open_v2(path, &raw, flags, mv_wal_buffer_vfs())
-        guard status == SQLITE_OK, let raw else {
-            let message = raw.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
-            sqlite3_close(raw)
-            throw DatabaseError(code: status, message: message)
-        }
+        let raw = try Self.open(path, creating: true)
         handle = raw
         do { checkpointer = try Checkpointer(path: path, pages: checkpointPages) } catch { sqlite3_close(raw); throw error }
         Self.waitWhileBusy(handle, milliseconds: 5_000)
@@ -35,10 +28,9 @@ final class Database: SQLConnection {
         try execute("PRAGMA cache_spill=OFF")
         // Instead of SQLite's automatic checkpoint (`PRAGMA wal_autocheckpoint`, the same hook).
         sqlite3_wal_hook(handle, { context, writer, name, frames in
-            let checkpointer = Unmanaged<Checkpointer>.fromOpaque(context!).takeUnretainedValue()
-            checkpointer.committed(frames: frames)
-            // The copy does not keep up (another process reads an old snapshot): the writer copies what it can.
-            if frames >= 4 * checkpointer.pages { sqlite3_wal_checkpoint_v2(writer, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil) }
+            if Unmanaged<Checkpointer>.fromOpaque(context!).takeUnretainedValue().committed(frames: frames) {
+                sqlite3_wal_checkpoint_v2(writer, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            }
             return SQLITE_OK
         }, Unmanaged.passUnretained(checkpointer).toOpaque())
         try execute("PRAGMA foreign_keys=ON")
@@ -58,6 +50,19 @@ final class Database: SQLConnection {
     static var logWritesOnThisThread: UInt { UInt(mv_wal_buffer_writes_on_thread()) }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// A connection to the file at `path` through the WAL buffer's VFS (`creating`: the file too, if missing).
+    static func open(_ path: String, creating: Bool) throws(DatabaseError) -> OpaquePointer {
+        var raw: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (creating ? SQLITE_OPEN_CREATE : 0)
+        let status = sqlite3_open_v2(path, &raw, flags, mv_wal_buffer_vfs())
+        guard status == SQLITE_OK, let raw else {
+            let message = raw.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
+            sqlite3_close(raw)
+            throw DatabaseError(code: status, message: message)
+        }
+        return raw
+    }
 
     /// Waits up to `milliseconds` for a lock another connection holds: looking every 200 us for the first 10 ms (the
     /// checkpointer holds the writer off for a few; `sqlite3_busy_timeout` sleeps 1, 2, 5, 10 ms between looks),
