@@ -16,13 +16,16 @@ extension JSON {
 
 private struct JSONParser {
     static let maxDepth = 64
+    static let numberBytes = Set("+-0123456789.eE".utf8)
     let bytes: [UInt8]
     var index = 0
 
     init(bytes: [UInt8]) { self.bytes = bytes }
 
     mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+            index += 1
+        }
     }
 
     func failure() -> JSONParseError { JSONParseError(offset: index) }
@@ -86,42 +89,42 @@ private struct JSONParser {
 
     mutating func parseNumber() throws(JSONParseError) -> JSON {
         let start = index
-        let allowed = Set("+-0123456789.eE".utf8)
-        while index < bytes.count, allowed.contains(bytes[index]) { index += 1 }
+        while index < bytes.count, Self.numberBytes.contains(bytes[index]) { index += 1 }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         guard !text.isEmpty, text.first != "+", let number = Double(text), number.isFinite else { throw failure() }
         return .number(number)
     }
 
+    /// A string's bytes decoded once (issue 28: appending it scalar by scalar was a third of parsing a like's body).
+    /// Invalid UTF-8 becomes U+FFFD as before: an escape's bytes start a new sequence, so a sequence the escape cuts
+    /// short is repaired the same way whether decoded with it or alone.
     mutating func parseString() throws(JSONParseError) -> String {
         index += 1
-        var scalars = String.UnicodeScalarView()
-        var run: [UInt8] = []
-        func flush() {
-            if !run.isEmpty { scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars); run.removeAll() }
-        }
+        let start = index
         while index < bytes.count {
             let byte = bytes[index]
             index += 1
-            if byte == UInt8(ascii: "\"") {
-                flush()
-                return String(scalars)
-            }
+            if byte == UInt8(ascii: "\"") { return String(decoding: bytes[start..<index - 1], as: UTF8.self) }
             if byte < 0x20 { throw failure() }
-            if byte != UInt8(ascii: "\\") { run.append(byte); continue }
-            flush()
+            if byte == UInt8(ascii: "\\") { index -= 1; break }
+        }
+        var decoded = Array(bytes[start..<index])
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            if byte == UInt8(ascii: "\"") { return String(decoding: decoded, as: UTF8.self) }
+            if byte < 0x20 { throw failure() }
+            if byte != UInt8(ascii: "\\") { decoded.append(byte); continue }
             guard index < bytes.count else { throw failure() }
             let escape = bytes[index]
             index += 1
             switch escape {
-            case UInt8(ascii: "\""): scalars.append("\"")
-            case UInt8(ascii: "\\"): scalars.append("\\")
-            case UInt8(ascii: "/"): scalars.append("/")
-            case UInt8(ascii: "b"): scalars.append("\u{08}")
-            case UInt8(ascii: "f"): scalars.append("\u{0C}")
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escape)
+            case UInt8(ascii: "b"): decoded.append(0x08)
+            case UInt8(ascii: "f"): decoded.append(0x0C)
+            case UInt8(ascii: "n"): decoded.append(0x0A)
+            case UInt8(ascii: "r"): decoded.append(0x0D)
+            case UInt8(ascii: "t"): decoded.append(0x09)
             case UInt8(ascii: "u"):
                 var code = try hex4()
                 if (0xD800...0xDBFF).contains(code) {
@@ -131,7 +134,7 @@ private struct JSONParser {
                     code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                 }
                 guard let scalar = Unicode.Scalar(code) else { throw failure() }
-                scalars.append(scalar)
+                decoded.append(contentsOf: UTF8.encode(scalar)!)
             default: throw failure()
             }
         }

@@ -43,11 +43,12 @@ public struct GuestLimits: Sendable {
     /// Counts one like toggle, or throws `.rateLimited` without counting it.
     public mutating func admitLike(device: String, address: String, party: String, at now: Date) throws(PartyError) {
         if shared { return try admitSharedLike(device: device, address: address, party: party, at: now) }
-        let deviceKey = party + "|" + device, addressKey = party + "|" + AddressPrefix.device(of: address)
-        try Self.check(1, likesByDevice, deviceKey, at: now)
-        try Self.check(1, likesByAddress, addressKey, at: now)
-        likesByDevice.record(key: deviceKey, at: now)
-        likesByAddress.record(key: addressKey, at: now)
+        let deviceKey = party + "|" + device
+        if let retry = likesByDevice.take(key: deviceKey, at: now) { throw .rateLimited(retryAfterSeconds: retry) }
+        if let retry = likesByAddress.take(key: party + "|" + AddressPrefix.device(of: address), at: now) {
+            likesByDevice.untake(key: deviceKey)
+            throw .rateLimited(retryAfterSeconds: retry)
+        }
     }
 
     /// Issue 26: a like counted in the shared database, checked and counted in one round trip (a like is the most

@@ -20,6 +20,23 @@ struct JSONTests {
         #expect(parsed["b"]?.arrayValue?.compactMap(\.numberValue) == [1000, -0.5, 0])
     }
 
+    @Test func invalidUTF8BecomesReplacementCharactersAroundEscapes() throws {
+        // A sequence an escape cuts short and a stray byte each become U+FFFD; the escapes and the rest stay.
+        let bytes = Array(#"{"a":""#.utf8) + [0xC3] + Array(#"\u00e4b"#.utf8) + [0xFF] + Array(##"\n\u0041","b":"plain","c":"\""##.utf8) + [0xE2, 0x82, 0xAC] + Array(#""}"#.utf8)
+        let parsed = try JSON.parse(bytes)
+        #expect(parsed["a"]?.stringValue == "\u{FFFD}äb\u{FFFD}\nA")
+        #expect(parsed["b"]?.stringValue == "plain")
+        #expect(parsed["c"]?.stringValue == "\"€")
+    }
+
+    @Test func headerNamesLoseOnlyTheirASCIICapitals() {
+        // The Kelvin sign lowercases to an ASCII "k" in Unicode: a header name must not turn into another one.
+        for (name, expected) in [("Content-Type", "content-type"), ("X-FORWARDED-FOR", "x-forwarded-for"), ("Coo\u{212A}ie", "coo\u{212A}ie"),
+                                 ("ÄB", "Äb"), ("", "")] {
+            #expect(name.withCString { asciiLowercased($0) } == expected)
+        }
+    }
+
     @Test func malformedInputIsAnErrorNeverACrash() {
         for text in ["", "{", "[1,]", "{\"a\" 1}", "tru", "nul", "\"unterminated", "\"\\x\"", "\"\\ud800\"", "01x", "+1", "1 2",
                      "{\"a\":1,}", "\u{0}", String(repeating: "[", count: 100_000), "\"a\nb\""] {

@@ -24,6 +24,32 @@ struct SlidingWindowTests {
         #expect(limiter.remaining(key: "phone", at: epoch.addingTimeInterval(110)) == 10)
     }
 
+    /// Issue 28's one-pass like check: the 31st like of a device within a minute is refused with the wait, a like the
+    /// address refuses costs its device nothing, and the window still rolls.
+    @Test func aLikeCountsOnlyWhenTheDeviceAndTheAddressBothAdmitIt() throws {
+        var limits = GuestLimits()
+        for second in 0..<GuestLimits.likesPerDevice {
+            try limits.admitLike(device: "phone", address: "10.0.0.1", party: "p", at: epoch.addingTimeInterval(Double(second)))
+        }
+        #expect(throws: PartyError.rateLimited(retryAfterSeconds: 30)) {
+            try limits.admitLike(device: "phone", address: "10.0.0.1", party: "p", at: epoch.addingTimeInterval(30))
+        }
+        try limits.admitLike(device: "phone", address: "10.0.0.1", party: "other", at: epoch.addingTimeInterval(30))
+        for index in 0..<(GuestLimits.likesPerAddress - GuestLimits.likesPerDevice) {
+            try limits.admitLike(device: "browser\(index)", address: "10.0.0.1", party: "p", at: epoch.addingTimeInterval(31))
+        }
+        // The address is full: a fresh device is refused, and that refusal is not counted against it.
+        #expect(throws: PartyError.rateLimited(retryAfterSeconds: 29)) {
+            try limits.admitLike(device: "fresh", address: "10.0.0.1", party: "p", at: epoch.addingTimeInterval(31))
+        }
+        for _ in 0..<GuestLimits.likesPerDevice {
+            try limits.admitLike(device: "fresh", address: "10.0.0.2", party: "p", at: epoch.addingTimeInterval(32))
+        }
+        #expect(throws: PartyError.self) { try limits.admitLike(device: "fresh", address: "10.0.0.3", party: "p", at: epoch.addingTimeInterval(33)) }
+        // A minute after its first likes left the window, the first device likes again.
+        try limits.admitLike(device: "phone", address: "10.0.0.4", party: "p", at: epoch.addingTimeInterval(60))
+    }
+
     @Test func pruningForgetsIdleKeysSoMemoryStaysBounded() {
         var limiter = SlidingWindowLimiter(limit: 30)
         for index in 0..<100 { limiter.record(key: "address\(index)", at: epoch) }
