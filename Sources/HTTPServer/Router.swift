@@ -44,8 +44,10 @@ public struct Router: Sendable {
         /// The path's parameters when it matches, else nil.
         func match(_ path: [Substring]) -> [String: String]? {
             if rest == nil { guard path.count == fixed.count else { return nil } } else { guard path.count >= fixed.count else { return nil } }
-            for (segment, actual) in zip(fixed, path) {
-                if case .literal(let expected) = segment, expected != actual { return nil }
+            // Last segment first: most routes share their start (`/api/party/{id}/…`), so a route that does not match
+            // is told by one comparison instead of three (issue 28: a like's path met 20 such routes before its own).
+            for index in fixed.indices.reversed() {
+                if case .literal(let expected) = fixed[index], expected != path[index] { return nil }
             }
             var parameters: [String: String] = [:]
             for (segment, actual) in zip(fixed, path) {

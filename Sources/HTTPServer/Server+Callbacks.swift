@@ -216,9 +216,11 @@ private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercas
 }
 
 private func clientAddress(_ connection: OpaquePointer) -> String {
-    var buffer = [CChar](repeating: 0, count: 64)
-    mv_client_address(connection, &buffer, buffer.count)
-    let address = String(cString: buffer)
+    let address = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+        buffer.initialize(repeating: 0)
+        mv_client_address(connection, buffer.baseAddress, buffer.count)
+        return String(cString: buffer.baseAddress!)
+    }
     // On a dual-stack socket (`--host ::`) IPv4 clients arrive as ::ffff:a.b.c.d: one client, one address.
     return address.hasPrefix("::ffff:") && address.contains(".") ? String(address.dropFirst(7)) : address
 }

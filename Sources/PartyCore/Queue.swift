@@ -20,10 +20,14 @@ public struct Queue: Equatable, Sendable {
 
     /// R10: remove and vote target the waiting copy; the playing entry only when it is the sole copy.
     public func target(uri: String) -> QueueEntry? {
-        let copies = entries.indices.lazy.filter { entries[$0].track.uri == uri && entries[$0].id != currentEntryId }
         // One waiting copy (the usual case) needs no order (issue 28: a like storm sorted the queue for it).
-        if let only = copies.first, copies.dropFirst().isEmpty { return entries[only] }
-        return waiting.first { $0.track.uri == uri } ?? current.flatMap { $0.track.uri == uri ? $0 : nil }
+        var only: Int?
+        for index in entries.indices where entries[index].id != currentEntryId && entries[index].track.uri == uri {
+            if only != nil { return waiting.first { $0.track.uri == uri } }
+            only = index
+        }
+        if let only { return entries[only] }
+        return current.flatMap { $0.track.uri == uri ? $0 : nil }
     }
 
     /// R12: the waiting songs `blacklist` blocks (issue 24: the host may remove them after adding a word),
