@@ -24,16 +24,21 @@ public struct LoggedEvent: Sendable, Equatable {
 }
 
 extension PartyStore {
-    /// Appends `events` to the party's log and returns their sequence numbers, in order: one statement takes the
-    /// numbers from the party's counter (on PostgreSQL its row stays locked until commit, so numbers follow commit
-    /// order), one inserts every row. Call it inside the transaction of the change the events tell of.
+    /// Appends `events` to the party's log and returns their sequence numbers, in order, following the party's newest;
+    /// then one statement inserts every row. Call it inside the transaction of the change the events tell of.
+    /// - PostgreSQL: the numbers come from the party's counter, whose row stays locked until commit, so numbers follow
+    ///   commit order across instances.
+    /// - SQLite (one writer): the newest number is read from the log itself (`lastEventSequence`), and no row is
+    ///   rewritten per batch (issue 28: the counter's `UPDATE` and its page were a fourteenth of a like's commit).
     public func appendEvents(_ events: [LoggedEvent], partyId: String) throws -> [Int64] {
         guard !events.isEmpty else { return [] }
         let count = Int64(events.count)
-        guard let last = try run("UPDATE parties SET last_event_seq = last_event_seq + ? WHERE id = ? RETURNING last_event_seq",
-                                 [.integer(count), .text(partyId)]).first?.integer("last_event_seq") else {
-            throw DatabaseError(code: 0, message: "no party \(partyId) to log events for")
-        }
+        let newest = isShared
+            ? try run("UPDATE parties SET last_event_seq = last_event_seq + ? WHERE id = ? RETURNING last_event_seq",
+                      [.integer(count), .text(partyId)]).first?.integer("last_event_seq").map { $0 - count }
+            : try lastEventSequence(partyId: partyId)
+        guard let newest else { throw DatabaseError(code: 0, message: "no party \(partyId) to log events for") }
+        let last = newest + count
         let sequences = Array((last - count + 1)...last)
         var rows = Array(zip(events, sequences))[...]
         // A group commit's batch logs many events: in statements of a few fixed sizes, each prepared once, the
@@ -60,9 +65,14 @@ extension PartyStore {
             """)
     }
 
-    /// The party's newest sequence number (0 before its first event, nil for no such party).
+    /// The party's newest sequence number (0 before its first event, nil for no such party). On SQLite the log's
+    /// newest event (its index's last entry for the party), or the party's counter where that is higher: the number
+    /// the log reached before this version, or before a prune emptied it (`pruneEvents` writes it there first).
     public func lastEventSequence(partyId: String) throws -> Int64? {
-        try run("SELECT last_event_seq FROM parties WHERE id = ?", [.text(partyId)]).first.map { $0.integer("last_event_seq") ?? 0 }
+        try run(isShared ? "SELECT last_event_seq FROM parties WHERE id = ?" : """
+            SELECT MAX(last_event_seq, COALESCE((SELECT MAX(seq) FROM party_events WHERE party_id = ?), 0)) AS last_event_seq
+            FROM parties WHERE id = ?
+            """, isShared ? [.text(partyId)] : [.text(partyId), .text(partyId)]).first.map { $0.integer("last_event_seq") ?? 0 }
     }
 
     /// The logged events after `sequence`, oldest first, at most `limit`.
@@ -81,10 +91,20 @@ extension PartyStore {
     /// its last `keep` events and everything since `cutoff`. One statement over a table this keeps small.
     @discardableResult
     public func pruneEvents(before cutoff: Date, keepingLast keep: Int) throws -> Int {
-        try run("""
-            DELETE FROM party_events WHERE created_at < ?
-                AND seq <= (SELECT p.last_event_seq FROM parties p WHERE p.id = party_events.party_id) - ?
-            """, [.date(cutoff), .integer(Int64(keep))])
-        return database.changes
+        try atomically {
+            if !isShared {
+                // SQLite: the newest numbers into the counters first (a log the prune empties must not give its numbers
+                // out again; `lastEventSequence`), which the `DELETE` then counts back from.
+                try run("""
+                    UPDATE parties SET last_event_seq = (SELECT MAX(seq) FROM party_events WHERE party_id = parties.id)
+                    WHERE last_event_seq < (SELECT MAX(seq) FROM party_events WHERE party_id = parties.id)
+                    """)
+            }
+            try run("""
+                DELETE FROM party_events WHERE created_at < ?
+                    AND seq <= (SELECT p.last_event_seq FROM parties p WHERE p.id = party_events.party_id) - ?
+                """, [.date(cutoff), .integer(Int64(keep))])
+            return database.changes
+        }
     }
 }

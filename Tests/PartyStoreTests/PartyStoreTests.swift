@@ -186,6 +186,22 @@ struct PartyStoreTests {
         #expect(try store.events(partyId: "p1", after: 2, limit: 10).map(\.message) == [#"{"n":3}"#])
     }
 
+    /// Issue 28: SQLite numbers events after its log's newest, or after the party's counter where that is higher (a
+    /// database whose older version pruned events, counting on in the counter).
+    @Test(arguments: Backend.allCases) func aCounterAheadOfItsLogNumbersOn(_ backend: Backend) throws {
+        let location = try olderDatabase(backend, migrations: 17, rows: """
+                INSERT INTO parties (id, guest_pin, host_pin, provider, created_at, last_event_seq) VALUES ('p1', '11111', '22222', 'demo', 0, 7);
+                INSERT INTO party_events (party_id, seq, type, message, audience_source, audience_installation_id, created_at)
+                    VALUES ('p1', 6, 'queue-updated', '{"n":6}', NULL, NULL, 0);
+                """)
+        let store = try backend.open(location)
+        #expect(try store.lastEventSequence(partyId: "p1") == 7)
+        let next = LoggedEvent(type: "vote-updated", message: #"{"n":8}"#, audienceSource: nil, audienceInstallationId: nil, createdAt: epoch)
+        #expect(try store.appendEvents([next, next], partyId: "p1") == [8, 9])
+        #expect(try store.lastEventSequence(partyId: "p1") == 9)
+        #expect(try store.events(partyId: "p1", after: 0, limit: 10).map(\.sequence) == [6, 8, 9])
+    }
+
     @Test(arguments: Backend.allCases) func aDatabaseFromANewerServerIsRefused(_ backend: Backend) throws {
         let location = try backend.newLocation()
         _ = try backend.open(location)
@@ -375,6 +391,11 @@ struct EventLogStoreTests {
                 "everything after the cutoff stays, though more than 10")
         #expect(try store.pruneEvents(before: epoch.addingTimeInterval(300), keepingLast: 10) == 0)
         #expect(try store.appendEvents([Self.event("x")], partyId: "old") == [31], "numbers go on after a prune")
+        // A prune that empties a log: its numbers are not given out again, after a reopen neither.
+        #expect(try store.pruneEvents(before: epoch.addingTimeInterval(700), keepingLast: 0) == 11 + 30)
+        #expect(try store.events(partyId: "old", after: 0, limit: 100).isEmpty && store.lastEventSequence(partyId: "old") == 31)
+        #expect(try store.appendEvents([Self.event("y")], partyId: "old") == [32])
+        #expect(try store.appendEvents([Self.event("y")], partyId: "busy") == [61])
     }
 
     @Test(arguments: Backend.allCases) func theLogSurvivesReopeningAndGoesWithItsParty(_ backend: Backend) throws {
