@@ -7,7 +7,10 @@ public struct SlidingWindowLimiter: Sendable {
     public let limit: Int
     public let window: TimeInterval
     private let shared: (name: String, limits: any SharedLimits)?
-    private var events: [String: [Date]] = [:]
+    /// Each key's stamps, under the key's hash (random per process, so no one can make two keys meet): an integer a
+    /// key instead of its text (issue 28: a like storm's keys are a million strings). Two keys meeting by chance (one
+    /// in 10^7 among a million keys) share a window: stricter, never looser.
+    private var events: [Int: WindowStamps] = [:]
     private var recordsSincePrune = 0
     /// Records until the next prune: as many as there were keys after the last one, at least 1,024.
     private var recordsBetweenPrunes = 1024
@@ -35,7 +38,7 @@ public struct SlidingWindowLimiter: Sendable {
             return WindowBucket.retryAfter(buckets, limit: limit, adding: 1, window: window, at: now)
         }
         guard count(key: key, at: now) >= limit,
-              let oldest = events[key]?.first(where: { Self.isLive($0, at: now, window: window) }) else { return nil }
+              let oldest = events[key.hashValue]?.oldestLive(at: now, window: window) else { return nil }
         return max(1, Int((oldest.addingTimeInterval(window).timeIntervalSince(now)).rounded(.up)))
     }
 
@@ -53,7 +56,10 @@ public struct SlidingWindowLimiter: Sendable {
     public mutating func record(key: String, at now: Date, count: Int = 1) {
         if let shared { return shared.limits.add(count, name: shared.name, key: key, window: window, at: now) }
         // In place: the key's stamps are neither copied nor filtered into a new array.
-        Self.refresh(&events[key, default: []], adding: count, at: now, window: window)
+        Self.mutate(&events[key.hashValue, default: WindowStamps()]) { stamps in
+            stamps.removeExpired(at: now, window: window)
+            stamps.append(now, count: count)
+        }
         recordsSincePrune += 1
         // A prune walks every key: it runs once the records since the last one match the keys it kept (at least
         // 1,024), so a record costs O(1) however many keys a window holds (issue 28: a key per like's device made
@@ -67,13 +73,13 @@ public struct SlidingWindowLimiter: Sendable {
     mutating func take(key: String, at now: Date) -> Int? {
         precondition(shared == nil, "a shared limiter admits in the database (admit)")
         let (limit, window) = (limit, window)
-        let retry: Int? = Self.mutate(&events[key, default: []]) { stamps in
-            stamps.removeAll { !Self.isLive($0, at: now, window: window) }
-            guard stamps.count >= limit else {
+        let retry: Int? = Self.mutate(&events[key.hashValue, default: WindowStamps()]) { stamps in
+            stamps.removeExpired(at: now, window: window)
+            guard stamps.count >= limit, let oldest = stamps.oldest else {
                 stamps.append(now)
                 return nil
             }
-            return max(1, Int((stamps[0].addingTimeInterval(window).timeIntervalSince(now)).rounded(.up)))
+            return max(1, Int((oldest.addingTimeInterval(window).timeIntervalSince(now)).rounded(.up)))
         }
         if retry == nil {
             recordsSincePrune += 1
@@ -84,10 +90,10 @@ public struct SlidingWindowLimiter: Sendable {
 
     /// Takes back the event `take` just counted for `key` (a like the other key refused).
     mutating func untake(key: String) {
-        _ = Self.mutate(&events[key, default: []]) { $0.popLast() }
+        events[key.hashValue]?.removeLast()
     }
 
-    private static func mutate<T>(_ stamps: inout [Date], _ body: (inout [Date]) -> T) -> T { body(&stamps) }
+    private static func mutate<T>(_ stamps: inout WindowStamps, _ body: (inout WindowStamps) -> T) -> T { body(&stamps) }
 
     /// How many events `key` had in the current window.
     public func count(key: String, at now: Date) -> Int {
@@ -95,7 +101,7 @@ public struct SlidingWindowLimiter: Sendable {
             // A database that cannot be asked counts as a full window.
             return shared.limits.buckets(name: shared.name, key: key, window: window, at: now)?.reduce(0) { $0 + $1.count } ?? limit
         }
-        return events[key]?.count(where: { Self.isLive($0, at: now, window: window) }) ?? 0
+        return events[key.hashValue]?.live(at: now, window: window) ?? 0
     }
 
     /// How many events `key` has left in the current window.
@@ -108,19 +114,11 @@ public struct SlidingWindowLimiter: Sendable {
         // In place: only the keys whose every stamp left the window go (issue 28: rebuilding the whole map, every
         // key's stamps filtered into a new array, was a tenth of a like in a storm of new phones). A kept key's older
         // stamps go when it is next recorded or counted past them.
-        let gone = events.compactMap { key, stamps in stamps.contains { Self.isLive($0, at: now, window: window) } ? nil : key }
+        let gone = events.compactMap { key, stamps in stamps.oldestLive(at: now, window: window) == nil ? key : nil }
         for key in gone { events.removeValue(forKey: key) }
         recordsSincePrune = 0
         recordsBetweenPrunes = max(1024, events.count)
     }
 
     public var trackedKeys: Int { events.count }
-
-    private static func isLive(_ stamp: Date, at now: Date, window: TimeInterval) -> Bool { now.timeIntervalSince(stamp) < window }
-
-    /// Drops the stamps that left the window and adds `count` at `now`.
-    private static func refresh(_ stamps: inout [Date], adding count: Int, at now: Date, window: TimeInterval) {
-        stamps.removeAll { !isLive($0, at: now, window: window) }
-        stamps.append(contentsOf: repeatElement(now, count: count))
-    }
 }

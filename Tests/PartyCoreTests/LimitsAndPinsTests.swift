@@ -50,6 +50,34 @@ struct SlidingWindowTests {
         try limits.admitLike(device: "phone", address: "10.0.0.4", party: "p", at: epoch.addingTimeInterval(60))
     }
 
+    /// Issue 28: a key's stamps kept inline while there is one, in a list from two: counts, waits and take-backs agree
+    /// across the change in both directions.
+    @Test func aKeyCountsTheSameWithOneStampAndWithMany() {
+        var stamps = WindowStamps()
+        stamps.append(epoch)
+        #expect(stamps.count == 1 && stamps.oldest == epoch && stamps.live(at: epoch.addingTimeInterval(59), window: 60) == 1)
+        stamps.append(epoch.addingTimeInterval(10), count: 2)
+        #expect(stamps.count == 3 && stamps.oldestLive(at: epoch.addingTimeInterval(30), window: 60) == epoch)
+        stamps.removeExpired(at: epoch.addingTimeInterval(65), window: 60)
+        #expect(stamps.count == 2 && stamps.oldest == epoch.addingTimeInterval(10))
+        stamps.removeLast()
+        #expect(stamps.count == 1 && stamps.live(at: epoch.addingTimeInterval(65), window: 60) == 1)
+        stamps.removeLast()
+        #expect(stamps.count == 0 && stamps.oldest == nil && stamps.oldestLive(at: epoch, window: 60) == nil)
+        stamps.append(epoch, count: 0)
+        #expect(stamps.count == 0)
+
+        var limiter = SlidingWindowLimiter(limit: 2)
+        #expect(limiter.take(key: "phone", at: epoch) == nil && limiter.take(key: "phone", at: epoch.addingTimeInterval(5)) == nil)
+        #expect(limiter.take(key: "phone", at: epoch.addingTimeInterval(6)) == 54, "the oldest of two stamps sets the wait")
+        #expect(limiter.take(key: "tablet", at: epoch.addingTimeInterval(7)) == nil)
+        limiter.untake(key: "tablet")
+        #expect(limiter.remaining(key: "tablet", at: epoch.addingTimeInterval(8)) == 2, "taken back")
+        #expect(limiter.remaining(key: "phone", at: epoch.addingTimeInterval(61)) == 1, "the first stamp expired")
+        #expect(limiter.take(key: "phone", at: epoch.addingTimeInterval(61)) == nil)
+        #expect(limiter.retryAfter(key: "phone", at: epoch.addingTimeInterval(62)) == 3)
+    }
+
     @Test func pruningForgetsIdleKeysSoMemoryStaysBounded() {
         var limiter = SlidingWindowLimiter(limit: 30)
         for index in 0..<100 { limiter.record(key: "address\(index)", at: epoch) }
