@@ -49,10 +49,17 @@ final class Database: SQLConnection {
     /// Writes to the log this thread made (the WAL buffer's count; tests).
     static var logWritesOnThisThread: UInt { UInt(mv_wal_buffer_writes_on_thread()) }
 
+    /// What SQLite counts as allocated: 0 while it keeps no memory statistics (`configured`; tests).
+    static var countedMemory: Int64 { sqlite3_memory_used() }
+
     deinit { sqlite3_close_v2(handle) }
+
+    /// SQLite's process-wide settings, made once before its first connection.
+    private static let configured: Void = { _ = mv_sqlite_disable_memory_statistics() }()
 
     /// A connection to the file at `path` through the WAL buffer's VFS (`creating`: the file too, if missing).
     static func open(_ path: String, creating: Bool) throws(DatabaseError) -> OpaquePointer {
+        _ = configured
         var raw: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (creating ? SQLITE_OPEN_CREATE : 0)
         let status = sqlite3_open_v2(path, &raw, flags, mv_wal_buffer_vfs())

@@ -44,6 +44,18 @@ struct WriteAheadLogTests {
         return Database.logWritesOnThisThread - before
     }
 
+    /// SQLite keeps no memory statistics (a global mutex on every allocation of both connections): configured before
+    /// the process's first connection, so nothing is counted however much the connections allocate.
+    @Test func sqliteCountsNoMemory() throws {
+        try withDatabaseFile { path in
+            let database = try Database(path: path)
+            try database.run("CREATE TABLE pages (id INTEGER PRIMARY KEY, body BLOB)")
+            try insertPages(50, into: database)
+            #expect(try pageCount(database) == 50)
+            #expect(Database.countedMemory == 0)
+        }
+    }
+
     @Test func aCommitWritesItsPagesToTheLogInOneCallBeforeItReturns() throws {
         try withDatabaseFile { path in
             let writer = try Database(path: path)
