@@ -23,8 +23,8 @@ public enum Log {
 
     public static func access(method: String, route: String, status: Int, milliseconds: Double) {
         let tenths = Int(saturating: (milliseconds * 10).rounded())
-        // Put together as bytes (issue 28: interpolating and escaping it was a twentieth of a like's HTTP work); the
-        // route is one of the router's patterns, the method capital letters or "(other)": nothing to escape.
+        // Put together as bytes (issue 28: interpolating the line and escaping all of it was a twentieth of a like's
+        // HTTP work). The method is capital letters or "(other)", the status and time digits: only the route is escaped.
         var line: [UInt8] = []
         line.reserveCapacity(64 + route.utf8.count)
         line += "access ".utf8
