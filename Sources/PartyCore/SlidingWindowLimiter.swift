@@ -39,7 +39,7 @@ public struct SlidingWindowLimiter: Sendable {
         }
         guard count(key: key, at: now) >= limit,
               let oldest = events[key.hashValue]?.oldestLive(at: now, window: window) else { return nil }
-        return max(1, Int((oldest.addingTimeInterval(window).timeIntervalSince(now)).rounded(.up)))
+        return Self.seconds(until: oldest, leaves: window, at: now)
     }
 
     /// Counts `count` events of each limiter's key, or none when one of them would go over its limit: then the
@@ -60,11 +60,7 @@ public struct SlidingWindowLimiter: Sendable {
             stamps.removeExpired(at: now, window: window)
             stamps.append(now, count: count)
         }
-        recordsSincePrune += 1
-        // A prune walks every key: it runs once the records since the last one match the keys it kept (at least
-        // 1,024), so a record costs O(1) however many keys a window holds (issue 28: a key per like's device made
-        // every 1,024th like walk hundreds of thousands), and the keys held stay under twice the live ones + 1,024.
-        if recordsSincePrune >= recordsBetweenPrunes { prune(at: now) }
+        pruneWhenDue(at: now)
     }
 
     /// In memory: counts one event of `key` and returns nil, or counts none and returns the seconds until `key` may
@@ -79,18 +75,29 @@ public struct SlidingWindowLimiter: Sendable {
                 stamps.append(now)
                 return nil
             }
-            return max(1, Int((oldest.addingTimeInterval(window).timeIntervalSince(now)).rounded(.up)))
+            return Self.seconds(until: oldest, leaves: window, at: now)
         }
-        if retry == nil {
-            recordsSincePrune += 1
-            if recordsSincePrune >= recordsBetweenPrunes { prune(at: now) }
-        }
+        if retry == nil { pruneWhenDue(at: now) }
         return retry
     }
 
     /// Takes back the event `take` just counted for `key` (a like the other key refused).
     mutating func untake(key: String) {
         events[key.hashValue]?.removeLast()
+    }
+
+    /// A record was counted. A prune walks every key: it runs once the records since the last one match the keys it
+    /// kept (at least 1,024), so a record costs O(1) however many keys a window holds (issue 28: a key per like's
+    /// device made every 1,024th like walk hundreds of thousands), and the keys held stay under twice the live ones
+    /// + 1,024.
+    private mutating func pruneWhenDue(at now: Date) {
+        recordsSincePrune += 1
+        if recordsSincePrune >= recordsBetweenPrunes { prune(at: now) }
+    }
+
+    /// Whole seconds (at least 1) until `oldest` leaves the window.
+    private static func seconds(until oldest: Date, leaves window: TimeInterval, at now: Date) -> Int {
+        max(1, Int((oldest.addingTimeInterval(window).timeIntervalSince(now)).rounded(.up)))
     }
 
     private static func mutate<T>(_ stamps: inout WindowStamps, _ body: (inout WindowStamps) -> T) -> T { body(&stamps) }

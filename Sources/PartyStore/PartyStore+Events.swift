@@ -70,9 +70,9 @@ extension PartyStore {
     /// the log reached before this version, or before a prune emptied it (`pruneEvents` writes it there first).
     public func lastEventSequence(partyId: String) throws -> Int64? {
         try run(isShared ? "SELECT last_event_seq FROM parties WHERE id = ?" : """
-            SELECT MAX(last_event_seq, COALESCE((SELECT MAX(seq) FROM party_events WHERE party_id = ?), 0)) AS last_event_seq
-            FROM parties WHERE id = ?
-            """, isShared ? [.text(partyId)] : [.text(partyId), .text(partyId)]).first.map { $0.integer("last_event_seq") ?? 0 }
+            SELECT MAX(last_event_seq, COALESCE((SELECT MAX(seq) FROM party_events WHERE party_id = ?1), 0)) AS last_event_seq
+            FROM parties WHERE id = ?1
+            """, [.text(partyId)]).first.map { $0.integer("last_event_seq") ?? 0 }
     }
 
     /// The logged events after `sequence`, oldest first, at most `limit`.
