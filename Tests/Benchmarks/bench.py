@@ -10,7 +10,8 @@
    ours (a vote POST, `vote-updated`) next to nginx + nchan (a POST to its publisher location) with the same
    client (sseclient.c, built here with cc); memory per subscriber from the processes' PSS (each size on fresh
    processes of both servers).
-3. Like toggles acknowledged per second by 16, then 64 keep-alive clients (likeload.c, built here; --like-clients),
+3. Like toggles acknowledged per second by 16, then 64 keep-alive clients, one like in flight each (likeload.c, one
+   epoll thread like wrk and sseclient.c, built here; --like-clients),
    then kill -9 and a restart: every acknowledged like must still be counted; next to SQLite's own rate of one-row commits on the same
    disk with the server's settings (WAL, synchronous=NORMAL, a checkpoint every 10,000 pages), measured by this script (issue 28).
 --parts picks sections (queue,fanout,likes; default all).
@@ -280,7 +281,7 @@ def main():
 
         if "likes" in parts:
             anchor_rate = sqlite_commit_rate(anchor_folder, arguments.seconds)
-            loader = build(anchor_folder, "likeload", "-pthread")
+            loader = build(anchor_folder, "likeload")
             # 16 clients (the target's figure), then 64 on another song (its own devices: the same device ids would
             # take the first run's likes back): a batch grows with the likes that arrive while one commits.
             runs = [(clients, f"demo:track:bench{index}") for index, clients in enumerate(map(int, arguments.like_clients.split(",")))]

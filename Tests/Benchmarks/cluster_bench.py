@@ -288,7 +288,7 @@ def main():
 
     tools = tempfile.mkdtemp(prefix="mv-cbt-")
     sse_client = bench.build(tools, "sseclient")
-    like_client = bench.build(tools, "likeload", "-pthread")
+    like_client = bench.build(tools, "likeload")
     postgres = PostgreSQL()
     started = []
     try:
