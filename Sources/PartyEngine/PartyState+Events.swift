@@ -40,14 +40,21 @@ extension PartyState {
     /// Appends the logged events recorded since `index` that have no number yet, one batch per party, and numbers
     /// them. Runs inside the transaction that made the change, so an event exists if and only if its change did.
     mutating func appendLoggedEvents(since index: Int) throws {
-        let pending = effects.events.indices.dropFirst(index).filter {
-            logs(effects.events[$0].kind) && effects.events[$0].sequence == nil
+        // Plain loops: a closure here captured the whole state, and copied it (a group commit's batch, issue 28).
+        var pending: [(partyId: String, positions: [Int])] = []
+        for position in effects.events.indices.dropFirst(index) {
+            let event = effects.events[position]
+            guard logs(event.kind), event.sequence == nil else { continue }
+            if let party = pending.firstIndex(where: { $0.partyId == event.partyId }) {
+                pending[party].positions.append(position)
+            } else {
+                pending.append((event.partyId, [position]))
+            }
         }
-        var parties: [String] = []
-        for position in pending where !parties.contains(effects.events[position].partyId) { parties.append(effects.events[position].partyId) }
-        for partyId in parties {
-            let positions = pending.filter { effects.events[$0].partyId == partyId }
-            let logged = positions.map { effects.events[$0].logged }
+        for (partyId, positions) in pending {
+            var logged: [LoggedEvent] = []
+            logged.reserveCapacity(positions.count)
+            for position in positions { logged.append(effects.events[position].logged) }
             let sequences = try store.appendEvents(logged, partyId: partyId)
             for (index, position) in positions.enumerated() {
                 effects.events[position].sequence = sequences[index]

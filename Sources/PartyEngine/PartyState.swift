@@ -38,6 +38,23 @@ struct PartyState {
         /// Guests' activity written from pending in this lock hold (`flushActivity`): pending again if the
         /// transaction that wrote it rolls back.
         var flushedActivity: [(partyId: String, rows: [(deviceId: String, at: Date)])] = []
+
+        /// How long each list was when a transaction began. Inside one they only grow (numbering a logged event
+        /// changes one recorded inside), so a rollback cuts them back to these lengths. A copy of the lists instead
+        /// copied every event of a group commit's batch for each like that appended one (issue 28).
+        struct Mark { let events, closedMonitorStreams, playersToDrive, flushedActivity: Int }
+
+        var mark: Mark {
+            Mark(events: events.count, closedMonitorStreams: closedMonitorStreams.count, playersToDrive: playersToDrive.count,
+                 flushedActivity: flushedActivity.count)
+        }
+
+        mutating func rollBack(to mark: Mark) {
+            events.removeSubrange(mark.events...)
+            closedMonitorStreams.removeSubrange(mark.closedMonitorStreams...)
+            playersToDrive.removeSubrange(mark.playersToDrive...)
+            flushedActivity.removeSubrange(mark.flushedActivity...)
+        }
     }
 
     init(store: any PartyStoring, clock: any PartyClock, random: any RandomNumberGenerator, guards: Guards = Guards(),
@@ -69,7 +86,7 @@ struct PartyState {
     /// nothing is announced, or logged, that did not happen. Effects recorded before it stay; the read cache is emptied if
     /// anything was written, as it may hold what was read inside (the write version does not move back with a rollback).
     mutating func transaction<T>(_ body: (inout PartyState) throws -> T) throws -> T {
-        let before = effects
+        let before = effects.mark
         let writtenBefore = store.writeVersion
         openTransactions += 1
         defer { openTransactions -= 1 }
@@ -78,14 +95,14 @@ struct PartyState {
                 let result = try body(&self)
                 // The outermost transaction appends what every nested one recorded (a group commit: one append per
                 // party and batch, issue 28); a nested one that throws took its events back with its effects.
-                if openTransactions == 1 { try keepingReads { try $0.appendLoggedEvents(since: before.events.count) } }
+                if openTransactions == 1 { try keepingReads { try $0.appendLoggedEvents(since: before.events) } }
                 return result
             }
         } catch {
-            for flushed in effects.flushedActivity.dropFirst(before.flushedActivity.count) {
+            for flushed in effects.flushedActivity.dropFirst(before.flushedActivity) {
                 live[flushed.partyId]?.restorePendingActivity(flushed.rows)
             }
-            effects = before
+            effects.rollBack(to: before)
             // What was read inside may be gone (the write version does not move back with a rollback), and a shared
             // store's party versions roll back too, and the next write hands them out again. A transaction that wrote
             // nothing (a like over its limit, of a song not queued) read only what is committed: the cache stays

@@ -14,11 +14,12 @@
    epoll thread like wrk and sseclient.c, built here; --like-clients),
    then kill -9 and a restart: every acknowledged like must still be counted; next to SQLite's own rate of one-row commits on the same
    disk with the server's settings (WAL, synchronous=NORMAL, a checkpoint every 10,000 pages), measured by this script (issue 28).
+   --like-rounds (3) alternates the anchor and the like runs and prints each round's ratio and the median.
 --parts picks sections (queue,fanout,likes; default all).
 Both servers run on 127.0.0.1 with two workers each; the load generators share the same 2 cores, so compare
 ratios, not absolute figures.
 """
-import argparse, json, os, resource, shutil, signal, sqlite3, subprocess, tempfile, time, urllib.request
+import argparse, json, os, resource, shutil, signal, sqlite3, statistics, subprocess, tempfile, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NCHAN_MODULE = "/usr/lib/nginx/modules/ngx_nchan_module.so"
@@ -188,9 +189,9 @@ def fan_out(client, port, subscribe_path, publish_path, publish_body, subscriber
     return (int(fields[1]), float(fields[3]), float(fields[5])), (pss_connected - pss_before) / subscribers
 
 
-def sqlite_commit_rate(folder, seconds):
+def sqlite_commit_rate(folder, seconds, name="anchor.sqlite"):
     """SQLite's own pace on this disk: one-row transactions, each committed, with the server's journal settings."""
-    database = sqlite3.connect(os.path.join(folder, "anchor.sqlite"), isolation_level=None)
+    database = sqlite3.connect(os.path.join(folder, name), isolation_level=None)
     database.execute("PRAGMA journal_mode=WAL")
     database.execute("PRAGMA synchronous=NORMAL")
     database.execute("PRAGMA wal_autocheckpoint=10000")  # the server's Database.checkpointPages
@@ -232,6 +233,7 @@ def main():
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--parts", default="queue,fanout,likes")
     parser.add_argument("--like-clients", default="16,64", help="a like run per number of clients, each on its own song")
+    parser.add_argument("--like-rounds", type=int, default=3, help="rounds of the anchor and the like runs, alternating")
     arguments = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -280,23 +282,34 @@ def main():
             time.sleep(12)  # the keepalive finds the closed streams
 
         if "likes" in parts:
-            anchor_rate = sqlite_commit_rate(anchor_folder, arguments.seconds)
             loader = build(anchor_folder, "likeload")
-            # 16 clients (the target's figure), then 64 on another song (its own devices: the same device ids would
-            # take the first run's likes back): a batch grows with the likes that arrive while one commits.
-            runs = [(clients, f"demo:track:bench{index}") for index, clients in enumerate(map(int, arguments.like_clients.split(",")))]
+            # Rounds of: SQLite's own commit rate, then 16 clients (the target's figure), then 64 on another song (its
+            # own devices: the same device ids would take the first run's likes back; a batch grows with the likes that
+            # arrive while one commits). Alternating, because two shared cores swing a single 5 s figure by a tenth or
+            # more: each round's ratios are printed, then the median per number of clients.
+            counts = list(map(int, arguments.like_clients.split(",")))
+            if sum(counts) * arguments.like_rounds > 250:
+                raise SystemExit("likeload numbers at most 250 clients (their loopback addresses): fewer rounds or clients")
             acknowledged = {}
+            ratios = {clients: [] for clients in counts}
             first_client = 0
-            for clients, uri in runs:
-                acknowledged[uri], rate = like_load_c(loader, port, party["id"], arguments.seconds, clients, uri, first_client)
-                first_client += clients
-                print(f"likes: {acknowledged[uri]} acknowledged by {clients} clients in {arguments.seconds} s = {rate:.0f}/s; "
-                      f"SQLite's own one-row commits on this disk {anchor_rate:.0f}/s; ratio {rate / anchor_rate:.2f}")
-            before_kill = sum(like_count(port, party["id"], uri) for _, uri in runs)
+            for turn in range(arguments.like_rounds):
+                anchor_rate = sqlite_commit_rate(anchor_folder, arguments.seconds, f"anchor{turn}.sqlite")
+                for index, clients in enumerate(counts):
+                    uri = f"demo:track:bench{turn * len(counts) + index}"
+                    acknowledged[uri], rate = like_load_c(loader, port, party["id"], arguments.seconds, clients, uri, first_client)
+                    first_client += clients
+                    ratios[clients].append(rate / anchor_rate)
+                    print(f"likes, round {turn + 1}: {acknowledged[uri]} acknowledged by {clients} clients in {arguments.seconds} s "
+                          f"= {rate:.0f}/s; SQLite's own one-row commits on this disk {anchor_rate:.0f}/s; ratio {rate / anchor_rate:.2f}")
+            for clients in counts:
+                print(f"likes, {clients} clients: median ratio {statistics.median(ratios[clients]):.2f} "
+                      f"(rounds: {', '.join(f'{ratio:.2f}' for ratio in ratios[clients])})")
+            before_kill = sum(like_count(port, party["id"], uri) for uri in acknowledged)
             server.send_signal(signal.SIGKILL)
             server.wait()
             server, port = start_server(arguments.binary, data)
-            after_restart = sum(like_count(port, party["id"], uri) for _, uri in runs)
+            after_restart = sum(like_count(port, party["id"], uri) for uri in acknowledged)
             print(f"  counted {before_kill} before kill -9, {after_restart} after the restart "
                   f"({sum(acknowledged.values()) - after_restart} acknowledged and lost)")
     finally:
