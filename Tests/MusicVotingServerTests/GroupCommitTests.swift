@@ -41,6 +41,70 @@ struct GroupCommitTests {
         #expect(Self.batches(of: 3, maxBatch: 64) == [[0], [1, 2]], "nothing waits for a batch to fill")
     }
 
+    /// The committer is a thread of its own (issue 28); the `GroupCommit` dropped while jobs wait, those jobs still
+    /// run, and then its thread ends (a server makes one, the tests make hundreds).
+    @Test func aDroppedGroupCommitRunsWhatWaitsAndThenItsThreadEnds() throws {
+        /// This thread's folder in /proc ("PID/task/TID").
+        @Sendable func threadFolder() -> String { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? "" }
+        let ran = Mutex<(jobs: [Int], thread: String, name: String)>(([], "", ""))
+        let firstStarted = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), allDone = DispatchGroup()
+        let run: @Sendable ([Int]) -> Void = { batch in
+            let first = ran.withLock { ran in
+                defer { ran.jobs += batch }
+                if ran.jobs.isEmpty {
+                    ran.thread = threadFolder()
+                    ran.name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+                }
+                return ran.jobs.isEmpty
+            }
+            if first {
+                firstStarted.signal()
+                release.wait()
+            }
+            for _ in batch { allDone.leave() }
+        }
+        for _ in 0..<4 { allDone.enter() }
+        do {
+            let commits = GroupCommit<Int>(maxBatch: 2)
+            commits.submit(0, run: run)
+            firstStarted.wait()
+            for job in 1..<4 { commits.submit(job, run: run) }
+        }
+        release.signal()
+        allDone.wait()
+        let (jobs, thread, name) = ran.withLock { $0 }
+        #expect(jobs == [0, 1, 2, 3], "the jobs queued when it was dropped ran, in order")
+        #expect(name.trimmingCharacters(in: .newlines) == GroupCommit<Int>.threadName)
+        #expect(thread.contains("/task/") && thread != threadFolder())
+        // Waits for the thread to end (bounded: a thread that never ends fails the test, a slow one does not).
+        var ended = false
+        for _ in 0..<1_000 where !ended {
+            ended = !FileManager.default.fileExists(atPath: "/proc/\(thread)")
+            if !ended { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        #expect(ended, "the committer thread ended once its GroupCommit was gone and nothing waited")
+
+        // Dropped while its committer sleeps: the thread wakes and ends.
+        let idleThread = Mutex("")
+        let done = DispatchSemaphore(value: 0)
+        do {
+            let commits = GroupCommit<Int>()
+            commits.submit(0) { _ in
+                idleThread.withLock { $0 = threadFolder() }
+                done.signal()
+            }
+            done.wait()
+            Thread.sleep(forTimeInterval: 0.05)  // not needed for the outcome: the committer usually sleeps by now
+        }
+        let idle = idleThread.withLock { $0 }
+        var idleEnded = false
+        for _ in 0..<1_000 where !idleEnded {
+            idleEnded = !FileManager.default.fileExists(atPath: "/proc/\(idle)")
+            if !idleEnded { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        #expect(idle.contains("/task/") && idleEnded, "an idle committer's thread ended once its GroupCommit was gone")
+    }
+
     func makeService(database: String? = nil) throws -> PartyService {
         var configuration = Configuration()
         configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("mv-commit-\(UUID().uuidString)").path
