@@ -25,7 +25,7 @@ public final class Application: @unchecked Sendable {
     /// Issue 26: with a shared database, which parties' timers this instance runs. Used on `upkeep` only.
     private let timerShards: TimerShards?
     private var timer: DispatchSourceTimer?
-    // Guarded by `upkeep`: ticks since start, for the 15 s keepalive and the 60 s expiry.
+    // Guarded by `upkeep`: ticks since start (one a second), for the 60 s expiry.
     private var ticks = 0
 
     public init(configuration: Configuration, clock: any PartyClock = SystemClock(),
@@ -142,7 +142,7 @@ public final class Application: @unchecked Sendable {
         if let timerShards { service.ownTimerShards(timerShards.hold().sorted()) }
         service.watchPlayback()
         service.flushActivity()
-        if ticks % Int(EventHub.keepaliveInterval) == 0 { hub.pingAll() }
+        hub.pingIdle()
         if ticks % 60 == 0, runsUpkeep {
             do { try service.expireParties() } catch { Log.error("party expiry: \(error)") }
         }

@@ -47,6 +47,29 @@ struct EventHubTests {
         #expect(hub.streamCount(partyId: "p") == 1, "and it left the hub")
     }
 
+    /// Keepalives (one `pingIdle` a second) go to the streams that heard nothing for the interval; a party's events
+    /// reach its streams instead, so a busy party's streams get no ping to meet its next event (issue 28: every
+    /// stream was pinged at the same instant every 4 s, a second fan-out that delayed the event it met).
+    @Test func aPingGoesOnlyToStreamsThatHeardNothingForTheInterval() throws {
+        let hub = EventHub(clock: clock)
+        let busy = try hub.subscribe(partyId: "p", address: "a"), quiet = try hub.subscribe(partyId: "q", address: "b")
+        var late: EventStream?
+        var pings = (busy: 0, quiet: 0, late: 0)
+        func pingsIn(_ stream: EventStream?) -> Int { stream.map { Self.drain($0).components(separatedBy: ": ping\n\n").count - 1 } ?? 0 }
+        _ = pingsIn(busy) + pingsIn(quiet)
+        for second in 1...12 {
+            if second % 3 == 0 { hub.publish(Self.vote(second)) }  // party p hears an event every 3 s
+            if second == 6 { late = try hub.subscribe(partyId: "q", address: "c"); _ = pingsIn(late) }
+            hub.pingIdle()
+            pings.busy += pingsIn(busy)
+            pings.quiet += pingsIn(quiet)
+            pings.late += pingsIn(late)
+        }
+        #expect(pings.busy == 0, "its party's events kept the stream from being idle")
+        #expect(pings.quiet == 3, "an idle stream hears a ping every 4 s")
+        #expect(pings.late == 1, "a stream that joined at 6 s is first pinged 4 s after its first bytes")
+    }
+
     /// Issue 26: a stream whose first bytes replayed the log up to 7 is not sent 6 or 7 again when their writers
     /// hand them to the hub after it joined; an event that is not logged has no id.
     /// Issue 26, several instances: a party's streams get its logged events in sequence order, each once. An event
