@@ -8,8 +8,8 @@
    settings for both).
 2. SSE fan-out: N subscribers on one party, latency from publishing to each subscriber's event (p50/p99),
    ours (a vote POST, `vote-updated`) next to nginx + nchan (a POST to its publisher location) with the same
-   client (sseclient.c, built here with cc); memory per subscriber from the processes' PSS (each size on fresh
-   processes of both servers).
+   client (sseclient.c, built here with cc); memory per subscriber from the processes' PSS (each round on fresh
+   processes of both servers). --fanout-rounds (3) repeats each size and prints each round's ratio and the median.
 3. Like toggles acknowledged per second by 16, then 64 keep-alive clients, one like in flight each (likeload.c, one
    epoll thread like wrk and sseclient.c, built here; --like-clients),
    then kill -9 and a restart: every acknowledged like must still be counted; next to SQLite's own rate of one-row commits on the same
@@ -234,6 +234,7 @@ def main():
     parser.add_argument("--parts", default="queue,fanout,likes")
     parser.add_argument("--like-clients", default="16,64", help="a like run per number of clients, each on its own song")
     parser.add_argument("--like-rounds", type=int, default=3, help="rounds of the anchor and the like runs, alternating")
+    parser.add_argument("--fanout-rounds", type=int, default=3, help="rounds of each fan-out size, ours then nchan's")
     arguments = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -262,24 +263,37 @@ def main():
         vote = '{"uri": "demo:track:bench1", "deviceId": "fan-{i}"}'
         nchan_message = json.dumps({"type": "vote-updated", "timestamp": 0, "payload": {
             "partyId": party["id"], "source": "server", "uri": "demo:track:bench1", "likeCount": "{i}"}})
-        for index, count in enumerate(([arguments.subscribers] + ([arguments.big] if arguments.big else [])) if "fanout" in parts else []):
-            if index > 0:
-                # Each size on fresh processes, both servers alike: a second swarm in the same processes reuses what
-                # the first one freed, and its PSS grows by less than its subscribers cost.
-                server.terminate(); server.wait()
-                server, port = start_server(arguments.binary, data)
-                nginx.terminate(); nginx.wait()
-                nginx, nginx_port = start_nginx(anchor_folder, call(port, "GET", queue_path))
-            ours, ours_mem = fan_out(client, port, f"/api/spotify/events?partyId={party['id']}&source=web",
-                                     f"/api/party/{party['id']}/track/vote", vote, count, arguments.events, [server.pid])
-            channel = f"party{count}"  # a fresh channel per run: nchan replays a channel's buffered messages
-            nchan, nchan_mem = fan_out(client, nginx_port, f"/sub?channel={channel}", f"/pub?channel={channel}", nchan_message,
-                                       count, arguments.events, process_tree(nginx.pid))
-            print(f"SSE fan-out, {count} subscribers x {arguments.events} events ({ours[0]} / {nchan[0]} deliveries)")
-            print(f"  p50 ours {ours[1]:7.1f} ms   nchan {nchan[1]:7.1f} ms")
-            print(f"  p99 ours {ours[2]:7.1f} ms   nchan {nchan[2]:7.1f} ms   ratio {ours[2] / nchan[2]:.2f}")
-            print(f"  memory per subscriber (PSS)  ours {ours_mem:5.1f} KiB   nchan {nchan_mem:5.1f} KiB   ratio {ours_mem / nchan_mem:.2f}")
-            time.sleep(12)  # the keepalive finds the closed streams
+        sizes = ([arguments.subscribers] + ([arguments.big] if arguments.big else [])) if "fanout" in parts else []
+        fresh = False
+        for count in sizes:
+            p99_ratios, pss_ratios = [], []
+            for turn in range(arguments.fanout_rounds):
+                if fresh:
+                    # Each round on fresh processes, both servers alike: a second swarm in the same processes reuses
+                    # what the first one freed (its PSS grows by less than its subscribers cost), and the closed
+                    # streams of the first would still take writes until the keepalives find them.
+                    server.terminate(); server.wait()
+                    server, port = start_server(arguments.binary, data)
+                    nginx.terminate(); nginx.wait()
+                    nginx, nginx_port = start_nginx(anchor_folder, call(port, "GET", queue_path))
+                fresh = True
+                ours, ours_mem = fan_out(client, port, f"/api/spotify/events?partyId={party['id']}&source=web",
+                                         f"/api/party/{party['id']}/track/vote", vote, count, arguments.events, [server.pid])
+                channel = f"party{count}-{turn}"  # a fresh channel per run: nchan replays a channel's buffered messages
+                nchan, nchan_mem = fan_out(client, nginx_port, f"/sub?channel={channel}", f"/pub?channel={channel}", nchan_message,
+                                           count, arguments.events, process_tree(nginx.pid))
+                p99_ratios.append(ours[2] / nchan[2])
+                pss_ratios.append(ours_mem / nchan_mem)
+                print(f"SSE fan-out, {count} subscribers x {arguments.events} events, round {turn + 1} ({ours[0]} / {nchan[0]} deliveries)")
+                print(f"  p50 ours {ours[1]:7.1f} ms   nchan {nchan[1]:7.1f} ms")
+                print(f"  p99 ours {ours[2]:7.1f} ms   nchan {nchan[2]:7.1f} ms   ratio {ours[2] / nchan[2]:.2f}")
+                print(f"  memory per subscriber (PSS)  ours {ours_mem:5.1f} KiB   nchan {nchan_mem:5.1f} KiB   ratio {ours_mem / nchan_mem:.2f}")
+            print(f"SSE fan-out, {count} subscribers: median p99 ratio {statistics.median(p99_ratios):.2f} "
+                  f"(rounds: {', '.join(f'{ratio:.2f}' for ratio in p99_ratios)}); "
+                  f"median PSS ratio {statistics.median(pss_ratios):.2f}")
+        if fresh and "likes" in parts:
+            server.terminate(); server.wait()
+            server, port = start_server(arguments.binary, data)
 
         if "likes" in parts:
             loader = build(anchor_folder, "likeload")
