@@ -289,11 +289,16 @@ public final class EventHub: @unchecked Sendable {
     /// Sends to the party's streams its audience admits, except those whose first bytes covered it; under `lock`.
     private func send(_ delivery: Delivery, partyId: String) {
         guard let listeners = streams[partyId] else { return }
-        if delivery.audience == nil { partyHeardAt[partyId] = keepaliveTick }
-        for subscriber in listeners.values where delivery.audience?.admits(subscriber.audience) ?? true {
-            if let sequence = delivery.sequence, let resumedAt = subscriber.resumedAt, sequence <= resumedAt { continue }
+        // Only a delivery that reached every stream counts as the party's streams having heard (`pingIdle`): one a
+        // stream skipped (its audience, or its first bytes covered it, maybe seconds ago with several instances)
+        // left that stream as silent as before.
+        var reachedAll = true
+        for subscriber in listeners.values {
+            guard delivery.audience?.admits(subscriber.audience) ?? true else { reachedAll = false; continue }
+            if let sequence = delivery.sequence, let resumedAt = subscriber.resumedAt, sequence <= resumedAt { reachedAll = false; continue }
             subscriber.stream.send(delivery.frame)
         }
+        if reachedAll { partyHeardAt[partyId] = keepaliveTick }
         if delivery.endsParty { endedParties.append(partyId) }
     }
 

@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,15 @@ static int connect_from(int client, int round) {
     return fd;
 }
 
+/* Moves the client to a new connection from its next source address. */
+static void reconnect(int poll, struct client *c) {
+    close(c->fd);
+    c->fd = connect_from(c->number, ++c->round);
+    c->on_address = 0;
+    struct epoll_event event = { .events = EPOLLIN, .data.ptr = c };
+    epoll_ctl(poll, EPOLL_CTL_ADD, c->fd, &event);
+}
+
 /* Sends the client's next like; returns 0 when the connection took it whole. */
 static int send_like(struct client *c) {
     char request[1024], body[256];
@@ -87,6 +97,7 @@ int main(int argc, char **argv) {
     per_address = atoi(argv[6]);
     first_client = getenv("LIKELOAD_FIRST_CLIENT") ? atoi(getenv("LIKELOAD_FIRST_CLIENT")) : 0;
     if (clients < 1 || clients > 256 || first_client < 0 || first_client + clients > 250 || per_address < 1) return 2;
+    signal(SIGPIPE, SIG_IGN);  /* a write to a connection the server reset fails instead of ending the run */
     int poll = epoll_create1(0);
     struct client *all = calloc(clients, sizeof *all);
     long acknowledged = 0, sent = 0;
@@ -115,19 +126,22 @@ int main(int argc, char **argv) {
                     if (acknowledged_file) fprintf(acknowledged_file, "liker-%d-%ld\n", c->number, c->attempts);
                 }
             }
-            /* A connection the server ended (a killed instance behind nginx) is made anew, as a phone would. */
-            int more = now_s() < deadline;
-            if (more && (status < 0 || ++c->on_address >= per_address)) {
-                close(c->fd);
-                c->fd = connect_from(c->number, ++c->round);
-                c->on_address = 0;
-                struct epoll_event event = { .events = EPOLLIN, .data.ptr = c };
-                epoll_ctl(poll, EPOLL_CTL_ADD, c->fd, &event);
-            }
-            if (!more || send_like(c) != 0) {
+            if (now_s() >= deadline) {
                 close(c->fd);
                 c->fd = -1;
                 open--;
+                continue;
+            }
+            /* A connection the server ended (a killed instance behind nginx) is made anew, as a phone would; so is
+               one that refuses the next request. */
+            if (status < 0 || ++c->on_address >= per_address) reconnect(poll, c);
+            if (send_like(c) != 0) {
+                reconnect(poll, c);
+                if (send_like(c) != 0) {
+                    close(c->fd);
+                    c->fd = -1;
+                    open--;
+                }
             }
         }
     }

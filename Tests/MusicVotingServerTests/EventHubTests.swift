@@ -70,6 +70,23 @@ struct EventHubTests {
         #expect(pings.late == 1, "a stream that joined at 6 s is first pinged 4 s after its first bytes")
     }
 
+    /// An event a stream skipped, as its first bytes had covered it, does not count as its party's streams having
+    /// heard: with several instances it may come seconds after the stream opened, which stays as silent as before.
+    @Test func anEventAStreamSkippedLeavesItsKeepaliveDue() throws {
+        let hub = EventHub(clock: clock)
+        let covered = try hub.subscribe(partyId: "p", address: "a", initial: [], resumedAt: 5) { EventStream(initial: $0) }
+        let other = try hub.subscribe(partyId: "p", address: "b")
+        _ = Self.drain(other)
+        var pings = 0
+        for second in 1...4 {
+            if second == 3 { hub.publish(Self.vote(4, sequence: 5)) }
+            hub.pingIdle()
+            pings += Self.drain(covered).components(separatedBy: ": ping\n\n").count - 1
+        }
+        #expect(pings == 1, "pinged 4 s after its first bytes, though the others heard an event at 2 s")
+        #expect(Self.drain(other).contains("id: 5"), "the other stream heard it")
+    }
+
     /// Issue 26: a stream whose first bytes replayed the log up to 7 is not sent 6 or 7 again when their writers
     /// hand them to the hub after it joined; an event that is not logged has no id.
     /// Issue 26, several instances: a party's streams get its logged events in sequence order, each once. An event
