@@ -56,13 +56,24 @@ static int connect_from(int client, int round) {
     return fd;
 }
 
-/* Moves the client to a new connection from its next source address. */
-static void reconnect(int poll, struct client *c) {
-    close(c->fd);
-    c->fd = connect_from(c->number, ++c->round);
+/* Connects the client from its current round's source address and watches the connection. */
+static void open_connection(int poll, struct client *c) {
+    c->fd = connect_from(c->number, c->round);
     c->on_address = 0;
     struct epoll_event event = { .events = EPOLLIN, .data.ptr = c };
     epoll_ctl(poll, EPOLL_CTL_ADD, c->fd, &event);
+}
+
+/* Moves the client to a new connection from its next source address. */
+static void reconnect(int poll, struct client *c) {
+    close(c->fd);
+    c->round++;
+    open_connection(poll, c);
+}
+
+static void drop(struct client *c) {
+    close(c->fd);
+    c->fd = -1;
 }
 
 /* Sends the client's next like; returns 0 when the connection took it whole. */
@@ -74,6 +85,16 @@ static int send_like(struct client *c) {
                           "Content-Length: %d\r\n\r\n%s", party, body_length, body);
     c->have = 0;
     return write(c->fd, request, length) == length ? 0 : -1;
+}
+
+/* Sends the client's next like, on a new connection when its own refuses it; returns 0 when the client goes on,
+   -1 when it was dropped (a second connection refused it too). */
+static int send_or_drop(int poll, struct client *c) {
+    if (send_like(c) == 0) return 0;
+    reconnect(poll, c);
+    if (send_like(c) == 0) return 0;
+    drop(c);
+    return -1;
 }
 
 /* The status of the whole answer in the buffer, 0 while it is incomplete. */
@@ -106,10 +127,8 @@ int main(int argc, char **argv) {
     for (int i = 0; i < clients; i++) {
         struct client *c = &all[i];
         c->number = first_client + i;
-        c->fd = connect_from(c->number, 0);
-        struct epoll_event event = { .events = EPOLLIN, .data.ptr = c };
-        epoll_ctl(poll, EPOLL_CTL_ADD, c->fd, &event);
-        if (send_like(c) == 0) open++; else { close(c->fd); c->fd = -1; }
+        open_connection(poll, c);
+        if (send_or_drop(poll, c) == 0) open++;
     }
     struct epoll_event ready[256];
     while (open > 0) {
@@ -127,22 +146,14 @@ int main(int argc, char **argv) {
                 }
             }
             if (now_s() >= deadline) {
-                close(c->fd);
-                c->fd = -1;
+                drop(c);
                 open--;
                 continue;
             }
             /* A connection the server ended (a killed instance behind nginx) is made anew, as a phone would; so is
                one that refuses the next request. */
             if (status < 0 || ++c->on_address >= per_address) reconnect(poll, c);
-            if (send_like(c) != 0) {
-                reconnect(poll, c);
-                if (send_like(c) != 0) {
-                    close(c->fd);
-                    c->fd = -1;
-                    open--;
-                }
-            }
+            if (send_or_drop(poll, c) != 0) open--;
         }
     }
     if (acknowledged_file) fclose(acknowledged_file);

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 /// Issue 26 (SPEC R31): three instances of the real binary share one PostgreSQL; an event committed on one reaches the
 /// streams on every other, reads never miss another instance's acknowledged write, and the upkeep runs on one.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Issue 24, items 2 and 3: the truth about a TV that died without a word, and one TV on purpose.
 @Suite("A TV that stops answering, and a second TV", .alsoOnRoundRobinCluster)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The waiting guest songs' track numbers, in the server's order (the playing and auto-filled entries left out).
 private func waitingGuestSongs(_ queue: [[String: Any]]) -> [Int] {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Issue 13: requests as the original MusicVoting clients send them (the Angular web frontend with its web
 /// player, and the SwiftUI iOS app), written from their documented behaviour: no device ids, the host PIN only

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A party's end as its streams see it; the API's answers (R1–R5, R24, R25, R27, R29) are `APIContractTests/PartyRoutesTests`.
 @Suite("Party end on the event stream (R5)", .serialized, .alsoOnRoundRobinCluster)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Playback as the event streams tell it; the API's answers are `APIContractTests/PlaybackRoutesTests`.
 @Suite("Playback on the event stream (R21, R22)", .alsoOnRoundRobinCluster)

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite("R7 restart and durability")
 struct RestartTests {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A parsed Server-Sent Event: its id and the JSON of its data lines.
 struct ReceivedEvent {

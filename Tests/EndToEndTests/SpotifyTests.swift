@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import PartyStore
 import Testing
+import TestSupport
 
 private func spotifyServer(_ spotify: FakeSpotify, dataDirectory: String? = nil) throws -> ServerProcess {
     try ServerProcess(dataDirectory: dataDirectory, arguments: ["--spotify-client-id", "client-123", "--spotify-accounts-base", spotify.base,

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// R20a: the party plays only while the monitor's audio is heard; otherwise the song is stalled with a reason
 /// and its position frozen, and it continues from there.

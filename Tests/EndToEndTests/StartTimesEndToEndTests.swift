@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("R18a startsInMs and mine on queue entries", .alsoOnRoundRobinCluster)
 struct StartTimesEndToEndTests {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import JSONKit
 import Testing
+import TestSupport
 
 /// The YouTube Data API v3 as far as the server uses it, answering from the fixtures.
 private func fakeYouTube() throws -> FakeService {

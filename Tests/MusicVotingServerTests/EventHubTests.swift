@@ -25,6 +25,11 @@ struct EventHubTests {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The keepalive comments among what libmicrohttpd would read from the stream now (none for no stream).
+    static func pings(in stream: EventStream?) -> Int {
+        stream.map { drain($0).components(separatedBy: ": ping\n\n").count - 1 } ?? 0
+    }
+
     /// A logged like (its sequence number is the SSE id), about 400 bytes on the wire.
     static func vote(_ index: Int, sequence: Int64? = nil) -> ServerEvent {
         ServerEvent(kind: .voteUpdated(uri: "demo:track:\(index)", likeCount: 1, entryId: Int64(index), order: Array(1_000_000...1_000_050)),
@@ -55,15 +60,14 @@ struct EventHubTests {
         let busy = try hub.subscribe(partyId: "p", address: "a"), quiet = try hub.subscribe(partyId: "q", address: "b")
         var late: EventStream?
         var pings = (busy: 0, quiet: 0, late: 0)
-        func pingsIn(_ stream: EventStream?) -> Int { stream.map { Self.drain($0).components(separatedBy: ": ping\n\n").count - 1 } ?? 0 }
-        _ = pingsIn(busy) + pingsIn(quiet)
+        _ = Self.pings(in: busy) + Self.pings(in: quiet)
         for second in 1...12 {
             if second % 3 == 0 { hub.publish(Self.vote(second)) }  // party p hears an event every 3 s
-            if second == 6 { late = try hub.subscribe(partyId: "q", address: "c"); _ = pingsIn(late) }
+            if second == 6 { late = try hub.subscribe(partyId: "q", address: "c"); _ = Self.pings(in: late) }
             hub.pingIdle()
-            pings.busy += pingsIn(busy)
-            pings.quiet += pingsIn(quiet)
-            pings.late += pingsIn(late)
+            pings.busy += Self.pings(in: busy)
+            pings.quiet += Self.pings(in: quiet)
+            pings.late += Self.pings(in: late)
         }
         #expect(pings.busy == 0, "its party's events kept the stream from being idle")
         #expect(pings.quiet == 3, "an idle stream hears a ping every 4 s")
@@ -81,7 +85,7 @@ struct EventHubTests {
         for second in 1...4 {
             if second == 3 { hub.publish(Self.vote(4, sequence: 5)) }
             hub.pingIdle()
-            pings += Self.drain(covered).components(separatedBy: ": ping\n\n").count - 1
+            pings += Self.pings(in: covered)
         }
         #expect(pings == 1, "pinged 4 s after its first bytes, though the others heard an event at 2 s")
         #expect(Self.drain(other).contains("id: 5"), "the other stream heard it")

@@ -76,13 +76,8 @@ struct GroupCommitTests {
         #expect(jobs == [0, 1, 2, 3], "the jobs queued when it was dropped ran, in order")
         #expect(name.trimmingCharacters(in: .newlines) == GroupCommit<Int>.threadName)
         #expect(thread.contains("/task/") && thread != threadFolder())
-        // Waits for the thread to end (bounded: a thread that never ends fails the test, a slow one does not).
-        var ended = false
-        for _ in 0..<1_000 where !ended {
-            ended = !FileManager.default.fileExists(atPath: "/proc/\(thread)")
-            if !ended { Thread.sleep(forTimeInterval: 0.01) }
-        }
-        #expect(ended, "the committer thread ended once its GroupCommit was gone and nothing waited")
+        #expect(eventually { !FileManager.default.fileExists(atPath: "/proc/\(thread)") },
+                "the committer thread ended once its GroupCommit was gone and nothing waited")
 
         // Dropped while its committer sleeps: the thread wakes and ends.
         let idleThread = Mutex("")
@@ -97,12 +92,8 @@ struct GroupCommitTests {
             Thread.sleep(forTimeInterval: 0.05)  // not needed for the outcome: the committer usually sleeps by now
         }
         let idle = idleThread.withLock { $0 }
-        var idleEnded = false
-        for _ in 0..<1_000 where !idleEnded {
-            idleEnded = !FileManager.default.fileExists(atPath: "/proc/\(idle)")
-            if !idleEnded { Thread.sleep(forTimeInterval: 0.01) }
-        }
-        #expect(idle.contains("/task/") && idleEnded, "an idle committer's thread ended once its GroupCommit was gone")
+        #expect(idle.contains("/task/") && eventually { !FileManager.default.fileExists(atPath: "/proc/\(idle)") },
+                "an idle committer's thread ended once its GroupCommit was gone")
     }
 
     func makeService(database: String? = nil) throws -> PartyService {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// Issue 10, item 3: floods of connections from one or many phones must leave a new guest able to join.

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 /// Issue 10, item 4: 16,280 parties in 150 s from one script made every guest wait.
 @Suite("Attack: a party-creation flood is throttled", .alsoOnRoundRobinCluster)

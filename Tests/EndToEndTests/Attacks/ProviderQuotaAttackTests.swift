@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// Issue 10, item 5: searches spent the party's YouTube quota, and a slow upstream starved every client.
 @Suite("Attack: provider quota and threads", .serialized)
