@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "ClientNetwork", "JSONKit", "TestSupport"]),
         .testTarget(name: "MusicVotingServerTests", dependencies: ["MusicVotingServer", "PartyEngine", "PartyStore", "HTTPServer", "TestSupport"]),
         // The API contract in process (issue 25): requests through the real pipeline, routes and party service, no socket.
-        .testTarget(name: "APIContractTests", dependencies: ["MusicVotingServer", "PartyCore", "PartyEngine", "HTTPServer"]),
+        .testTarget(name: "APIContractTests", dependencies: ["MusicVotingServer", "PartyCore", "PartyEngine", "PartyStore", "HTTPServer", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore", "HTTPServer", "JSONKit", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         // Issue 26: three instances of the real binary on one PostgreSQL, Debian's nginx in front. The HTTP and SSE

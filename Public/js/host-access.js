@@ -1,5 +1,6 @@
 import { t } from './i18n.js';
 import { ask } from './dialog.js';
+import { showError } from './dom.js';
 
 /** The TV-code boxes of the "connect the TV" card, scrolled to and focused. */
 export function focusTvCode(event) {
@@ -21,15 +22,27 @@ export function setUpDeviceHint(party, hostPin) {
   });
 }
 
-/** Issue 24: the host PIN behind a button, so a host can always find the way back in (and no one reads it by chance). */
-export function setUpHostPin(hostPin) {
+/**
+ * The host PIN behind a button, so a host can always find the way back in (and no one reads it by chance), and
+ * (R24a) a new one on request: `rotate` asks the server for it and starts the page again.
+ */
+export function setUpHostPin(hostPin, rotate) {
   const reveal = document.getElementById('show-host-pin');
   const value = document.getElementById('host-pin');
-  reveal.addEventListener('click', () => {
-    const show = value.hidden;
-    value.textContent = show ? hostPin : '';
-    value.hidden = !show;
-    reveal.setAttribute('aria-expanded', String(show));
-    reveal.textContent = show ? t('host.access.hide') : t('host.access.show');
+  const show = (shown) => {
+    value.textContent = shown ? hostPin : '';
+    value.hidden = !shown;
+    reveal.setAttribute('aria-expanded', String(shown));
+    reveal.textContent = shown ? t('host.access.hide') : t('host.access.show');
+  };
+  reveal.addEventListener('click', () => show(value.hidden));
+  document.getElementById('rotate-host-pin').addEventListener('click', async () => {
+    if (!await ask({ message: t('host.access.rotateConfirm'), confirm: t('host.access.rotate'), cancel: t('dialog.cancel') })) return;
+    try {
+      await rotate();
+    } catch (error) {
+      showError('rotate', error.message);
+    }
   });
+  return { show };
 }

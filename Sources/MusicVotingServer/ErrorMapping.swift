@@ -58,7 +58,7 @@ enum ErrorMapping {
             return HTTPError(status: 429, message: "Gerade probieren viele Geräte falsche Host-PINs für diese Party. Auf einem Gerät, das schon angemeldet war, geht es weiter; hier bitte in \(seconds) s noch einmal.",
                              code: "pin_guessing", headers: [("Retry-After", String(seconds))])
         case .pinChecksExhausted:
-            return HTTPError(status: 429, message: "Für diese Party wurden zu viele falsche Host-PINs probiert. Anmelden geht nur noch auf einem Gerät, das schon angemeldet war.",
+            return HTTPError(status: 429, message: "Für diese Party wurden zu viele falsche Host-PINs probiert. Anmelden geht nur noch auf einem Gerät, das schon angemeldet war, oder mit einem Link, den „musicvoting host-link“ auf dem Server erzeugt.",
                              code: "pin_checks_exhausted", headers: [("Retry-After", "3600")])
         case .tooManyUris(let limit):
             return HTTPError(status: 400, message: "Höchstens \(limit) Songs auf einmal.", code: "too_many_uris")

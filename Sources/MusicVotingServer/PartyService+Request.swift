@@ -21,9 +21,10 @@ extension PartyService {
         try authorize(Credential(request), partyId: partyId, allowMonitor: true)
     }
 
-    /// R25: whether the request's Bearer is this party's host PIN (a wrong one counts).
-    func carriesHostPin(_ request: Request, party: Party) throws -> Bool {
-        try carriesHostPin(Credential(request), party: party)
+    /// R25: the party with its host's secrets when the request's Bearer is this party's host PIN or token (a wrong
+    /// one counts), else nil.
+    func hostView(_ request: Request, party: Party) throws -> Party? {
+        try hostView(Credential(request), party: party)
     }
 }
 

@@ -28,14 +28,14 @@ extension Routes {
         router.add("GET", "/local/audio/{id}", summary: "A queued local library file (byte ranges)") { request throws(HTTPError) in
             let id = request.parameter("id")
             guard service.localFileIsServed(trackId: id, audio: true), let item = library?.item(id: id),
-                  let response = FileContent(path: item.path, contentType: StaticFiles.contentType(for: item.path))
+                  let response = FileContent(path: item.path, contentType: StaticFiles.contentType(for: item.path), withoutLinks: true)
                     .response(to: request, cacheControl: "public, max-age=3600") else { throw .notFound }
             return response
         }
         router.add("GET", "/local/cover/{id}", summary: "The cover image beside a local file") { request throws(HTTPError) in
             let id = request.parameter("id")
             guard service.localFileIsServed(trackId: id, audio: false), let cover = library?.item(id: id)?.coverPath,
-                  let response = FileContent(path: cover, contentType: StaticFiles.contentType(for: cover))
+                  let response = FileContent(path: cover, contentType: StaticFiles.contentType(for: cover), withoutLinks: true)
                     .response(to: request, cacheControl: "public, max-age=3600") else { throw .notFound }
             return response
         }

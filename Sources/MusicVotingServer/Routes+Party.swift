@@ -14,7 +14,7 @@ extension Routes {
                 let settings = try PartySettings.reading(json, over: .apiDefault)
                 let party = try service.createParty(provider: provider, settings: settings, clientAddress: request.clientAddress)
                 return .json(["id": .string(party.id), "pin": .string(party.guestPin), "hostPin": .string(party.hostPin),
-                              "joinUrl": .string(service.joinURL(for: party))], status: 201)
+                              "hostToken": .optional(party.hostToken), "joinUrl": .string(service.joinURL(for: party))], status: 201)
             }
         }
         router.add("GET", "/api/party/join/{pin}", summary: "Find a party by guest PIN (R27); deviceId (query or X-Device-Id) counts the guest as active (R17a)") { request throws(HTTPError) in
@@ -25,19 +25,36 @@ extension Routes {
                 return .json(["id": .string(party.id)])
             }
         }
-        router.add("GET", "/api/party/host-join/{hostPin}", summary: "Find a party by host PIN (R24)") { request throws(HTTPError) in
+        router.add("GET", "/api/party/host-join/{hostPin}", summary: "Find a party by host PIN (R24, R24a); hostToken: the host page's credential") { request throws(HTTPError) in
             try respond("host join") {
                 let party = try service.hostJoin(hostPin: request.parameter("hostPin"), clientAddress: request.clientAddress)
-                return .json(["id": .string(party.id), "guestPin": .string(party.guestPin)])
+                return .json(["id": .string(party.id), "guestPin": .string(party.guestPin), "hostToken": .optional(party.hostToken)])
             }
         }
-        router.add("GET", "/api/party/{id}", summary: "Party details; hostPin only with the host PIN (R25)") { request throws(HTTPError) in
+        router.add("GET", "/api/party/{id}", summary: "Party details; hostPin and hostToken only with the host PIN or token (R25)") { request throws(HTTPError) in
             try respond("party") {
                 let party = try service.activeParty(id: request.parameter("id"))
                 var fields: [(String, JSON)] = [("id", .string(party.id)), ("pin", .string(party.guestPin)),
                                                 ("provider", .string(party.provider)), ("joinUrl", .string(service.joinURL(for: party)))]
-                if try service.carriesHostPin(request, party: party) { fields.append(("hostPin", .string(party.hostPin))) }
+                if let hosted = try service.hostView(request, party: party) {
+                    fields += [("hostPin", .string(hosted.hostPin)), ("hostToken", .optional(hosted.hostToken))]
+                }
                 return .json(.object(fields))
+            }
+        }
+        router.add("POST", "/api/party/{id}/host-pin", summary: "Replace the host PIN and host token (R24a); the TV stays paired", security: "hostPin") { request throws(HTTPError) in
+            try respond("rotate host pin") {
+                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let rotated = try service.rotateHostPin(of: party, clientAddress: request.clientAddress)
+                return .json(["hostPin": .string(rotated.hostPin), "hostToken": .optional(rotated.hostToken)])
+            }
+        }
+        router.add("POST", "/api/party/{id}/host-recovery", summary: "Redeem a console link (musicvoting host-link) for a new host PIN and token (R24a): {token}") { request throws(HTTPError) in
+            try respond("host recovery") {
+                let json = try request.json()
+                let token = try request.stringField("token", in: json) ?? ""
+                let party = try service.redeemHostRecovery(token: token, partyId: request.parameter("id"), clientAddress: request.clientAddress)
+                return .json(["id": .string(party.id), "hostPin": .string(party.hostPin), "hostToken": .optional(party.hostToken)])
             }
         }
         router.add("DELETE", "/api/party/{id}", summary: "End the party (R5)", security: "hostPin") { request throws(HTTPError) in

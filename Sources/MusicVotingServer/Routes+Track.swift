@@ -102,7 +102,6 @@ extension Routes {
                     throw PartyError.invalidInput("Invalid JSON body")
                 }
                 let device = try request.deviceId(from: { if case .object = json { return json } else { return nil } }())
-                    ?? "address:" + request.clientAddress
                 return respond("add", calling: try service.provider(for: party), gate: service.remoteCalls, guest: request.clientAddress) {
                     try service.add(uris: uris, deviceId: device, clientAddress: request.clientAddress, party: party)
                     return .json(["status": "added"])
@@ -113,17 +112,18 @@ extension Routes {
             // The original backend's route, answered clearly instead of a 405 from `track/{trackId}`.
             Response(error: HTTPError(status: 501, message: "Playlists speichern wird nicht unterstützt.", code: "not_implemented"))
         }
-        router.add("POST", "/api/party/{id}/track/vote", summary: "Toggle this device's like (R17)") { request throws(HTTPError) in
+        router.add("POST", "/api/party/{id}/track/vote", summary: "Toggle this device's like (R17); with liked: true or false, set it (safe to repeat after a 503)") { request throws(HTTPError) in
             try respond("vote") {
                 let json = try request.json()
                 let partyId = request.parameter("id")
                 guard let uri = try request.stringField("uri", in: json), !uri.isEmpty,
                       let device = try request.deviceId(from: json) else { throw PartyError.missingUriOrDevice }
+                let wanted = try request.boolField("liked", in: json)
                 // Issue 28: answered after the group commit that holds the like (and finds the party: 404 from there);
                 // this thread goes on reading meanwhile.
                 let clientAddress = request.clientAddress
                 return .completing { finish in
-                    service.vote(uri: uri, deviceId: device, clientAddress: clientAddress, partyId: partyId) { result in
+                    service.vote(uri: uri, deviceId: device, wanted: wanted, clientAddress: clientAddress, partyId: partyId) { result in
                         finish {
                             switch result {
                             case .success(let result): .json(["liked": .bool(result.liked), "likeCount": .integer(result.likeCount)])

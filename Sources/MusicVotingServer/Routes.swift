@@ -82,6 +82,15 @@ extension Request {
         return text
     }
 
+    /// A boolean field of a JSON object body, nil when absent or null; anything else than true or false is a 400.
+    func boolField(_ name: String, in json: JSON?) throws -> Bool? {
+        guard let json else { return nil }
+        guard case .object = json else { throw PartyError.invalidInput("Invalid JSON body") }
+        guard let value = json[name], value != .null else { return nil }
+        guard case .bool(let flag) = value else { throw PartyError.invalidInput("Invalid \(name)") }
+        return flag
+    }
+
     /// The guest's device id: body, then `X-Device-Id`, then `?deviceId=`.
     func deviceId(from json: JSON?) throws -> String? {
         let candidate = try stringField("deviceId", in: json) ?? header("x-device-id") ?? query["deviceId"]

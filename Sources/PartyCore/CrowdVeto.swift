@@ -30,9 +30,17 @@ extension QueueEntry {
     /// R17a: a device never vetoes its own song.
     public func mayBeVetoed(by deviceId: String) -> Bool { addedBy != deviceId }
 
-    /// R30: the guest a ban of this entry bans (the device, or `address:…` for a client without one); nil for an
-    /// auto-filled entry, which no guest added.
-    public var guestAdder: String? { autofilled || addedBy.isEmpty ? nil : addedBy }
+    /// R30: the guest a ban of this entry bans; nil for an auto-filled entry, which no guest added, and for a song
+    /// added without a device id, which is nobody's (a ban of it removes that song only).
+    public var guestAdder: String? { autofilled || addedBy.isEmpty || isAnonymous ? nil : addedBy }
+
+    /// Added without a device id (the original web frontend): nobody's song. Never derived into ownership from an
+    /// address: `mine` never says it, a ban takes only it. R9b counts the network's such songs as one adder's.
+    public var isAnonymous: Bool { addedBy.hasPrefix(Self.anonymousPrefix) }
+
+    /// The adder of a song added without a device id from `network`: no device id can be it (ids have no spaces).
+    public static func anonymousAdder(network: String) -> String { anonymousPrefix + network }
+    private static let anonymousPrefix = "anonymous "
 }
 
 extension Queue {

@@ -13,14 +13,19 @@ public struct Party: Equatable, Sendable {
     public var endedAt: Date?
     public var defaultPlaylistId: String?
     public var playback: Playback
-    /// Wrong host PINs evaluated for this party so far (issue 23: at most `SecretGuard.lifetimeLimit`).
+    /// R24a: wrong host PINs evaluated for this party so far (at most `SecretGuard.lifetimeLimit`).
     public var wrongPinChecks: Int
+    /// R24a: the host page's long secret, a credential no budget stands in front of (nil: made before it existed).
+    public var hostToken: String?
+    /// R24a: wrong `host-join` PINs evaluated while this party was active; past `SecretGuard.lifetimeLimit`, `host-join`
+    /// no longer finds it (the party's own budget stays untouched).
+    public var hostJoinMisses: Int
     /// R9b, R17a: the host's settings for this party.
     public var settings: PartySettings
 
     public init(id: String, guestPin: String, hostPin: String, provider: String, createdAt: Date,
                 endedAt: Date? = nil, defaultPlaylistId: String? = nil, playback: Playback = Playback(), wrongPinChecks: Int = 0,
-                settings: PartySettings = .apiDefault) {
+                hostToken: String? = nil, hostJoinMisses: Int = 0, settings: PartySettings = .apiDefault) {
         self.id = id
         self.guestPin = guestPin
         self.hostPin = hostPin
@@ -30,6 +35,8 @@ public struct Party: Equatable, Sendable {
         self.defaultPlaylistId = defaultPlaylistId
         self.playback = playback
         self.wrongPinChecks = wrongPinChecks
+        self.hostToken = hostToken
+        self.hostJoinMisses = hostJoinMisses
         self.settings = settings
     }
 

@@ -19,6 +19,17 @@ public enum PinGenerator {
         throw .pinsExhausted
     }
 
+    /// One fresh PIN (a rotated host PIN: the party's own PINs are taken too), or `.pinsExhausted` after bounded retries.
+    public static func single<R: RandomNumberGenerator>(
+        using random: inout R, isTaken: (String) -> Bool, attempts: Int = maxAttempts
+    ) throws(PartyError) -> String {
+        for _ in 0..<attempts {
+            let pin = pin(using: &random)
+            if !isTaken(pin) { return pin }
+        }
+        throw .pinsExhausted
+    }
+
     public static func isWellFormed(_ pin: String) -> Bool {
         pin.utf8.count == 5 && pin.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
     }

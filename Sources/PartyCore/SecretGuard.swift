@@ -12,8 +12,10 @@ import ClientNetwork
 ///   have (issue 23: a new address per guess once made 41,588 guesses a minute).
 /// - Over a party's life at most `lifetimeLimit` wrong host PINs are evaluated (the caller keeps the count,
 ///   it outlives a restart): a sweep's chance stays under 1 % of the 99,999 other PINs.
-/// - A client that proved the secret (its IPv6 /64 or exact IPv4 address) is never held back by somebody
-///   else's guessing; only its own failures count against it.
+/// - A client that proved the secret (its IPv6 /64 or exact IPv4 address; the caller keeps who did, durably) is
+///   never held back by somebody else's guessing; only its own failures count against it.
+/// Long secrets (the host page's token, R21's monitor token) are matched before this guard is asked: 128 bits are
+/// not guessed, so no budget stands between them and the party.
 /// A value type: the owner serializes access; time is injected.
 public struct SecretGuard: Sendable {
     public static let addressLimit = 10
@@ -38,24 +40,22 @@ public struct SecretGuard: Sendable {
     private var addressFailures: SlidingWindowLimiter
     private var prefixFailures: SlidingWindowLimiter
     private var scopeFailures: SlidingWindowLimiter
-    private var proven: [String: [String]] = [:]
-    /// Issue 26: counts and proven clients shared by several instances; nil: in memory.
-    private let shared: (any SharedLimits)?
 
+    /// `shared`: counts shared by several instances; nil: in memory.
     public init(shared: (any SharedLimits)? = nil) {
-        self.shared = shared
         addressFailures = SlidingWindowLimiter(limit: Self.addressLimit, name: "secret-address", shared: shared)
         prefixFailures = SlidingWindowLimiter(limit: Self.prefixLimit, name: "secret-network", shared: shared)
         scopeFailures = SlidingWindowLimiter(limit: Self.scopeLimit, name: "secret-scope", shared: shared)
     }
 
     /// Why the secret of `scope` is not checked for `address` now, or nil when it may go ahead.
-    /// `lifetimeFailures` is the party's count of wrong PINs so far (0 for scopes without one).
-    public func refusal(address: String, scope: String, lifetimeFailures: Int = 0, at now: Date) -> Refusal? {
+    /// `proven`: the client proved this secret before. `lifetimeFailures` is the party's count of wrong PINs so far
+    /// (0 for scopes without one).
+    public func refusal(address: String, scope: String, proven: Bool = false, lifetimeFailures: Int = 0, at now: Date) -> Refusal? {
         if let seconds = addressFailures.retryAfter(key: Self.key(AddressPrefix.device(of: address), scope), at: now) {
             return .ownFailures(retryAfterSeconds: seconds)
         }
-        if isProven(address: address, scope: scope) { return nil }
+        if proven { return nil }
         if let seconds = prefixFailures.retryAfter(key: Self.key(AddressPrefix.network(of: address), scope), at: now) {
             return .ownFailures(retryAfterSeconds: seconds)
         }
@@ -73,28 +73,6 @@ public struct SecretGuard: Sendable {
         prefixFailures.record(key: Self.key(AddressPrefix.network(of: address), scope), at: now)
         scopeFailures.record(key: scope, at: now)
         return !wasUnderAttack && isUnderAttack(scope: scope, at: now)
-    }
-
-    /// The client proved the secret of `scope`: somebody else's guessing never holds it back again.
-    public mutating func recordSuccess(address: String, scope: String) {
-        let device = AddressPrefix.device(of: address)
-        if let shared { return shared.prove(client: device, scope: scope, keep: Self.provenPerScope) }
-        var devices = proven[scope, default: []]
-        guard !devices.contains(device) else { return }
-        devices.append(device)
-        proven[scope] = Array(devices.suffix(Self.provenPerScope))
-    }
-
-    public func isProven(address: String, scope: String) -> Bool {
-        // A database that cannot be asked proves nothing (stricter).
-        if let shared { return shared.isProven(client: AddressPrefix.device(of: address), scope: scope) ?? false }
-        return proven[scope]?.contains(AddressPrefix.device(of: address)) ?? false
-    }
-
-    /// Forgets a scope that is gone (an ended party).
-    public mutating func forget(scope: String) {
-        if let shared { return shared.forget(scope: scope) }
-        proven[scope] = nil
     }
 
     /// Wrong secrets for `scope` in the last minute, from every address.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Issue 26: limit counts and proven clients that several instances share (PostgreSQL), so guesses spread over
+/// Limit counts that several instances share (PostgreSQL), so guesses spread over
 /// instances get no more than one instance allows. Counts live in fixed buckets of a sixth of a window; a window
 /// counts its current bucket and the six before it, so it spans between one and seven sixths of the window:
 /// never fewer events than the rolling window of one instance would count (exact or stricter, never looser).
@@ -10,11 +10,6 @@ public protocol SharedLimits: AnyObject, Sendable {
     func buckets(name: String, key: String, window: TimeInterval, at now: Date) -> [WindowBucket]?
     /// Counts `count` events of the key in its current bucket.
     func add(_ count: Int, name: String, key: String, window: TimeInterval, at now: Date)
-    /// Whether the client (an IPv6 /64 or IPv4 address) proved the secret of `scope` (nil: the database failed).
-    func isProven(client: String, scope: String) -> Bool?
-    /// Remembers that the client proved the secret; a scope keeps its `keep` newest.
-    func prove(client: String, scope: String, keep: Int)
-    func forget(scope: String)
     /// Runs `body` while no other instance runs a body for `key` (PostgreSQL: an advisory lock held until the
     /// body's counts commit): a check, the secret's comparison and the failure it records take turns cluster-wide.
     func serialized<T>(_ key: String, _ body: () throws -> T) throws -> T
@@ -75,7 +70,7 @@ public struct WindowBucket: Sendable, Equatable {
     }
 }
 
-/// What a shared database keeps for the engine's guards (issue 26): the limit counts, proven clients and TV pairings.
+/// What a shared database keeps for the engine's guards (R31): the limit counts and TV pairings.
 public protocol SharedGuards: SharedLimits {
     /// Runs `body` on the pairings the database holds, none of which another instance changes meanwhile; keeps
     /// what `body` changed (also when it throws).

@@ -29,7 +29,20 @@ public struct Track: Equatable, Hashable, Sendable, Codable {
         self.isrc = isrc.flatMap { $0.isEmpty || $0.utf8.count > 32 ? nil : $0.uppercased() }
     }
 
+    /// Capped, and without bidirectional controls: an override shows its letters in another order than they are
+    /// stored ("\u{202E}maps" reads "spam"), so R12's blacklist, which reads them as stored, would pass a word every
+    /// screen shows. Without the controls, the screens show what the blacklist read.
     private static func capped(_ text: String) -> String {
-        text.count <= maxTextLength ? text : String(text.prefix(maxTextLength - 1)) + "…"
+        let plain = text.unicodeScalars.contains(where: isBidiControl)
+            ? String(String.UnicodeScalarView(text.unicodeScalars.filter { !isBidiControl($0) })) : text
+        return plain.count <= maxTextLength ? plain : String(plain.prefix(maxTextLength - 1)) + "…"
+    }
+
+    /// ALM, LRM, RLM, the embeddings and overrides (LRE…RLO) and the isolates (LRI…PDI).
+    static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 }

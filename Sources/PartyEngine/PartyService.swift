@@ -99,10 +99,26 @@ public final class PartyService: Sendable {
         try withState { try $0.checkSecret(token, party: party, clientAddress: clientAddress, allowMonitor: allowMonitor) }
     }
 
-    /// R25: whether the credential carries this party's host PIN. A token that is not it counts like any wrong PIN.
-    public func carriesHostPin(_ credential: Credential, party: Party) throws -> Bool {
-        guard let token = credential.token, !token.isEmpty else { return false }
-        return try checkSecret(token, party: party, clientAddress: credential.clientAddress, allowMonitor: false) == .host
+    /// R25: the party as its host sees it (with the host page's token), or nil when the credential carries neither
+    /// the host PIN nor the host token. A token that is neither counts like any wrong PIN.
+    public func hostView(_ credential: Credential, party: Party) throws -> Party? {
+        guard let token = credential.token, !token.isEmpty else { return nil }
+        return try withState { state in
+            guard try state.checkSecret(token, party: party, clientAddress: credential.clientAddress, allowMonitor: false) == .host else { return nil }
+            var party = party
+            try state.ensureHostToken(&party)
+            return party
+        }
+    }
+
+    /// R24a: a new host PIN and host token for the party (the host's own request).
+    public func rotateHostPin(of party: Party, clientAddress: String) throws -> Party {
+        try withState { try $0.rotateHostPin(of: party, clientAddress: clientAddress) }
+    }
+
+    /// R24a: a one-time link of the server's console, redeemed for a new host PIN and host token.
+    public func redeemHostRecovery(token: String, partyId: String, clientAddress: String) throws -> Party {
+        try withState { try $0.redeemHostRecovery(token: token, partyId: partyId, clientAddress: clientAddress) }
     }
 
     public func joinParty(guestPin: String, clientAddress: String, deviceId: String? = nil) throws -> Party {
@@ -211,12 +227,13 @@ public final class PartyService: Sendable {
     }
 
     /// R10–R13, R16: adds search results by uri, all or none. A remote provider is asked only for uris it did not
-    /// answer recently, and those look-ups are admitted like searches before the first call (issue 23).
-    public func add(uris: [String], deviceId: String, clientAddress: String = "local", party: Party) throws {
+    /// answer recently, and those look-ups are admitted like searches before the first call. Without a device id
+    /// (the original web frontend) the songs are nobody's (`QueueEntry.isAnonymous`).
+    public func add(uris: [String], deviceId: String?, clientAddress: String = "local", party: Party) throws {
         guard !uris.isEmpty else { throw PartyError.noTracks }
         guard uris.count <= Self.maxUrisPerAdd else { throw PartyError.tooManyUris(limit: Self.maxUrisPerAdd) }
         // R30: a banned guest costs no provider look-up.
-        try withState { try $0.refuseIfBanned(deviceId: deviceId, party: party) }
+        if let deviceId { try withState { try $0.refuseIfBanned(deviceId: deviceId, party: party) } }
         for uri in uris where uri.isEmpty || uri.utf8.count > 256 || uri.contains("/") { throw PartyError.invalidUri }
         let provider = try provider(for: party)
         // R13: only uris the provider resolves; looked up before taking the lock (providers may be remote).
@@ -243,20 +260,21 @@ public final class PartyService: Sendable {
         if startsPlayback { _ = try startAndRefill(party) }
     }
 
-    public func vote(uri: String, deviceId: String, clientAddress: String = "local", party: Party) throws -> (liked: Bool, likeCount: Int) {
+    public func vote(uri: String, deviceId: String, wanted: Bool? = nil, clientAddress: String = "local", party: Party) throws -> (liked: Bool, likeCount: Int) {
         try sharedLikeLimits?.admitSharedLike(device: deviceId, address: clientAddress, party: party.id, at: now)
-        return try write(partyId: party.id) { try $0.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
+        return try write(partyId: party.id) { try $0.vote(uri: uri, deviceId: deviceId, wanted: wanted, clientAddress: clientAddress, party: party) }
     }
 
     /// R17 without holding the caller's thread (it returns at once): `completion` gets the answer once the like's
     /// group commit is done. Alone, the party is looked up in the batch (issue 28: a like storm's request threads
     /// waited for the state lock a committing batch held, only to find the party); with several instances before the
     /// shared count, on a worker thread (both are database reads), so that no count is kept for a party that is none.
-    public func vote(uri: String, deviceId: String, clientAddress: String, partyId: String,
+    public func vote(uri: String, deviceId: String, wanted: Bool? = nil, clientAddress: String, partyId: String,
                      completion: @escaping @Sendable (Result<(liked: Bool, likeCount: Int), any Error>) -> Void) {
         let like: @Sendable () -> Void = { [self] in
             write(partyId: partyId, { state in
-                try state.vote(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: state.activeParty(id: partyId, endsIfDue: false))
+                try state.vote(uri: uri, deviceId: deviceId, wanted: wanted, clientAddress: clientAddress,
+                               party: state.activeParty(id: partyId, endsIfDue: false))
             }, completion: completion)
         }
         guard let sharedLikeLimits else { return like() }

@@ -21,40 +21,60 @@ public struct Credential: Sendable {
 }
 
 extension PartyState {
-    /// R24a: the one place a host PIN or monitor token is compared. A wrong value counts toward the budget;
-    /// while the client is refused, even the right value throws 429 and reveals nothing.
+    /// Clients remembered per scope as having proved its secret (host phones, laptops, the TV).
+    static let provenPerScope = 32
+
+    /// R24a: the one place a host PIN, host token or monitor token is compared. Long secrets (the host page's token,
+    /// R21's monitor token) are matched first and never refused: 128 bits are not guessed, so nobody's guessing keeps
+    /// the TV or a host page out. A PIN goes through `SecretGuard`: a wrong one counts toward the budget, and while
+    /// the client is refused even the right one throws 429 and reveals nothing.
     /// Returns nil for a wrong value (the caller decides between 403 and answering as a guest).
-    /// A token the party's monitor held before it was replaced is wrong but no guess (issue 24: a replaced TV
-    /// that keeps calling must not lock its address, the host's too, out).
-    /// Issue 26: with several instances, checks of one party's secret take turns across them (`Guards.serialized`):
+    /// A token the party's monitor held before it was replaced is wrong but no guess (a replaced TV that keeps
+    /// calling must not lock its address, the host's too, out).
+    /// R31: with several instances, checks of one party's secret take turns across them (`Guards.serialized`):
     /// guesses at once on three instances are refused after exactly what one instance allows.
     mutating func checkSecret(_ token: String, party: Party, clientAddress: String, allowMonitor: Bool) throws -> Caller? {
-        try guards.serialized(party.id) { try checkSecretInTurn(token, party: party, clientAddress: clientAddress, allowMonitor: allowMonitor) }
+        if let hostToken = party.hostToken, token == hostToken { return .host }
+        if allowMonitor, let monitorToken = try store.monitorToken(partyId: party.id), token == monitorToken { return .monitor }
+        if isRetiredMonitorToken(token, partyId: party.id) { return nil }
+        return try guards.serialized(party.id) { try checkPinInTurn(token, party: party, clientAddress: clientAddress) }
     }
 
-    private mutating func checkSecretInTurn(_ token: String, party: Party, clientAddress: String, allowMonitor: Bool) throws -> Caller? {
-        try refuseIfGuarded(address: clientAddress, scope: party.id, lifetimeFailures: party.wrongPinChecks)
-        let caller: Caller? = if token == party.hostPin { .host }
-            else if allowMonitor, let monitorToken = try store.monitorToken(partyId: party.id), token == monitorToken { .monitor }
-            else { nil }
-        if caller != nil {
-            guards.secretGuard.recordSuccess(address: clientAddress, scope: party.id)
-            return caller
+    private mutating func checkPinInTurn(_ token: String, party: Party, clientAddress: String) throws -> Caller? {
+        let proven = try isProven(clientAddress, scope: party.id)
+        try refuseIfGuarded(address: clientAddress, scope: party.id, proven: proven, lifetimeFailures: party.wrongPinChecks)
+        if token == party.hostPin {
+            if !proven { try prove(clientAddress, scope: party.id) }
+            return .host
         }
-        if isRetiredMonitorToken(token, partyId: party.id) { return nil }
         // Only a well-formed PIN can be the host PIN; anything else is still a wrong secret (R24a) but not one
         // of the 99,999 the party's lifetime budget protects.
         if PinGenerator.isWellFormed(token) { try store.countWrongPinCheck(partyId: party.id) }
-        if guards.secretGuard.recordFailure(address: clientAddress, scope: party.id, at: now) {
-            // Tells the host page that somebody is guessing its PIN and that checks are slowed down.
-            publish(.pinGuessing(failures: guards.secretGuard.failures(scope: party.id, at: now)), partyId: party.id)
-        }
+        recordWrongSecret(address: clientAddress, partyId: party.id)
         return nil
     }
 
+    /// Counts a wrong secret for the party; the first that puts it under attack tells the host page that somebody
+    /// is guessing its PIN and that checks are slowed down.
+    mutating func recordWrongSecret(address: String, partyId: String) {
+        if guards.secretGuard.recordFailure(address: address, scope: partyId, at: now) {
+            publish(.pinGuessing(failures: guards.secretGuard.failures(scope: partyId, at: now)), partyId: partyId)
+        }
+    }
+
+    /// Whether the client (its IPv6 /64 or IPv4 address) proved the secret of `scope`; kept in the store, so it
+    /// outlives a restart and a database crash.
+    func isProven(_ address: String, scope: String) throws -> Bool {
+        try store.isProven(client: AddressPrefix.device(of: address), scope: scope)
+    }
+
+    mutating func prove(_ address: String, scope: String) throws {
+        try store.prove(client: AddressPrefix.device(of: address), scope: scope, keep: Self.provenPerScope, at: now)
+    }
+
     /// Throws the refusal `SecretGuard` gives for this client and scope, if any.
-    func refuseIfGuarded(address: String, scope: String, lifetimeFailures: Int = 0) throws {
-        switch guards.secretGuard.refusal(address: address, scope: scope, lifetimeFailures: lifetimeFailures, at: now) {
+    func refuseIfGuarded(address: String, scope: String, proven: Bool = false, lifetimeFailures: Int = 0) throws {
+        switch guards.secretGuard.refusal(address: address, scope: scope, proven: proven, lifetimeFailures: lifetimeFailures, at: now) {
         case nil: return
         case .ownFailures(let seconds): throw PartyError.tooManyAttempts(retryAfterSeconds: seconds)
         case .underAttack(let seconds): throw PartyError.pinGuessingUnderWay(retryAfterSeconds: seconds)
@@ -98,24 +118,70 @@ extension PartyState {
         throw PartyError.partyNotFound
     }
 
-    /// `host-join/{hostPin}`: a host PIN check across every party. It shares R24's budget in its own scope, and a
-    /// wrong PIN could have been any active party's, so it counts toward every party's lifetime budget (issue 23).
+    /// `host-join/{hostPin}`: a host PIN check across every party, in R24's budget of its own scope. A wrong PIN could
+    /// have been any active party's: each counts it apart from its own budget, and once `SecretGuard.lifetimeLimit`
+    /// such misses were evaluated while it was active, `host-join` no longer finds the party (a sweep's chance stays
+    /// under 1 %) except for clients that proved its PIN. Guessing here never spends a party's own budget, so nobody
+    /// is locked out of a party by it: its host page, TV and the party's own routes go on as before.
     mutating func hostJoin(hostPin: String, clientAddress: String) throws -> Party {
         try guards.serialized(SecretGuard.anyParty) { try hostJoinInTurn(hostPin: hostPin, clientAddress: clientAddress) }
     }
 
     private mutating func hostJoinInTurn(hostPin: String, clientAddress: String) throws -> Party {
         let scope = SecretGuard.anyParty
-        try refuseIfGuarded(address: clientAddress, scope: scope)
-        if PinGenerator.isWellFormed(hostPin), let party = try store.activeParty(hostPin: hostPin), !party.isDueToAutoEnd(at: now) {
-            try refuseIfGuarded(address: clientAddress, scope: party.id, lifetimeFailures: party.wrongPinChecks)
-            guards.secretGuard.recordSuccess(address: clientAddress, scope: scope)
-            guards.secretGuard.recordSuccess(address: clientAddress, scope: party.id)
-            return party
+        try refuseIfGuarded(address: clientAddress, scope: scope, proven: try isProven(clientAddress, scope: scope))
+        if PinGenerator.isWellFormed(hostPin), var party = try store.activeParty(hostPin: hostPin), !party.isDueToAutoEnd(at: now) {
+            let proven = try isProven(clientAddress, scope: party.id)
+            if party.hostJoinMisses < SecretGuard.lifetimeLimit || proven {
+                try refuseIfGuarded(address: clientAddress, scope: party.id, proven: proven, lifetimeFailures: party.wrongPinChecks)
+                try prove(clientAddress, scope: scope)
+                if !proven { try prove(clientAddress, scope: party.id) }
+                try ensureHostToken(&party)
+                return party
+            }
         }
-        if PinGenerator.isWellFormed(hostPin) { try store.countWrongPinCheckForEveryActiveParty() }
+        if PinGenerator.isWellFormed(hostPin) { try store.countHostJoinMissForEveryActiveParty() }
         guards.secretGuard.recordFailure(address: clientAddress, scope: scope, at: now)
         throw PartyError.partyNotFound
+    }
+
+    /// The host page's token, made for a party that has none yet (one made before tokens existed).
+    mutating func ensureHostToken(_ party: inout Party) throws {
+        guard party.hostToken == nil else { return }
+        let token = token()
+        try store.setHostToken(token, partyId: party.id)
+        party.hostToken = token
+    }
+
+    /// R24a: the host replaces its PIN (a PIN that leaked, or a budget spent by guessing): a new PIN and host token,
+    /// the budgets start over, and every client that proved the old PIN must prove the new one. The TV keeps its token.
+    mutating func rotateHostPin(of party: Party, clientAddress: String) throws -> Party {
+        let store = self.store
+        let pin = try PinGenerator.single(using: &random, isTaken: { (try? store.isPinTaken($0)) ?? true })
+        let hostToken = token()
+        try transaction { state in
+            try state.store.rotateHostPin(to: pin, hostToken: hostToken, partyId: party.id)
+            try state.store.forgetProven(scope: party.id)
+            try state.prove(clientAddress, scope: party.id)
+        }
+        var rotated = party
+        rotated.hostPin = pin
+        rotated.hostToken = hostToken
+        rotated.wrongPinChecks = 0
+        rotated.hostJoinMisses = 0
+        return rotated
+    }
+
+    /// R24a: a one-time link from the server's console (`musicvoting host-link`), for a host who lost every phone:
+    /// it rotates the host PIN and hands this client the new PIN and token. The link's token is a long secret; a
+    /// wrong one counts like any wrong secret.
+    mutating func redeemHostRecovery(token: String, partyId: String, clientAddress: String) throws -> Party {
+        let party = try activeParty(id: partyId)
+        guard !token.isEmpty, token.utf8.count <= 64, try store.takeHostRecovery(token: token, partyId: party.id, at: now) else {
+            recordWrongSecret(address: clientAddress, partyId: party.id)
+            throw PartyError.hostPinWrong
+        }
+        return try rotateHostPin(of: party, clientAddress: clientAddress)
     }
 
     /// R1/R2/R3: a new party with fresh PINs. Throttled per address and server-wide, and the active parties
@@ -136,10 +202,10 @@ extension PartyState {
         let store = self.store
         let pins = try PinGenerator.pair(using: &random, isTaken: { (try? store.isPinTaken($0)) ?? true })
         let party = Party(id: Identifiers.token(using: &random), guestPin: pins.guest, hostPin: pins.host, provider: name, createdAt: now,
-                          settings: settings)
+                          hostToken: token(), settings: settings)
         try store.insert(party)
         // The creator knows the host PIN: its own guessers never hold it back.
-        guards.secretGuard.recordSuccess(address: clientAddress, scope: party.id)
+        try prove(clientAddress, scope: party.id)
         return party
     }
 

@@ -126,6 +126,15 @@ extension PartyState {
             if try store.isBanned(entryId: entryId, partyId: party.id) { return 0 }
             throw PartyError.notInQueue
         }
+        // A song added without a device id is nobody's: only it leaves, nobody is banned (no owner from an address).
+        if entry.isAnonymous {
+            guard entry.id != queue.currentEntryId else { return 0 }
+            return try transaction { state in
+                try state.store.deleteEntry(id: entry.id)
+                state.publish(.queueUpdated(.remove), partyId: party.id)
+                return 1
+            }
+        }
         guard let adder = entry.guestAdder else { throw PartyError.notAGuestSong }
         live[party.id]?.bannedAdders = nil
         return try transaction { state in

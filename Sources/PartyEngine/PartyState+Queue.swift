@@ -1,14 +1,18 @@
 import Foundation
 import PartyCore
 import Providers
+import ClientNetwork
 
 extension PartyState {
     /// R10–R12, R16: admits tracks the provider resolved (R13), all or none. Returns whether the party was
-    /// idle with a monitor connected, so playback starts by itself.
-    mutating func add(_ tracks: [Track], deviceId: String, clientAddress: String, party: Party) throws -> Bool {
+    /// idle with a monitor connected, so playback starts by itself. Without a device id the songs are nobody's, and
+    /// R11 counts them per client address.
+    mutating func add(_ tracks: [Track], deviceId: String?, clientAddress: String, party: Party) throws -> Bool {
         let now = self.now
-        try refuseIfBanned(deviceId: deviceId, party: party)
-        try guards.guestLimits.checkAdds(tracks.count, device: deviceId, address: clientAddress, party: party.id, at: now)
+        if let deviceId { try refuseIfBanned(deviceId: deviceId, party: party) }
+        let adder = deviceId ?? QueueEntry.anonymousAdder(network: AddressPrefix.network(of: clientAddress))
+        let limited = deviceId ?? "address " + clientAddress
+        try guards.guestLimits.checkAdds(tracks.count, device: limited, address: clientAddress, party: party.id, at: now)
         let playback = try transaction { state -> Playback in
             let (playback, stored) = try state.storedPlayback(partyId: party.id)
             var queue = stored
@@ -18,29 +22,29 @@ extension PartyState {
                 case .refuse(let error):
                     throw error
                 case .promote(let entryId):
-                    try state.store.promote(entryId: entryId, addedBy: deviceId, at: now)
+                    try state.store.promote(entryId: entryId, addedBy: adder, at: now)
                     // R10a: the waiting copy may be another version of `track`; it keeps its own.
                     let kept = queue.entries.first { $0.id == entryId }?.track ?? track
                     queue.entries.removeAll { $0.id == entryId }
-                    queue.entries.append(QueueEntry(id: entryId, track: kept, addedAt: now, addedBy: deviceId))
+                    queue.entries.append(QueueEntry(id: entryId, track: kept, addedAt: now, addedBy: adder))
                 case .insert:
-                    let id = try state.store.insertEntry(partyId: party.id, track: track, addedAt: now, addedBy: deviceId, autofilled: false)
-                    queue.entries.append(QueueEntry(id: id, track: track, addedAt: now, addedBy: deviceId))
+                    let id = try state.store.insertEntry(partyId: party.id, track: track, addedAt: now, addedBy: adder, autofilled: false)
+                    queue.entries.append(QueueEntry(id: id, track: track, addedAt: now, addedBy: adder))
                 }
             }
-            try state.recordActivity(deviceId: deviceId, partyId: party.id)
+            if let deviceId { try state.recordActivity(deviceId: deviceId, partyId: party.id) }
             state.publish(.queueUpdated(.add), partyId: party.id)
             return playback
         }
-        guards.guestLimits.recordAdds(tracks.count, device: deviceId, address: clientAddress, party: party.id, at: now)
+        guards.guestLimits.recordAdds(tracks.count, device: limited, address: clientAddress, party: party.id, at: now)
         // R16: an idle party starts by itself, once a monitor can play it (R21).
         return playback.isIdle && deviceActive(partyId: party.id)
     }
 
-    /// R17: toggles this device's like on the entry the uri targets (R10). Runs inside its write's transaction
-    /// (`PartyService.write`: a savepoint per write in a group commit), which takes back its writes and effects
-    /// when it throws.
-    mutating func vote(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
+    /// R17: toggles this device's like on the entry the uri targets (R10), or sets it to `wanted`. Runs inside its
+    /// write's transaction (`PartyService.write`: a savepoint per write in a group commit), which takes back its
+    /// writes and effects when it throws.
+    mutating func vote(uri: String, deviceId: String, wanted: Bool? = nil, clientAddress: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
         try refuseIfBanned(deviceId: deviceId, party: party)
         try guards.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
         let outcome: (liked: Bool, count: Int, entryId: Int64)
@@ -53,8 +57,9 @@ extension PartyState {
             let queue = try store.isShared
                 ? store.queue(partyId: party.id, currentEntryId: store.party(id: party.id)?.playback.currentEntryId) : queue(of: party)
             guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
-            let liked = try store.toggleVote(entryId: entry.id, deviceId: deviceId)
+            let (liked, changed) = try store.setVote(entryId: entry.id, deviceId: deviceId, wanted: wanted)
             try recordActivity(deviceId: deviceId, partyId: party.id)
+            guard changed else { return (liked, entry.likeCount) }
             let count = entry.likeCount + (liked ? 1 : -1)
             // Issue 24: the event carries what changed, the count and the new order of the waiting entries (R9
             // decided here, once), so pages apply it instead of every page fetching the queue after every like.

@@ -204,7 +204,7 @@ struct PartyState {
         }
         presence.forget(partyId: party.id)
         live[party.id] = nil
-        guards.secretGuard.forget(scope: party.id)
+        do { try store.forgetProven(scope: party.id) } catch { Log.error("proven clients of ended \(party.id) not forgotten: \(error)") }
         do { try cluster?.forget(partyId: party.id) } catch { Log.error("presence of ended \(party.id) not forgotten: \(error)") }
         // Its streams end once `party-ended` went out to them (`EventHub`), after every event before it.
     }

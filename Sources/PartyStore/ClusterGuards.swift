@@ -2,7 +2,7 @@ import Foundation
 import PartyCore
 import Synchronization
 
-/// Issue 26: the guards' counts, proven clients and TV pairings in the PostgreSQL database that several instances
+/// R31: the guards' counts and TV pairings in the PostgreSQL database that several instances
 /// share (migration 10), on a connection of their own: a count is written at once, never rolled back with the
 /// request's transaction (a wrong PIN counts though the request fails). `Mutex` is the connection's serial owner.
 /// A database that cannot be asked refuses (see `SharedLimits`) and is logged once per failure.
@@ -68,25 +68,6 @@ public final class ClusterGuards: SharedGuards {
             return retry
         }
         return nil
-    }
-
-    public func isProven(client: String, scope: String) -> Bool? {
-        run("SELECT 1 AS proven FROM proven_clients WHERE scope = ? AND client = ?", [.text(scope), .text(client)]).map { !$0.isEmpty }
-    }
-
-    public func prove(client: String, scope: String, keep: Int) {
-        guard let inserted = run("""
-            INSERT INTO proven_clients (scope, client, proven_at) VALUES (?, ?, extract(epoch FROM clock_timestamp()))
-            ON CONFLICT (scope, client) DO NOTHING RETURNING client
-            """, [.text(scope), .text(client)]), !inserted.isEmpty else { return }
-        run("""
-            DELETE FROM proven_clients WHERE scope = ?1 AND client NOT IN
-                (SELECT client FROM proven_clients WHERE scope = ?1 ORDER BY proven_at DESC LIMIT ?2)
-            """, [.text(scope), .integer(Int64(keep))])
-    }
-
-    public func forget(scope: String) {
-        run("DELETE FROM proven_clients WHERE scope = ?", [.text(scope)])
     }
 
     public func prune(at now: Date) {

@@ -4,17 +4,18 @@ import PartyCore
 extension PartyStore {
     private static let partyColumns = """
         id, guest_pin, host_pin, provider, created_at, ended_at, default_playlist_id, current_entry_id,
-        playback_started_at, paused_position_ms, is_playing, paused_by_host, last_advance_at, stall_reason, fair_queue, veto_share
+        playback_started_at, paused_position_ms, is_playing, paused_by_host, last_advance_at, stall_reason, fair_queue, veto_share,
+        host_token
         """
     /// What a read returns: the inserted columns and the counters the store keeps itself.
-    private static let readColumns = partyColumns + ", wrong_pin_checks"
+    private static let readColumns = partyColumns + ", wrong_pin_checks, host_join_misses"
 
     public func insert(_ party: Party) throws {
         try run("""
-            INSERT INTO parties (\(Self.partyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO parties (\(Self.partyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(party.id), .text(party.guestPin), .text(party.hostPin), .text(party.provider),
                   .date(party.createdAt), .optional(party.endedAt), .optional(party.defaultPlaylistId)]
-                + Self.values(of: party.playback) + [.bool(party.settings.fairQueue), .real(party.settings.vetoShare)])
+                + Self.values(of: party.playback) + [.bool(party.settings.fairQueue), .real(party.settings.vetoShare), .optional(party.hostToken)])
     }
 
     /// R9b, R17a: the host's settings.
@@ -96,14 +97,14 @@ extension PartyStore {
         }
     }
 
-    /// Issue 23: one more wrong host PIN evaluated for the party (its lifetime budget, `SecretGuard.lifetimeLimit`).
+    /// R24a: one more wrong host PIN evaluated for the party (its lifetime budget, `SecretGuard.lifetimeLimit`).
     public func countWrongPinCheck(partyId: String) throws {
         try run("UPDATE parties SET wrong_pin_checks = wrong_pin_checks + 1 WHERE id = ?", [.text(partyId)])
     }
 
-    /// Issue 23: a wrong `host-join/{pin}` could have hit any active party, so it counts for every one.
-    public func countWrongPinCheckForEveryActiveParty() throws {
-        try run("UPDATE parties SET wrong_pin_checks = wrong_pin_checks + 1 WHERE ended_at IS NULL")
+    /// R24a: a wrong `host-join/{pin}` could have hit any active party: each counts it apart from its own budget.
+    public func countHostJoinMissForEveryActiveParty() throws {
+        try run("UPDATE parties SET host_join_misses = host_join_misses + 1 WHERE ended_at IS NULL")
     }
 
     /// R6: deletes every party (and, by cascade, its rows) that ended before `cutoff`.
@@ -129,7 +130,8 @@ extension PartyStore {
                 pausedPositionMs: Int(row.integer("paused_position_ms") ?? 0), isPlaying: row.bool("is_playing"),
                 pausedByHost: row.bool("paused_by_host"), lastAdvanceAt: row.date("last_advance_at"),
                 stallReason: row.text("stall_reason").flatMap(StallReason.init(rawValue:))),
-            wrongPinChecks: Int(row.integer("wrong_pin_checks") ?? 0),
+            wrongPinChecks: Int(row.integer("wrong_pin_checks") ?? 0), hostToken: row.text("host_token"),
+            hostJoinMisses: Int(row.integer("host_join_misses") ?? 0),
             settings: PartySettings(fairQueue: row.bool("fair_queue"), vetoShare: row.real("veto_share") ?? 0))
     }
 }

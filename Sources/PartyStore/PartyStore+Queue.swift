@@ -96,17 +96,24 @@ extension PartyStore {
             .compactMap { $0.text("uri") }
     }
 
-    /// R17: one like per device per entry; a second call removes it. Returns whether it is liked now. The entry's
-    /// `like_count` moves with its votes, in the caller's transaction.
-    public func toggleVote(entryId: Int64, deviceId: String) throws -> Bool {
+    /// R17: one like per device per entry. `wanted` nil toggles it (the original clients); true or false sets it, so a
+    /// request repeated after an answer that never came changes nothing twice. Returns whether it is liked now and
+    /// whether this call changed it. The entry's `like_count` moves with its votes, in the caller's transaction.
+    public func setVote(entryId: Int64, deviceId: String, wanted: Bool?) throws -> (liked: Bool, changed: Bool) {
         try atomically {
-            // A like first (issue 28: the usual toggle in a storm of new phones is one statement, not a delete that
-            // found nothing and then the insert).
-            try run("INSERT INTO votes (entry_id, device_id) VALUES (?, ?) ON CONFLICT DO NOTHING", [.integer(entryId), .text(deviceId)])
-            let liked = database.changes > 0
-            if !liked { try run("DELETE FROM votes WHERE entry_id = ? AND device_id = ?", [.integer(entryId), .text(deviceId)]) }
+            // A like first (a like storm of new phones: one statement, not a delete that found nothing and then the insert).
+            var liked = false
+            if wanted != false {
+                try run("INSERT INTO votes (entry_id, device_id) VALUES (?, ?) ON CONFLICT DO NOTHING", [.integer(entryId), .text(deviceId)])
+                liked = database.changes > 0
+                if wanted == true && !liked { return (true, false) }
+            }
+            if !liked {
+                try run("DELETE FROM votes WHERE entry_id = ? AND device_id = ?", [.integer(entryId), .text(deviceId)])
+                if wanted == false && database.changes == 0 { return (false, false) }
+            }
             try run("UPDATE queue_entries SET like_count = like_count + ? WHERE id = ?", [.integer(liked ? 1 : -1), .integer(entryId)])
-            return liked
+            return (liked, true)
         }
     }
 }

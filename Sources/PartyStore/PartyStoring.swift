@@ -33,7 +33,7 @@ public protocol PartyStoring: AnyObject {
     func save(settings: PartySettings, partyId: String) throws
     func end(partyId: String, at now: Date) throws
     func countWrongPinCheck(partyId: String) throws
-    func countWrongPinCheckForEveryActiveParty() throws
+    func countHostJoinMissForEveryActiveParty() throws
     @discardableResult func purge(endedBefore cutoff: Date) throws -> Int
 
     func entries(partyId: String, uri: String?) throws -> [QueueEntry]
@@ -47,7 +47,7 @@ public protocol PartyStoring: AnyObject {
     func countPlayed(adder: String, partyId: String) throws
     func playedCounts(partyId: String) throws -> [String: Int]
     func recentlyPlayed(partyId: String) throws -> [String]
-    func toggleVote(entryId: Int64, deviceId: String) throws -> Bool
+    func setVote(entryId: Int64, deviceId: String, wanted: Bool?) throws -> (liked: Bool, changed: Bool)
 
     /// R17a, R30 (`PartyStore+Crowd.swift`).
     func toggleVeto(entryId: Int64, deviceId: String) throws -> Bool
@@ -59,6 +59,15 @@ public protocol PartyStoring: AnyObject {
     func bannedAdders(partyId: String) throws -> Set<String>
     func isBanned(entryId: Int64, partyId: String) throws -> Bool
     @discardableResult func liftBans(partyId: String) throws -> Int
+
+    /// R24a's proven clients, host token, rotation and recovery links (`PartyStore+HostAccess.swift`).
+    func isProven(client: String, scope: String) throws -> Bool
+    func prove(client: String, scope: String, keep: Int, at now: Date) throws
+    func forgetProven(scope: String) throws
+    func setHostToken(_ token: String, partyId: String) throws
+    func rotateHostPin(to hostPin: String, hostToken: String, partyId: String) throws
+    func addHostRecovery(token: String, partyId: String, expiresAt: Date) throws
+    func takeHostRecovery(token: String, partyId: String, at now: Date) throws -> Bool
 
     func blacklist(partyId: String) throws -> Blacklist
     func addBlacklistWord(_ word: String, partyId: String) throws

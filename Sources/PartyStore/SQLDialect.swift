@@ -27,9 +27,12 @@ struct SQLDialect: Sendable {
     /// Locks a party's row until the transaction ends, so writes of one party from several processes take turns
     /// (SQLite's `BEGIN IMMEDIATE` already serializes every write).
     let lockParty: String?
-    /// Issue 26: tables whose rows may go in a database crash (limit counts: they restart from zero), written
-    /// without the write-ahead log on PostgreSQL. SQLite never uses them (one instance keeps its guards in memory).
+    /// Tables whose rows may go in a database crash (limit counts: they restart from zero), written without the
+    /// write-ahead log on PostgreSQL. SQLite never uses them (one instance keeps its limit counts in memory).
     let unlogged: String
+
+    /// Makes an unlogged table keep its rows through a crash again (nothing to do on SQLite).
+    func logged(_ table: String) -> String { unlogged.isEmpty ? "" : "ALTER TABLE \(table) SET LOGGED;" }
 
     static let sqlite = SQLDialect(
         integer: "INTEGER", real: "REAL", autoincrementPrimaryKey: "INTEGER PRIMARY KEY AUTOINCREMENT",

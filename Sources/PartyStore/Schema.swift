@@ -239,6 +239,19 @@ enum Schema {
             DROP TABLE party_events;
             ALTER TABLE party_events_appended RENAME TO party_events;
             """,
+            // 18, R24a: the host page's token (a long secret no budget stands in front of); wrong `host-join` PINs
+            // counted apart from the party's own budget (they only hide the party from `host-join`); the one-time
+            // links of the server's console; clients that proved a PIN kept through a crash on both databases.
+            """
+            ALTER TABLE parties ADD COLUMN host_token TEXT;
+            ALTER TABLE parties ADD COLUMN host_join_misses \(integer) NOT NULL DEFAULT 0;
+            CREATE TABLE host_recoveries (
+                token TEXT PRIMARY KEY,
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                expires_at \(real) NOT NULL
+            );
+            \(dialect.logged("proven_clients"))
+            """,
         ]
     }
 }

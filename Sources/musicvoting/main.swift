@@ -23,6 +23,18 @@ if CommandLine.arguments.dropFirst().first == "nginx-config" {
     }
 }
 
+if CommandLine.arguments.dropFirst().first == "host-link" {
+    do {
+        let link = try HostRecoveryLink.make(arguments: Array(CommandLine.arguments.dropFirst(2)), environment: ProcessInfo.processInfo.environment)
+        print("Open this link on the phone you want to control the party with (once, within \(Int(HostRecoveryLink.lifetime / 60)) minutes). It gives you a new host PIN; the TV stays connected:")
+        print(link)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("musicvoting: \(error)\n".utf8))
+        exit(2)
+    }
+}
+
 let configuration: Configuration
 do {
     configuration = try Configuration.parse(arguments: Array(CommandLine.arguments.dropFirst()),

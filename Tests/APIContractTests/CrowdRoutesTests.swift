@@ -180,6 +180,27 @@ struct CrowdRoutesTests {
         #expect(try party.host("POST", "/ban", json: ["entryId": entryId]).json["removed"] as? Int == 0)
     }
 
+    /// The original web frontend adds without a device id: its songs are nobody's. Another guest on the same address
+    /// never reads them as its own, and cannot get them banned as "the address".
+    @Test func songsAddedWithoutADeviceIdAreNobodysAndABanTakesOnlyThatSong() throws {
+        let party = try Self.playingParty()
+        let original = party.client.from("192.0.2.44")
+        for number in [7, 8] {
+            #expect(try original.send("POST", "\(party.base)/track/addToPlaylist", json: ["demo:track:\(number)"]).status == 200)
+        }
+        let neighbour = try party.queue(device: "neighbour-on-192.0.2.44")
+        #expect(neighbour.allSatisfy { $0["mine"] == nil }, "nobody's songs are nobody's")
+        let claim = try party.client.get("\(party.base)/track/queue?deviceId=anonymous%20192.0.2.0/24")
+        #expect(claim.isError(400, "Invalid deviceId"), "no device id can name them: \(claim)")
+        let entryId = try #require(try party.entry(7)?["id"] as? String)
+        let banned = try party.host("POST", "/ban", json: ["entryId": entryId])
+        #expect(banned.status == 200 && banned.json["removed"] as? Int == 1, "only that song: \(banned)")
+        #expect(try party.queueUris().contains("demo:track:8") && !party.queueUris().contains("demo:track:7"))
+        #expect(try original.send("POST", "\(party.base)/track/addToPlaylist", json: ["demo:track:9"]).status == 200, "nobody was banned")
+        #expect(try party.client.from("192.0.2.45").send("POST", "\(party.base)/track/addToPlaylist",
+                                                     json: ["uri": "demo:track:10", "deviceId": "guest-z"]).status == 200)
+    }
+
     @Test func badBansAreRefused() throws {
         let party = try Self.playingParty()
         let unknown = try party.host("POST", "/ban", json: ["entryId": "987654"])

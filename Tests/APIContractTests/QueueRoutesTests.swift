@@ -211,4 +211,26 @@ struct QueueRoutesTests {
         let guest = try party.client.send("PUT", "\(party.base)/default-playlist", json: ["playlistId": "album1"])
         #expect(guest.isError(401, "Host-PIN fehlt."), "\(guest)")
     }
+
+    /// R17: a like may name the state it wants (`liked`); sent again after an answer that never came (a 503 while the
+    /// database was away, after it had saved the like), it counts once. Without it, it toggles (the original clients).
+    @Test func aLikeThatNamesItsStateCountsOnceHoweverOftenItIsSent() throws {
+        let party = try TestParty.given()
+        try party.add(1)
+        let like = ["uri": "demo:track:1", "deviceId": "phone", "liked": true] as [String: Any]
+        let first = try party.client.send("POST", "\(party.base)/track/vote", json: like)
+        let again = try party.client.send("POST", "\(party.base)/track/vote", json: like)
+        #expect(first.json["liked"] as? Bool == true && first.json["likeCount"] as? Int == 1, "\(first)")
+        #expect(again.json["liked"] as? Bool == true && again.json["likeCount"] as? Int == 1, "\(again)")
+        var unlike = like
+        unlike["liked"] = false
+        for _ in 0..<2 {
+            let reply = try party.client.send("POST", "\(party.base)/track/vote", json: unlike)
+            #expect(reply.json["liked"] as? Bool == false && reply.json["likeCount"] as? Int == 0, "\(reply)")
+        }
+        #expect(try party.vote(1, device: "phone").json["liked"] as? Bool == true, "a toggle without it")
+        var odd = like
+        odd["liked"] = "yes"
+        #expect(try party.client.send("POST", "\(party.base)/track/vote", json: odd).isError(400, "Invalid liked"))
+    }
 }

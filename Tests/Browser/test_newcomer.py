@@ -18,7 +18,11 @@ def create_party_on_the_start_page(driver, server):
     driver.find_element(By.CSS_SELECTOR, "#create-form button[type=submit]").click()
     wait(driver, lambda: driver.find_element(By.ID, "created").is_displayed())
     wait(driver, lambda: driver.execute_script("return document.getElementById('created-qr').naturalWidth") > 0)
-    return driver.execute_script("return JSON.parse(localStorage.getItem('musicvoting.host'))")
+    session = driver.execute_script("return JSON.parse(localStorage.getItem('musicvoting.host'))")
+    # The page keeps the host token (R24a), never the PIN; the host reads the PIN with it.
+    assert set(session) == {"partyId", "hostToken"} and len(session["hostToken"]) >= 32
+    party = server.api("GET", f"/api/party/{session['partyId']}", auth=session["hostToken"])
+    return {**session, "hostPin": party["hostPin"]}
 
 
 def in_viewport(driver, element_id):

@@ -109,7 +109,8 @@ def test_a_spotify_party_offers_the_host_login(browsers):
         driver.get(f"{server.base}/host#party={party['id']}&hostPin={party['hostPin']}")
         wait(driver, lambda: driver.find_element(By.ID, "spotify-login").is_displayed(), message="login button")
         href = driver.find_element(By.ID, "spotify-login").get_attribute("href")
-        assert href.endswith(f"/api/party/{party['id']}/spotify/login?source=web&hostPin={party['hostPin']}")
+        # The page signs in with the host token (R24a), also here.
+        assert href.endswith(f"/api/party/{party['id']}/spotify/login?source=web&hostPin={party['hostToken']}")
         assert driver.find_element(By.ID, "spotify-login").text == "Mit Spotify anmelden"
         screenshot(driver, "host-spotify-phone")
     finally:

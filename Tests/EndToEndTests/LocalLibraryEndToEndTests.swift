@@ -71,4 +71,42 @@ struct LocalFileExposureAttackTests {
         #expect(try server.client.get("/local/audio/\(id)").status == 404, "the party ended: nothing is served")
         #expect(try server.client.get("/local/cover/\(id)").status == 404)
     }
+
+    /// A queued file, or a folder on its way, swapped for a link after the scan (by someone who may write to the
+    /// music folder) does not lead out of the folder.
+    @Test func aQueuedFileOrFolderSwappedForALinkIsNotServed() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mv-swap-\(UUID().uuidString)")
+        let album = folder.appendingPathComponent("Album")
+        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+        let secret = FileManager.default.temporaryDirectory.appendingPathComponent("mv-secret-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: secret, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder); try? FileManager.default.removeItem(at: secret) }
+        let riff = Data(Array("RIFF".utf8) + [UInt8](repeating: 1, count: 400))
+        try riff.write(to: album.appendingPathComponent("Lied.wav"))
+        try riff.write(to: album.appendingPathComponent("Song.wav"))
+        try Data("not music".utf8).write(to: secret.appendingPathComponent("Lied.wav"))
+        try Data("not music".utf8).write(to: secret.appendingPathComponent("Song.wav"))
+        let server = try ServerProcess(arguments: ["--library", folder.path])
+        defer { server.stop() }
+        let local = try TestParty(server, provider: "local")
+        func queuedId(_ query: String) throws -> String {
+            let found = try local.client.get("\(local.base)/track/search?q=\(query)")
+            let item = try #require(((found.json["tracks"] as? [String: Any])?["items"] as? [[String: Any]])?.first)
+            let uri = item["uri"] as? String ?? ""
+            #expect(try local.client.send("POST", "\(local.base)/track/addToPlaylist", json: ["uri": uri, "deviceId": "g"]).status == 200)
+            return String(uri.dropFirst("local:track:".count))
+        }
+        let lied = try queuedId("lied"), song = try queuedId("song")
+        #expect(try server.client.get("/local/audio/\(lied)").status == 200)
+        try FileManager.default.removeItem(at: album.appendingPathComponent("Lied.wav"))
+        try FileManager.default.createSymbolicLink(at: album.appendingPathComponent("Lied.wav"), withDestinationURL: secret.appendingPathComponent("Lied.wav"))
+        #expect(try server.client.get("/local/audio/\(lied)").status == 404, "the file became a link")
+        let moved = folder.appendingPathComponent("Moved")
+        try FileManager.default.moveItem(at: album, to: moved)
+        try FileManager.default.createSymbolicLink(at: album, withDestinationURL: secret)
+        #expect(try server.client.get("/local/audio/\(song)").status == 404, "a folder on its way became a link")
+        try FileManager.default.removeItem(at: album)
+        try FileManager.default.moveItem(at: moved, to: album)
+        #expect(try server.client.get("/local/audio/\(song)").status == 200, "the real file again")
+    }
 }

@@ -46,6 +46,18 @@ struct BlacklistTests {
         #expect(Self.blacklist.blocks(secondArtist))
     }
 
+    /// An override makes screens show stored letters in another order: "\u{202E}maps" reads "spam". The controls go
+    /// when the track is made, so every screen shows what the blacklist read.
+    @Test func bidirectionalControlsNeverShowAWordTheBlacklistDidNotRead() {
+        let overridden = track(1, name: "\u{202E}maps\u{202C} Radio")
+        #expect(overridden.name == "maps Radio", "shown as stored, in the order the blacklist reads")
+        #expect(!overridden.name.unicodeScalars.contains { (0x2066...0x2069).contains($0.value) || (0x202A...0x202E).contains($0.value) })
+        #expect(Self.blacklist.blocks(track(2, name: "S\u{2067}p\u{200F}a\u{2069}m\u{061C}")), "isolates and marks between the letters")
+        let artist = Track(id: "3", uri: "demo:track:3", name: "x", artists: ["\u{202D}Spam\u{202C}"], album: "\u{202E}mublA",
+                           imageURL: nil, durationMs: 1)
+        #expect(artist.artists == ["Spam"] && artist.album == "mublA" && Self.blacklist.blocks(artist))
+    }
+
     @Test func aDisguisedWordMeetsAPlainTitle() {
         #expect(Blacklist(words: ["ＳＰ\u{200B}\u{0410}Μ"]).blocks(track(1, name: "spam")))
         #expect(Blacklist(words: ["s p a m"]).blocks(track(1, name: "Spam")))

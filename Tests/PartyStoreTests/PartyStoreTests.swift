@@ -73,7 +73,7 @@ struct PartyStoreTests {
             let store = try backend.open(location)
             try store.insert(party("p1"))
             let id = try store.insertEntry(partyId: "p1", track: song, addedAt: epoch, addedBy: "phone", autofilled: false)
-            #expect(try store.toggleVote(entryId: id, deviceId: "phone"))
+            #expect(try store.setVote(entryId: id, deviceId: "phone", wanted: nil).liked)
             try store.addBlacklistWord("Schlager", partyId: "p1")
             try store.save(tokens: ProviderTokens(provider: "spotify", accessToken: "a", refreshToken: "r", expiresAt: epoch), partyId: "p1")
             try store.setMonitor(token: "token", partyId: "p1")
@@ -97,13 +97,27 @@ struct PartyStoreTests {
         let store = try backend.newStore()
         try store.insert(party("p1"))
         let id = try store.insertEntry(partyId: "p1", track: song, addedAt: epoch, addedBy: "phone", autofilled: false)
-        #expect(try store.toggleVote(entryId: id, deviceId: "a"))
-        #expect(try store.toggleVote(entryId: id, deviceId: "b"))
-        #expect(try !store.toggleVote(entryId: id, deviceId: "a"))
+        #expect(try store.setVote(entryId: id, deviceId: "a", wanted: nil).liked)
+        #expect(try store.setVote(entryId: id, deviceId: "b", wanted: nil).liked)
+        #expect(try !store.setVote(entryId: id, deviceId: "a", wanted: nil).liked)
         #expect(try store.entries(partyId: "p1").first?.likeCount == 1)
         #expect(try store.entriesLiked(by: "b", partyId: "p1") == [id] && store.entriesLiked(by: "a", partyId: "p1").isEmpty)
         #expect(try store.entries(partyId: "p1", uri: song.uri).map(\.id) == [id])
         #expect(try store.entries(partyId: "p1", uri: "demo:track:other").isEmpty)
+    }
+
+    /// R17: a like set to a state (`wanted`) changes nothing when it is in that state already, so a request repeated
+    /// after a lost answer counts once.
+    @Test(arguments: Backend.allCases) func aLikeSetTwiceCountsOnce(_ backend: Backend) throws {
+        let store = try backend.newStore()
+        try store.insert(party("p1"))
+        let id = try store.insertEntry(partyId: "p1", track: song, addedAt: epoch, addedBy: "phone", autofilled: false)
+        #expect(try store.setVote(entryId: id, deviceId: "a", wanted: true) == (true, true))
+        #expect(try store.setVote(entryId: id, deviceId: "a", wanted: true) == (true, false))
+        #expect(try store.entries(partyId: "p1").first?.likeCount == 1)
+        #expect(try store.setVote(entryId: id, deviceId: "a", wanted: false) == (false, true))
+        #expect(try store.setVote(entryId: id, deviceId: "a", wanted: false) == (false, false))
+        #expect(try store.entries(partyId: "p1").first?.likeCount == 0 && store.entriesLiked(by: "a", partyId: "p1").isEmpty)
     }
 
     @Test(arguments: Backend.allCases) func endingEmptiesTheQueueDeletesTokensAndFreesThePins(_ backend: Backend) throws {
@@ -164,7 +178,7 @@ struct PartyStoreTests {
         let store = try backend.open(location)
         let entries = try store.entries(partyId: "p1").sorted { $0.track.uri < $1.track.uri }
         #expect(entries.map(\.likeCount) == [2, 1])
-        #expect(try !store.toggleVote(entryId: entries[0].id, deviceId: "a") && store.toggleVote(entryId: entries[1].id, deviceId: "d"))
+        #expect(try !store.setVote(entryId: entries[0].id, deviceId: "a", wanted: nil).liked && store.setVote(entryId: entries[1].id, deviceId: "d", wanted: nil).liked)
         #expect(try store.entries(partyId: "p1").sorted { $0.track.uri < $1.track.uri }.map(\.likeCount) == [1, 2])
     }
 
@@ -292,7 +306,7 @@ struct WriteVersionTests {
         let id = try store.insertEntry(partyId: "p", track: Track(id: "1", uri: "demo:track:1", name: "a", artists: ["b"], album: "c",
                                                                   imageURL: nil, durationMs: 1), addedAt: Date(), addedBy: "d", autofilled: false)
         #expect(store.writeVersion > version); version = store.writeVersion
-        _ = try store.toggleVote(entryId: id, deviceId: "x")
+        _ = try store.setVote(entryId: id, deviceId: "x", wanted: nil).liked
         #expect(store.writeVersion > version); version = store.writeVersion
         try store.save(playback: Playback(currentEntryId: id), partyId: "p")
         #expect(store.writeVersion > version); version = store.writeVersion

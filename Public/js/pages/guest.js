@@ -250,7 +250,12 @@ function start() {
     pendingLikes.set(entry.uri, optimistic);
     renderQueue();
     try {
-      const result = await api('POST', `${base}/track/vote`, { body: { uri: entry.uri, deviceId: device } });
+      // The wanted state, not a toggle: a like sent again after a 503 (the database away) counts once.
+      const body = { uri: entry.uri, deviceId: device, liked: optimistic.liked };
+      const result = await api('POST', `${base}/track/vote`, { body }).catch((error) => {
+        if (error.status !== 503) throw error;
+        return new Promise((resolve) => { setTimeout(resolve, 2000); }).then(() => api('POST', `${base}/track/vote`, { body }));
+      });
       entry.hasVoted = result.liked;
       entry.likeCount = result.likeCount;
     } catch (error) {

@@ -19,6 +19,8 @@ import { errorText } from '../error-text.js';
 import { partySettings } from '../party-settings.js';
 
 const STORAGE_KEY = 'musicvoting.host';
+/** Set while the page reloads after a new host PIN, so it shows the new PIN once. */
+const ROTATED_KEY = 'musicvoting.hostPinRotated';
 const login = document.getElementById('login');
 const view = document.getElementById('controls-view');
 
@@ -28,9 +30,8 @@ function showLogin() {
   document.getElementById('login-tv-hint').hidden = !pendingTvCode;
   const pin = pinForm('login', async (hostPin) => {
     const party = await api('GET', `/api/party/host-join/${hostPin}`);
-    save(STORAGE_KEY, { partyId: party.id, hostPin });
     login.hidden = true;
-    run(party.id, hostPin);
+    run(party.id, party.hostToken || hostPin);
   }, t('host.wrongPin'));
   pin.focus();
 }
@@ -43,18 +44,24 @@ function ended() {
   document.getElementById('ended-message').focus();
 }
 
-async function run(partyId, hostPin) {
+/**
+ * The host's page for the party, signed in with `secret`: the host PIN or (R24a) the host token. The page keeps the
+ * token from then on: nobody's PIN guessing on this network ever locks it out.
+ */
+async function run(partyId, secret) {
   const base = partyPath(partyId);
   let party;
   try {
-    party = await api('GET', base, { token: hostPin });
+    party = await api('GET', base, { token: secret });
   } catch (error) {
     forget(STORAGE_KEY);
     if (error.status === 404 || error.status === 403) return showLogin();
     toast(error.message);
     return;
   }
-  if (party.hostPin !== hostPin) { forget(STORAGE_KEY); return showLogin(); }
+  if (!party.hostPin) { forget(STORAGE_KEY); return showLogin(); }
+  const credential = party.hostToken || secret;
+  save(STORAGE_KEY, { partyId, hostToken: credential });
   view.hidden = false;
   const now = new NowPlaying();
   const playPause = document.getElementById('play-pause');
@@ -73,8 +80,19 @@ async function run(partyId, hostPin) {
   const joinLink = document.getElementById('host-join-link');
   joinLink.href = party.joinUrl;
   joinLink.textContent = party.joinUrl;
-  setUpDeviceHint(party, hostPin);
-  setUpHostPin(hostPin);
+  setUpDeviceHint(party, credential);
+  // R24a: a new host PIN; the page starts again with the new token (every part of it holds the old one).
+  const hostPinCard = setUpHostPin(party.hostPin, async () => {
+    const rotated = await api('POST', `${base}/host-pin`, { token: credential });
+    save(STORAGE_KEY, { partyId, hostToken: rotated.hostToken });
+    save(ROTATED_KEY, true);
+    location.reload();
+  });
+  if (load(ROTATED_KEY)) {
+    forget(ROTATED_KEY);
+    hostPinCard.show(true);
+    toast(t('host.access.rotated', { pin: party.hostPin }));
+  }
   const qr = document.getElementById('host-qr');
   qr.addEventListener('load', () => {
     document.getElementById('qr-spinner').hidden = true;
@@ -84,7 +102,7 @@ async function run(partyId, hostPin) {
   qr.src = `${base}/qr`;
 
   // Issue 14: the TV shows a code; the host types it here or scanned the TV's QR code (`#pairTv=CODE`).
-  const pairTv = tvPairing(party, hostPin, {
+  const pairTv = tvPairing(party, credential, {
     address: document.getElementById('host-tv-address'), status: document.getElementById('tv-paired'), onPaired: () => toast(t('tv.paired')),
   });
   if (pendingTvCode) {
@@ -160,7 +178,7 @@ async function run(partyId, hostPin) {
     queueEmpty.hidden = shown.length > 0;
   };
   // R30: the row menu's ban and the card's "lift all"; the page never learns who it was.
-  const ban = banControls({ base, hostPin, lift: document.getElementById('lift-bans'), done: () => { openRow = null; loadQueue().catch(() => {}); } });
+  const ban = banControls({ base, hostPin: credential, lift: document.getElementById('lift-bans'), done: () => { openRow = null; loadQueue().catch(() => {}); } });
   /** R17a: the playing song's vetoes, under its progress. */
   const nowVeto = document.getElementById('now-veto');
   const renderNowVeto = () => {
@@ -200,11 +218,11 @@ async function run(partyId, hostPin) {
     shown: () => lastQueue,
     render: () => renderQueue(),
     remove: (uri) => command('DELETE', '/track/remove', { uri }),
-    removeOnLeave: (uri) => api('DELETE', `${base}/track/remove`, { token: hostPin, body: { uri }, keepalive: true }).catch(() => {}),
+    removeOnLeave: (uri) => api('DELETE', `${base}/track/remove`, { token: credential, body: { uri }, keepalive: true }).catch(() => {}),
   });
 
   const loadBlacklist = async () => {
-    const { words } = await api('GET', `${base}/blacklist`, { token: hostPin });
+    const { words } = await api('GET', `${base}/blacklist`, { token: credential });
     renderBlacklist(words);
   };
   const chips = document.getElementById('blacklist');
@@ -220,7 +238,7 @@ async function run(partyId, hostPin) {
   const unblock = async (word, index) => {
     showError('blacklist', '');
     try {
-      renderBlacklist((await api('DELETE', `${base}/blacklist`, { token: hostPin, body: { word } })).words);
+      renderBlacklist((await api('DELETE', `${base}/blacklist`, { token: credential, body: { word } })).words);
     } catch (error) {
       showError('blacklist', error.message);
       return;
@@ -238,7 +256,7 @@ async function run(partyId, hostPin) {
     const login = document.getElementById('spotify-login');
     login.hidden = loggedIn;
     // The browser follows the server's redirect to Spotify; the PIN proves the host (only the route is logged).
-    login.href = `${base}/spotify/login?source=web&hostPin=${encodeURIComponent(hostPin)}`;
+    login.href = `${base}/spotify/login?source=web&hostPin=${encodeURIComponent(credential)}`;
   };
   const outcome = new URLSearchParams(location.search).get('spotify');
   if (outcome) {
@@ -251,7 +269,7 @@ async function run(partyId, hostPin) {
     select.replaceChildren(select.options[0]);
     showError('playlist', '');
     try {
-      const { playlists } = await api('GET', `${base}/spotify/playlists`, { token: hostPin });
+      const { playlists } = await api('GET', `${base}/spotify/playlists`, { token: credential });
       for (const playlist of playlists) select.append(el('option', { value: playlist.id, text: playlist.name }));
     } catch (error) {
       showError('playlist', error.message);
@@ -261,7 +279,7 @@ async function run(partyId, hostPin) {
   /** A host command, then the fresh state: its answer (true when it has none); false (and why) when refused. */
   async function command(method, path, body) {
     try {
-      const answer = await api(method, `${base}${path}`, { token: hostPin, body });
+      const answer = await api(method, `${base}${path}`, { token: credential, body });
       await Promise.all([loadCurrent(), loadQueue()]);
       return answer ?? true;
     } catch (error) {
@@ -303,7 +321,7 @@ async function run(partyId, hostPin) {
     }
     let answer;
     try {
-      answer = await api('PUT', `${base}/blacklist`, { token: hostPin, body: { word: input.value } });
+      answer = await api('PUT', `${base}/blacklist`, { token: credential, body: { word: input.value } });
     } catch (error) {
       showError('blacklist', error.message);
       return;
@@ -321,7 +339,7 @@ async function run(partyId, hostPin) {
     let removed = 0;
     for (const uri of uris) {
       try {
-        await api('DELETE', `${base}/track/remove`, { token: hostPin, body: { uri } });
+        await api('DELETE', `${base}/track/remove`, { token: credential, body: { uri } });
         removed += 1;
       } catch (error) {
         // Gone meanwhile (played, removed elsewhere) is fine; anything else is said and stops the round.
@@ -335,7 +353,7 @@ async function run(partyId, hostPin) {
   document.getElementById('playlist').addEventListener('change', async (event) => {
     showError('playlist', '');
     try {
-      await api('PUT', `${base}/default-playlist`, { token: hostPin, body: { playlistId: event.target.value } });
+      await api('PUT', `${base}/default-playlist`, { token: credential, body: { playlistId: event.target.value } });
     } catch (error) {
       showError('playlist', error.message);
     }
@@ -344,7 +362,7 @@ async function run(partyId, hostPin) {
   document.getElementById('end-party').addEventListener('click', async () => {
     if (!await ask({ message: t('host.endConfirm'), confirm: t('host.end'), cancel: t('dialog.cancel'), danger: true })) return;
     try {
-      await api('DELETE', base, { token: hostPin });
+      await api('DELETE', base, { token: credential });
       events.stop();
       ended();
     } catch (error) {
@@ -354,7 +372,7 @@ async function run(partyId, hostPin) {
 
   // Issue 24: logging out asks first and shows the PIN the way back needs.
   document.getElementById('logout').addEventListener('click', async () => {
-    if (!await ask({ message: t('host.logoutConfirm', { pin: hostPin }), confirm: t('host.logout'), cancel: t('dialog.cancel') })) return;
+    if (!await ask({ message: t('host.logoutConfirm', { pin: party.hostPin }), confirm: t('host.logout'), cancel: t('dialog.cancel') })) return;
     forget(STORAGE_KEY);
     location.href = '/';
   });
@@ -364,9 +382,9 @@ async function run(partyId, hostPin) {
     clearTimeout(reloadTimer);
     reloadTimer = setTimeout(() => { loadCurrent().catch(() => {}); loadQueue().catch(() => {}); }, 60);
   };
-  const settings = partySettings(base, hostPin);
+  const settings = partySettings(base, credential);
   const events = connectEvents(partyId, {
-    hostPin,
+    hostPin: credential,
     onEvent: (event) => {
       if (event.type === 'queue-updated' && event.payload.reason === 'settings') settings.load().catch(() => {});
       if (event.type === 'playback-error') {
@@ -408,10 +426,38 @@ const pageTitle = document.title;
 const hash = takeHashParameters();
 /** A TV's pairing code from its QR code, claimed once the host is logged in. */
 const pendingTvCode = /^\d{6}$/.test(hash.get('pairTv') || '') ? hash.get('pairTv') : null;
-const stored = hash.get('party') && hash.get('hostPin') ? { partyId: hash.get('party'), hostPin: hash.get('hostPin') } : load(STORAGE_KEY);
-if (stored?.partyId && stored?.hostPin) {
-  save(STORAGE_KEY, stored);
-  run(stored.partyId, stored.hostPin);
-} else {
-  showLogin();
+start();
+
+/** The saved session's secret: the host token, or the host PIN of a session saved before tokens existed. */
+function secretOf(session) {
+  return session?.partyId && (session.hostToken || session.hostPin);
+}
+
+/**
+ * A link may name a party: `#party=ID&hostPin=PIN`, or (R24a) `#party=ID&recovery=TOKEN` from the server's console
+ * (`musicvoting host-link`). It never replaces the saved session of another party without asking: a guest could
+ * send the host a link into the guest's own party.
+ */
+async function start() {
+  const saved = load(STORAGE_KEY);
+  const linked = hash.get('party');
+  if (!linked || !(hash.get('hostPin') || hash.get('recovery'))) return secretOf(saved) ? run(saved.partyId, secretOf(saved)) : showLogin();
+  if (secretOf(saved) && saved.partyId !== linked
+      && !await ask({ message: t('host.switchPartyConfirm'), confirm: t('host.switchParty'), cancel: t('dialog.cancel') })) {
+    return run(saved.partyId, secretOf(saved));
+  }
+  if (!hash.get('recovery')) return run(linked, hash.get('hostPin'));
+  try {
+    const recovered = await api('POST', `${partyPath(linked)}/host-recovery`, { body: { token: hash.get('recovery') } });
+    toast(t('host.recovered'));
+    return run(recovered.id, recovered.hostToken);
+  } catch (error) {
+    const message = error.status === 403 ? t('host.recoveryUsed') : error.message;
+    if (secretOf(saved)) {
+      toast(message);
+      return run(saved.partyId, secretOf(saved));
+    }
+    showLogin();
+    return showError('login', message);
+  }
 }

@@ -16,7 +16,8 @@ pinForm('join', async (pin) => {
 
 pinForm('host', async (hostPin) => {
   const party = await api('GET', `/api/party/host-join/${hostPin}`);
-  save('musicvoting.host', { partyId: party.id, hostPin });
+  // R24a: the host page signs in with the host token, which nobody's PIN guessing locks out.
+  save('musicvoting.host', { partyId: party.id, hostToken: party.hostToken || hostPin });
   location.href = '/host';
 }, t('host.wrongPin'));
 
@@ -35,7 +36,7 @@ document.getElementById('create-form').addEventListener('submit', async (event) 
   button.disabled = true;
   try {
     const party = await api('POST', '/api/party', { body: { provider, fairQueue, vetoShare } });
-    save('musicvoting.host', { partyId: party.id, hostPin: party.hostPin });
+    save('musicvoting.host', { partyId: party.id, hostToken: party.hostToken });
     showCreated(party);
   } catch (error) {
     showError('create', error.message);

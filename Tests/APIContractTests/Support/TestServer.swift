@@ -11,10 +11,13 @@ final class TestServer {
     let application: Application
     let clock: ManualClock
     let dataDirectory: String
+    /// Whether this server removes the folder when it goes (a restarted one takes it over from the stopped one).
+    private var ownsDataDirectory: Bool
 
     init(clock: ManualClock = ManualClock(), configure: (inout Configuration) -> Void = { _ in }) throws {
         var configuration = Configuration()
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("mv-contract-\(UUID().uuidString)").path
+        ownsDataDirectory = true
         configuration.dataDirectory = dataDirectory
         configuration.publicURL = Self.publicURL
         configure(&configuration)
@@ -24,7 +27,17 @@ final class TestServer {
         application.service.setJoinBase(configuration.publicURL ?? Self.publicURL)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: dataDirectory) }
+    /// The server again after `stopped` stopped, on its folder or database and clock, as after a restart.
+    init(restarting stopped: TestServer) throws {
+        clock = stopped.clock
+        dataDirectory = stopped.dataDirectory
+        ownsDataDirectory = stopped.ownsDataDirectory
+        stopped.ownsDataDirectory = false
+        application = try Application(configuration: stopped.application.configuration, clock: clock)
+        application.service.setJoinBase(application.configuration.publicURL ?? Self.publicURL)
+    }
+
+    deinit { if ownsDataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) } }
 
     var client: TestClient { TestClient(server: self) }
 
