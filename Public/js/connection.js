@@ -47,6 +47,24 @@ export function requestOutcome(reachedServer, reason = 'unreachable') {
   if (reason === 'timeout' && !reachedServer) for (const listener of timeoutListeners) listener();
 }
 
+/**
+ * The server refused this page a live stream for its limits: the page works over plain requests and reloads its
+ * state every few seconds. A quiet note says so (no outage: nothing is disabled).
+ */
+export function streamLimited(limited) {
+  let note = document.getElementById('limited-note');
+  if (!note && !limited) return;
+  if (!note) {
+    note = document.createElement('p');
+    note.id = 'limited-note';
+    note.className = 'limited-note';
+    note.setAttribute('role', 'status');
+    document.body.prepend(note);
+  }
+  note.textContent = limited ? t('net.limited') : '';
+  note.hidden = !limited;
+}
+
 let renderedWhileOffline = null;
 
 function disableButtons() {

@@ -1,5 +1,5 @@
 import { api, partyPath } from './api.js';
-import { streamStatus, onRequestTimeout } from './connection.js';
+import { streamStatus, streamLimited, onRequestTimeout } from './connection.js';
 
 /**
  * The server writes a keepalive comment (`: ping`) every `keepaliveMs`, which each stream announces in its first
@@ -20,6 +20,12 @@ const PROBE_TIMEOUT_MS = 2000;
 /** Reopening waits 1 s doubling to 6 s, each wait drawn from its upper half so phones do not all come back at once. */
 const FIRST_RETRY_MS = 1000;
 const LAST_RETRY_MS = 6000;
+/**
+ * A stream the server refuses for its limits (429: the party's or the network's streams are taken) is no outage:
+ * the page reloads its state this often over plain requests, says so, and asks for a stream again now and then.
+ */
+const POLL_MS = 5000;
+const REFUSED_RETRY_MS = 20000;
 
 /**
  * The party's live events over fetch, not EventSource: EventSource hides the keepalive comments from JavaScript,
@@ -50,6 +56,7 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
     attempt = ours;
     try {
       const response = await fetch(url, { headers: { Accept: 'text/event-stream' }, cache: 'no-store', signal: ours.controller.signal });
+      if (response.status === 429) ours.reason = 'refused';
       if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
@@ -70,6 +77,9 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
   function connected(ours) {
     ours.live = true;
     failures = 0;
+    clearInterval(pollTimer);
+    pollTimer = null;
+    streamLimited(false);
     streamStatus(true);
     onStatus?.(true);
     if (connectedOnce) onResync?.();
@@ -99,7 +109,21 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
     return rest;
   }
 
+  let pollTimer = null;
+  /** Refused for the limits: the page stays usable over plain requests and reloads its state every `POLL_MS`. */
+  function refused() {
+    attempt = null;
+    streamStatus(true);
+    streamLimited(true);
+    if (!pollTimer) {
+      onResync?.();
+      pollTimer = setInterval(() => onResync?.(), POLL_MS);
+    }
+    retryTimer = setTimeout(open, REFUSED_RETRY_MS * (0.75 + Math.random() / 2));
+  }
+
   function failed(reason) {
+    if (reason === 'refused') return refused();
     attempt = null;
     streamStatus(false, reason);
     onStatus?.(false);
@@ -154,6 +178,8 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
   function stop() {
     stopped = true;
     clearInterval(watchdog);
+    clearInterval(pollTimer);
+    streamLimited(false);
     clearTimeout(retryTimer);
     attempt?.controller.abort();
     attempt = null;

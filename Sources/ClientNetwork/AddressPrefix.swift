@@ -65,8 +65,9 @@ extension AddressPrefix {
         AddressPrefix(address)?.description ?? address
     }
 
-    /// Who a client is for limits and proofs: one exact IPv4 address (a /24 is a whole party's Wi-Fi, so it never
-    /// speaks for its neighbours), or an IPv6 /64 (one phone, whatever address of it it rotates to).
+    /// Who a client is for host PIN checks and proofs (R24a): one exact IPv4 address (a /24 is a whole party's Wi-Fi,
+    /// so it never speaks for its neighbours), or an IPv6 /64 (a guesser rotates through its 2^64 addresses).
+    /// Guest limits key on `host(of:)` instead: on an IPv6 Wi-Fi every phone shares the /64.
     public static func device(of address: String) -> String {
         var ipv4 = in_addr()
         if inet_pton(AF_INET, address, &ipv4) == 1 { return address }
@@ -77,5 +78,19 @@ extension AddressPrefix {
             return bytes[12..<16].map(String.init).joined(separator: ".")
         }
         return AddressPrefix(address)?.description ?? address
+    }
+
+    /// One exact address, in one spelling (IPv4-mapped IPv6 as IPv4): the client for rations that a /64 would give
+    /// a whole Wi-Fi of phones at once.
+    public static func host(of address: String) -> String {
+        var ipv6 = in6_addr()
+        guard inet_pton(AF_INET6, address, &ipv6) == 1 else { return device(of: address) }
+        let bytes = withUnsafeBytes(of: ipv6) { Array($0) }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+            return bytes[12..<16].map(String.init).joined(separator: ".")
+        }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        guard inet_ntop(AF_INET6, &ipv6, &text, socklen_t(text.count)) != nil else { return address }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -40,6 +40,9 @@ enum ErrorMapping {
         case .rateLimited(let seconds):
             return HTTPError(status: 429, message: "Zu viele Anfragen — bitte kurz warten.", code: "rate_limited",
                              headers: [("Retry-After", String(seconds))])
+        case .tooManyNewGuests(let seconds):
+            return HTTPError(status: 429, message: "Zu viele Anfragen — bitte kurz warten.", code: "too_many_new_guests",
+                             headers: [("Retry-After", String(seconds))])
         case .blacklisted: return HTTPError(status: 403, message: "Nicht erlaubt.", code: "blacklisted")
         case .banned: return HTTPError(status: 403, message: "Nicht erlaubt.", code: "banned")
         case .vetoOff: return HTTPError(status: 409, message: "Veto ist in dieser Party ausgeschaltet.", code: "veto_off")

@@ -1,72 +1,88 @@
 import Foundation
 import ClientNetwork
 
-/// R11 and issue 10's vote stuffing: how often one guest may add and like, in each party. A `deviceId` is
-/// the client's own choice, so every limit holds per device *and* per client address (an IPv6 /64 is one address): rotating device ids
-/// (14,295 likes a minute in the attack pass) gains nothing beyond the address's share.
+/// R11, R17 and who a guest is. A device id is the client's own choice, so a guest is an identity the server admitted
+/// into the party (`PartyState.admitGuest`): the first use of a device id in a party is admitted under a ration per
+/// client address, per network and per party, and every per-guest rule counts admitted identities only. With the
+/// ration, rotating device ids gains a guest no more than the ration's identities; nothing is counted per address for
+/// adds and likes any more, so the guests behind one NAT address or on one IPv6 /64 each have their own limits.
 /// A value type: the owner serializes access; time is injected.
 public struct GuestLimits: Sendable {
-    /// R11: 10 adds per device per rolling minute; an address (a phone with several browsers) gets 20.
+    /// R11: 10 adds per guest per rolling minute.
     public static let addsPerDevice = 10
-    public static let addsPerAddress = 20
-    /// Likes toggled per minute: a guest liking fast stays far below these.
+    /// Like and veto toggles per guest per minute: a guest liking fast stays far below.
     public static let likesPerDevice = 30
-    public static let likesPerAddress = 60
+
+    /// The ration of new guests per party: a crowd that scans the QR code at once gets in, a thousand made-up
+    /// identities take most of an hour from one network. Per network (IPv4 /24, IPv6 /64): 60 a minute and 200 in 10
+    /// minutes; per party: 600 in 10 minutes. Nothing per address: behind a venue's NAT address every guest has the
+    /// same one, and an attacker with many addresses of a network is held by the network's ration anyway.
+    public static let newGuestsPerNetwork = 60
+    public static let newGuestsPerNetworkInTenMinutes = 200
+    public static let newGuestsPerPartyInTenMinutes = 600
 
     private var addsByDevice: SlidingWindowLimiter
-    private var addsByAddress: SlidingWindowLimiter
     private var likesByDevice: SlidingWindowLimiter
-    private var likesByAddress: SlidingWindowLimiter
-    /// Whether the counts live in a shared database (issue 26).
+    private var newGuests: [(limiter: SlidingWindowLimiter, key: @Sendable (String, String) -> String)]
+    /// Whether the counts live in a shared database (R31).
     private let shared: Bool
 
-    /// `shared`: counts shared by several instances (issue 26); nil: in memory.
+    /// `shared`: counts shared by several instances (R31); nil: in memory.
     public init(shared: (any SharedLimits)? = nil) {
         self.shared = shared != nil
         addsByDevice = SlidingWindowLimiter(limit: Self.addsPerDevice, name: "adds-device", shared: shared)
-        addsByAddress = SlidingWindowLimiter(limit: Self.addsPerAddress, name: "adds-address", shared: shared)
         likesByDevice = SlidingWindowLimiter(limit: Self.likesPerDevice, name: "likes-device", shared: shared)
-        likesByAddress = SlidingWindowLimiter(limit: Self.likesPerAddress, name: "likes-address", shared: shared)
+        func ration(_ limit: Int, window: TimeInterval, _ name: String, _ key: @escaping @Sendable (String, String) -> String)
+            -> (limiter: SlidingWindowLimiter, key: @Sendable (String, String) -> String) {
+            (SlidingWindowLimiter(limit: limit, window: window, name: name, shared: shared), key)
+        }
+        newGuests = [
+            ration(Self.newGuestsPerNetwork, window: 60, "guests-network") { party, address in party + "|" + AddressPrefix.network(of: address) },
+            ration(Self.newGuestsPerNetworkInTenMinutes, window: 600, "guests-network-10m") { party, address in
+                party + "|" + AddressPrefix.network(of: address)
+            },
+            ration(Self.newGuestsPerPartyInTenMinutes, window: 600, "guests-party") { party, _ in party },
+        ]
+    }
+
+    /// Counts one new guest of the party from `address`, or throws `.tooManyNewGuests` without counting it.
+    public mutating func admitNewGuest(party: String, address: String, at now: Date) throws(PartyError) {
+        if shared {
+            if let retry = SlidingWindowLimiter.admit(1, newGuests.map { ($0.limiter, $0.key(party, address)) }, at: now) {
+                throw .tooManyNewGuests(retryAfterSeconds: retry)
+            }
+            return
+        }
+        for ration in newGuests {
+            if let retry = ration.limiter.retryAfter(key: ration.key(party, address), at: now) { throw .tooManyNewGuests(retryAfterSeconds: retry) }
+        }
+        for index in newGuests.indices { newGuests[index].limiter.record(key: newGuests[index].key(party, address), at: now) }
     }
 
     /// Throws `.rateLimited` when `count` more adds do not all fit. Only adds that went in are counted
     /// (`recordAdds`), so a refused duplicate costs the guest nothing.
-    public func checkAdds(_ count: Int, device: String, address: String, party: String, at now: Date) throws(PartyError) {
-        try Self.check(count, [(addsByDevice, party + "|" + device), (addsByAddress, party + "|" + AddressPrefix.device(of: address))], at: now)
+    public func checkAdds(_ count: Int, device: String, party: String, at now: Date) throws(PartyError) {
+        let key = party + "|" + device
+        if addsByDevice.remaining(key: key, at: now) < count {
+            throw .rateLimited(retryAfterSeconds: addsByDevice.retryAfter(key: key, at: now) ?? 60)
+        }
     }
 
-    public mutating func recordAdds(_ count: Int, device: String, address: String, party: String, at now: Date) {
+    public mutating func recordAdds(_ count: Int, device: String, party: String, at now: Date) {
         addsByDevice.record(key: party + "|" + device, at: now, count: count)
-        addsByAddress.record(key: party + "|" + AddressPrefix.device(of: address), at: now, count: count)
     }
 
-    /// Counts one like toggle, or throws `.rateLimited` without counting it.
-    public mutating func admitLike(device: String, address: String, party: String, at now: Date) throws(PartyError) {
-        if shared { return try admitSharedLike(device: device, address: address, party: party, at: now) }
-        let deviceKey = party + "|" + device
-        if let retry = likesByDevice.take(key: deviceKey, at: now) { throw .rateLimited(retryAfterSeconds: retry) }
-        if let retry = likesByAddress.take(key: party + "|" + AddressPrefix.device(of: address), at: now) {
-            likesByDevice.untake(key: deviceKey)
+    /// Counts one like or veto toggle, or throws `.rateLimited` without counting it.
+    public mutating func admitLike(device: String, party: String, at now: Date) throws(PartyError) {
+        if shared { return try admitSharedLike(device: device, party: party, at: now) }
+        if let retry = likesByDevice.take(key: party + "|" + device, at: now) { throw .rateLimited(retryAfterSeconds: retry) }
+    }
+
+    /// A like counted in the shared database, checked and counted in one round trip (a like is the most frequent
+    /// write). It changes nothing in this value, so the engine runs it before it takes its lock.
+    public func admitSharedLike(device: String, party: String, at now: Date) throws(PartyError) {
+        if let retry = SlidingWindowLimiter.admit(1, [(limiter: likesByDevice, key: party + "|" + device)], at: now) {
             throw .rateLimited(retryAfterSeconds: retry)
-        }
-    }
-
-    /// Issue 26: a like counted in the shared database, checked and counted in one round trip (a like is the most
-    /// frequent write). It changes nothing in this value, so the engine runs it before it takes its lock.
-    public func admitSharedLike(device: String, address: String, party: String, at now: Date) throws(PartyError) {
-        let keyed = [(likesByDevice, party + "|" + device), (likesByAddress, party + "|" + AddressPrefix.device(of: address))]
-        if let retry = SlidingWindowLimiter.admit(1, keyed.map { (limiter: $0.0, key: $0.1) }, at: now) {
-            throw .rateLimited(retryAfterSeconds: retry)
-        }
-    }
-
-    private static func check(_ count: Int, _ limits: [(SlidingWindowLimiter, String)], at now: Date) throws(PartyError) {
-        for (limiter, key) in limits { try check(count, limiter, key, at: now) }
-    }
-
-    private static func check(_ count: Int, _ limiter: borrowing SlidingWindowLimiter, _ key: String, at now: Date) throws(PartyError) {
-        if limiter.remaining(key: key, at: now) < count {
-            throw .rateLimited(retryAfterSeconds: limiter.retryAfter(key: key, at: now) ?? 60)
         }
     }
 }

@@ -7,6 +7,8 @@ public enum PartyError: Error, Equatable, Sendable {
     /// R10/R10a: the song (or a version of it) waits already; `position` is its 1-based place among the waiting.
     case duplicate(existingUri: String, position: Int)
     case rateLimited(retryAfterSeconds: Int)
+    /// A device id new to the party past the ration of new guests (`GuestLimits`).
+    case tooManyNewGuests(retryAfterSeconds: Int)
     case blacklisted
     /// R30: the host banned this device's songs; its adds, likes and vetoes are refused for the rest of the party.
     case banned

@@ -81,11 +81,6 @@ public struct SlidingWindowLimiter: Sendable {
         return retry
     }
 
-    /// Takes back the event `take` just counted for `key` (a like the other key refused).
-    mutating func untake(key: String) {
-        events[key.hashValue]?.removeLast()
-    }
-
     /// A record was counted. A prune walks every key: it runs once the records since the last one match the keys it
     /// kept (at least 1,024), so a record costs O(1) however many keys a window holds (issue 28: a key per like's
     /// device made every 1,024th like walk hundreds of thousands), and the keys held stay under twice the live ones

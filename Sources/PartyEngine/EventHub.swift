@@ -24,7 +24,7 @@ public final class EventHub: @unchecked Sendable {
                + ": keepalive-ms \(Int(keepaliveInterval * 1000))\n\n").utf8)
     }
 
-    /// How many streams one address (an IPv6 /64 counts as one), one network, one party and the whole server may
+    /// How many streams one exact address (a whole IPv6 /64 is a network), one network, one party and the whole server may
     /// hold (0: no per-address limit). Issue 23: a party keeps `reservedPerParty` of its slots for streams that
     /// proved the host PIN or the monitor token (125 addresses once filled a party's 1,000 and the TV's stream was
     /// refused); streams that wait for an iOS login (no party) share `installations` of their own; one network
@@ -230,7 +230,7 @@ public final class EventHub: @unchecked Sendable {
         let standing = isMonitor ? .privileged : standing
         lock.lock()
         defer { lock.unlock() }
-        let (device, network) = (AddressPrefix.device(of: address), AddressPrefix.network(of: address))
+        let (device, network) = (AddressPrefix.host(of: address), AddressPrefix.network(of: address))
         guard admits(standing, partyId: partyId, device: device, network: network) else { throw .tooManyStreams }
         let stream = makeSink(initial)
         streams[partyId, default: [:]][ObjectIdentifier(stream)] = Subscriber(stream: stream, address: address, isMonitor: isMonitor,
@@ -388,7 +388,7 @@ public final class EventHub: @unchecked Sendable {
             monitorStreams[partyId, default: 1] -= 1
             if monitorStreams[partyId] == 0 { monitorStreams[partyId] = nil }
         }
-        let (device, network) = (AddressPrefix.device(of: subscriber.address), AddressPrefix.network(of: subscriber.address))
+        let (device, network) = (AddressPrefix.host(of: subscriber.address), AddressPrefix.network(of: subscriber.address))
         streamsPerAddress[device, default: 1] -= 1
         if streamsPerAddress[device] == 0 { streamsPerAddress[device] = nil }
         streamsPerNetwork[network, default: 1] -= 1

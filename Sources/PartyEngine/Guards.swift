@@ -8,7 +8,7 @@ import PartyCore
 struct Guards {
     /// Issue 26: the database behind the counts when several instances share them; nil: in memory.
     let shared: (any SharedGuards)?
-    /// R11 and likes, per device and per address in each party.
+    /// R11 and likes per guest, and the ration of new guests, in each party.
     var guestLimits: GuestLimits
     /// R24/R24a: every host PIN and monitor token check, per address and party and per party.
     var secretGuard: SecretGuard
@@ -22,7 +22,7 @@ struct Guards {
     var creationsPerNetwork: SlidingWindowLimiter
     var creationsOverall: SlidingWindowLimiter
     var maxActiveParties = PartyLimits().activeParties
-    /// Searches and look-ups that reach a remote provider (quota): 15 a minute per address (IPv6 /64), 40 per party.
+    /// Searches and look-ups that reach a remote provider (quota): 15 a minute per exact address, 40 per party.
     var remoteSearchesPerAddress: SlidingWindowLimiter
     var remoteSearchesPerParty: SlidingWindowLimiter
     /// Issue 23: and 300 a minute for the whole server (a YouTube project's daily quota is small).
@@ -37,17 +37,16 @@ struct Guards {
     private var tvPairings = TVPairings()
     var pairingsPerAddress: SlidingWindowLimiter
     var pairingsPerNetwork: SlidingWindowLimiter
-    /// Issue 23: every claim of a TV code counts, right or wrong.
+    /// Every claim of a TV code counts, right or wrong.
     var claimsPerAddress: SlidingWindowLimiter
     var claimsPerNetwork: SlidingWindowLimiter
-    var claimsOverall: SlidingWindowLimiter
 
-    /// R17/R17a: a like or a veto within the device's, the address's and the party's budget. Alone it is counted here,
-    /// under the state lock; with several instances `PartyService` counted it in the shared database before it took
-    /// the lock (`sharedLikeLimits`), so nothing is left to do here.
-    mutating func admitLike(device: String, address: String, party: String, at now: Date) throws {
+    /// R17/R17a: a like or a veto within the guest's budget. Alone it is counted here, under the state lock; with
+    /// several instances `PartyService` counted it in the shared database before it took the lock
+    /// (`sharedLikeLimits`), so nothing is left to do here.
+    mutating func admitLike(device: String, party: String, at now: Date) throws {
         guard shared == nil else { return }
-        try guestLimits.admitLike(device: device, address: address, party: party, at: now)
+        try guestLimits.admitLike(device: device, party: party, at: now)
     }
 
     init(shared: (any SharedGuards)? = nil) {
@@ -72,7 +71,6 @@ struct Guards {
         pairingsPerNetwork = limiter(20, "pairings-network")
         claimsPerAddress = limiter(10, "claims-address")
         claimsPerNetwork = limiter(30, "claims-network")
-        claimsOverall = limiter(300, "claims")
     }
 
     /// Runs `body` while no other instance runs one for `key`: a check, what it guards and the failure it counts

@@ -20,6 +20,17 @@ struct LiveParty {
     private var activityPrunedAt = Date.distantPast
     static let activityDevices = 4_096
 
+    /// Device ids this instance knows the party admitted (`PartyState.admitGuest`), at most `knownGuests`: the
+    /// database answers for the rest.
+    private(set) var guests: Set<String> = []
+    static let knownGuests = 8_192
+
+    mutating func noteGuest(_ deviceId: String) {
+        if guests.count < Self.knownGuests { guests.insert(deviceId) }
+    }
+
+    mutating func forgetGuest(_ deviceId: String) { guests.remove(deviceId) }
+
     /// R30 with one writer: the party's banned adders, read once and dropped when a ban or a lift changes them
     /// (issue 28: every like asked the database).
     var bannedAdders: Set<String>?

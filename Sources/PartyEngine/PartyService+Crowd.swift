@@ -6,7 +6,7 @@ extension PartyService {
     /// it is still current: nothing is skipped twice), a waiting one was removed.
     public func veto(uri: String, deviceId: String, clientAddress: String = "local", party: Party) throws -> VetoOutcome {
         // R17a: a veto spends the like budget (R11); several instances count it in the shared database first.
-        try sharedLikeLimits?.admitSharedLike(device: deviceId, address: clientAddress, party: party.id, at: now)
+        try sharedLikeLimits?.admitSharedLike(device: deviceId, party: party.id, at: now)
         let outcome = try withState { try $0.veto(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
         if let entryId = outcome.skipsEntry { _ = try advance(party, request: .crowdVeto(entryId: entryId)) }
         return outcome

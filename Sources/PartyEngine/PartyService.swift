@@ -261,7 +261,7 @@ public final class PartyService: Sendable {
     }
 
     public func vote(uri: String, deviceId: String, wanted: Bool? = nil, clientAddress: String = "local", party: Party) throws -> (liked: Bool, likeCount: Int) {
-        try sharedLikeLimits?.admitSharedLike(device: deviceId, address: clientAddress, party: party.id, at: now)
+        try sharedLikeLimits?.admitSharedLike(device: deviceId, party: party.id, at: now)
         return try write(partyId: party.id) { try $0.vote(uri: uri, deviceId: deviceId, wanted: wanted, clientAddress: clientAddress, party: party) }
     }
 
@@ -281,7 +281,7 @@ public final class PartyService: Sendable {
         DispatchQueue.global().async { [self] in
             do {
                 let party = try activeParty(id: partyId)
-                try sharedLikeLimits.admitSharedLike(device: deviceId, address: clientAddress, party: party.id, at: now)
+                try sharedLikeLimits.admitSharedLike(device: deviceId, party: party.id, at: now)
             } catch {
                 return completion(.failure(error))
             }
@@ -463,12 +463,12 @@ public final class PartyService: Sendable {
     /// refusal or an ended party) is answered after this pause, not refused: past 5 such opens in 10 s from one
     /// address, 2 s. Streams that open normally (a TV reloading) never count.
     public func streamOpenDelay(clientAddress: String) -> TimeInterval {
-        withState { $0.guards.streamOpens.retryAfter(key: AddressPrefix.device(of: clientAddress), at: $0.now) == nil ? 0 : 2 }
+        withState { $0.guards.streamOpens.retryAfter(key: AddressPrefix.host(of: clientAddress), at: $0.now) == nil ? 0 : 2 }
     }
 
     /// A stream open that was refused or found the party ended: it counts toward `streamOpenDelay`.
     public func noteFutileStreamOpen(clientAddress: String) {
-        withState { $0.guards.streamOpens.record(key: AddressPrefix.device(of: clientAddress), at: $0.now) }
+        withState { $0.guards.streamOpens.record(key: AddressPrefix.host(of: clientAddress), at: $0.now) }
     }
 
     /// SPEC: the iOS app waits for its login on a stream without `partyId`; it carries only the

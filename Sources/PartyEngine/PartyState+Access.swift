@@ -104,13 +104,16 @@ extension PartyState {
     }
 
     private mutating func joinPartyInTurn(guestPin: String, clientAddress: String, deviceId: String?) throws -> Party {
-        let (device, network) = (AddressPrefix.device(of: clientAddress), AddressPrefix.network(of: clientAddress))
+        let (device, network) = (AddressPrefix.host(of: clientAddress), AddressPrefix.network(of: clientAddress))
         if let retry = guards.guestPinFailures.retryAfter(key: device, at: now) ?? guards.guestPinFailuresPerNetwork.retryAfter(key: network, at: now) {
             throw PartyError.tooManyAttempts(retryAfterSeconds: retry)
         }
         if PinGenerator.isWellFormed(guestPin), let party = try store.activeParty(guestPin: guestPin), !party.isDueToAutoEnd(at: now) {
-            // R17a: a guest that says who it is counts as active from its join.
-            if let deviceId { try recordActivity(deviceId: deviceId, partyId: party.id) }
+            // R17a: a guest that says who it is is admitted and counts as active from its join; past the ration it
+            // still finds the party, and is admitted at its first add or like.
+            if let deviceId, (try? admitGuest(deviceId, party: party, clientAddress: clientAddress)) != nil {
+                try recordActivity(deviceId: deviceId, partyId: party.id)
+            }
             return party
         }
         guards.guestPinFailures.record(key: device, at: now)
@@ -188,7 +191,7 @@ extension PartyState {
     /// are capped well below the PIN space, so a creation flood neither slows the running parties nor
     /// exhausts the PINs (issue 10).
     mutating func createParty(provider name: String, settings: PartySettings, clientAddress: String) throws -> Party {
-        let (device, network) = (AddressPrefix.device(of: clientAddress), AddressPrefix.network(of: clientAddress))
+        let (device, network) = (AddressPrefix.host(of: clientAddress), AddressPrefix.network(of: clientAddress))
         if let retry = guards.creationsPerAddress.retryAfter(key: device, at: now) ?? guards.creationsPerNetwork.retryAfter(key: network, at: now) {
             throw PartyError.tooManyParties(retryAfterSeconds: retry)
         }
@@ -213,7 +216,7 @@ extension PartyState {
     /// the service count per address, per party and server-wide, all `count` of them before the first call;
     /// cached answers never do.
     mutating func admitRemoteSearch(party: Party, clientAddress: String, count: Int = 1) throws {
-        let device = AddressPrefix.device(of: clientAddress)
+        let device = AddressPrefix.host(of: clientAddress)
         let budgets = [(guards.remoteSearchesPerAddress, device), (guards.remoteSearchesPerParty, party.id), (guards.remoteSearchesOverall, "")]
         for (limiter, key) in budgets where limiter.remaining(key: key, at: now) < count {
             throw ProviderError.searchRateLimited(retryAfterSeconds: limiter.retryAfter(key: key, at: now) ?? Int(limiter.window))
@@ -225,7 +228,7 @@ extension PartyState {
 
     /// Issue 23: `GET …/spotify/login` is open before the first login (SPEC), so it is budgeted per address and party.
     mutating func admitProviderLogin(party: Party, clientAddress: String) throws {
-        let device = AddressPrefix.device(of: clientAddress)
+        let device = AddressPrefix.host(of: clientAddress)
         if let retry = guards.loginsPerAddress.retryAfter(key: device, at: now) ?? guards.loginsPerParty.retryAfter(key: party.id, at: now) {
             throw PartyError.rateLimited(retryAfterSeconds: retry)
         }

@@ -93,11 +93,12 @@ extension PartyState {
     mutating func veto(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> VetoOutcome {
         try refuseIfBanned(deviceId: deviceId, party: party)
         guard party.settings.vetoShare > 0 else { throw PartyError.vetoOff }
-        try guards.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
+        try guards.admitLike(device: deviceId, party: party.id, at: now)
         let current = try cachedParty(id: party.id)?.playback.currentEntryId
         let candidates = Queue(entries: try store.entries(partyId: party.id, uri: uri), currentEntryId: current)
         guard let entry = candidates.target(uri: uri) else { throw PartyError.notInQueue }
         guard entry.mayBeVetoed(by: deviceId) else { throw PartyError.ownSong }
+        try admitGuest(deviceId, party: party, clientAddress: clientAddress)
         return try transaction { state in
             let vetoed = try state.store.toggleVeto(entryId: entry.id, deviceId: deviceId)
             try state.recordActivity(deviceId: deviceId, partyId: party.id)
@@ -137,8 +138,9 @@ extension PartyState {
         }
         guard let adder = entry.guestAdder else { throw PartyError.notAGuestSong }
         live[party.id]?.bannedAdders = nil
+        let address = try store.guestAddress(deviceId: adder, partyId: party.id)
         return try transaction { state in
-            try state.store.ban(adder: adder, entryId: entryId, partyId: party.id)
+            try state.store.ban(adder: adder, entryId: entryId, partyId: party.id, address: address)
             let leaving = queue.waitingEntries(addedBy: adder)
             for waiting in leaving { try state.store.deleteEntry(id: waiting.id) }
             if !leaving.isEmpty { state.publish(.queueUpdated(.remove), partyId: party.id) }

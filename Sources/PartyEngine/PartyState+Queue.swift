@@ -9,10 +9,13 @@ extension PartyState {
     /// R11 counts them per client address.
     mutating func add(_ tracks: [Track], deviceId: String?, clientAddress: String, party: Party) throws -> Bool {
         let now = self.now
-        if let deviceId { try refuseIfBanned(deviceId: deviceId, party: party) }
+        if let deviceId {
+            try refuseIfBanned(deviceId: deviceId, party: party)
+            try admitGuest(deviceId, party: party, clientAddress: clientAddress)
+        }
         let adder = deviceId ?? QueueEntry.anonymousAdder(network: AddressPrefix.network(of: clientAddress))
         let limited = deviceId ?? "address " + clientAddress
-        try guards.guestLimits.checkAdds(tracks.count, device: limited, address: clientAddress, party: party.id, at: now)
+        try guards.guestLimits.checkAdds(tracks.count, device: limited, party: party.id, at: now)
         let playback = try transaction { state -> Playback in
             let (playback, stored) = try state.storedPlayback(partyId: party.id)
             var queue = stored
@@ -36,7 +39,7 @@ extension PartyState {
             state.publish(.queueUpdated(.add), partyId: party.id)
             return playback
         }
-        guards.guestLimits.recordAdds(tracks.count, device: limited, address: clientAddress, party: party.id, at: now)
+        guards.guestLimits.recordAdds(tracks.count, device: limited, party: party.id, at: now)
         // R16: an idle party starts by itself, once a monitor can play it (R21).
         return playback.isIdle && deviceActive(partyId: party.id)
     }
@@ -46,7 +49,7 @@ extension PartyState {
     /// writes and effects when it throws.
     mutating func vote(uri: String, deviceId: String, wanted: Bool? = nil, clientAddress: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
         try refuseIfBanned(deviceId: deviceId, party: party)
-        try guards.admitLike(device: deviceId, address: clientAddress, party: party.id, at: now)
+        try guards.admitLike(device: deviceId, party: party.id, at: now)
         let outcome: (liked: Bool, count: Int, entryId: Int64)
         // The queue read here ends with this scope: the cache below then holds its entries alone and changes them in place.
         do {
@@ -57,6 +60,7 @@ extension PartyState {
             let queue = try store.isShared
                 ? store.queue(partyId: party.id, currentEntryId: store.party(id: party.id)?.playback.currentEntryId) : queue(of: party)
             guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
+            try admitGuest(deviceId, party: party, clientAddress: clientAddress)
             let (liked, changed) = try store.setVote(entryId: entry.id, deviceId: deviceId, wanted: wanted)
             try recordActivity(deviceId: deviceId, partyId: party.id)
             guard changed else { return (liked, entry.likeCount) }

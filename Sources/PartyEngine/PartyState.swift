@@ -38,15 +38,17 @@ struct PartyState {
         /// Guests' activity written from pending in this lock hold (`flushActivity`): pending again if the
         /// transaction that wrote it rolls back.
         var flushedActivity: [(partyId: String, rows: [(deviceId: String, at: Date)])] = []
+        /// Guests admitted in this lock hold (`admitGuest`): forgotten again if the transaction that wrote them rolls back.
+        var admittedGuests: [(partyId: String, deviceId: String)] = []
 
         /// How long each list was when a transaction began. Inside one they only grow (numbering a logged event
         /// changes one recorded inside), so a rollback cuts them back to these lengths. A copy of the lists instead
         /// copied every event of a group commit's batch for each like that appended one (issue 28).
-        struct Mark { let events, closedMonitorStreams, playersToDrive, flushedActivity: Int }
+        struct Mark { let events, closedMonitorStreams, playersToDrive, flushedActivity, admittedGuests: Int }
 
         var mark: Mark {
             Mark(events: events.count, closedMonitorStreams: closedMonitorStreams.count, playersToDrive: playersToDrive.count,
-                 flushedActivity: flushedActivity.count)
+                 flushedActivity: flushedActivity.count, admittedGuests: admittedGuests.count)
         }
 
         mutating func rollBack(to mark: Mark) {
@@ -54,6 +56,7 @@ struct PartyState {
             closedMonitorStreams.removeSubrange(mark.closedMonitorStreams...)
             playersToDrive.removeSubrange(mark.playersToDrive...)
             flushedActivity.removeSubrange(mark.flushedActivity...)
+            admittedGuests.removeSubrange(mark.admittedGuests...)
         }
     }
 
@@ -102,6 +105,7 @@ struct PartyState {
             for flushed in effects.flushedActivity.dropFirst(before.flushedActivity) {
                 live[flushed.partyId]?.restorePendingActivity(flushed.rows)
             }
+            for admitted in effects.admittedGuests.dropFirst(before.admittedGuests) { live[admitted.partyId]?.forgetGuest(admitted.deviceId) }
             effects.rollBack(to: before)
             // What was read inside may be gone (the write version does not move back with a rollback), and a shared
             // store's party versions roll back too, and the next write hands them out again. A transaction that wrote
@@ -220,6 +224,8 @@ struct PartyState {
         live = live.filter { active.contains($0.key) }
         _ = try store.purge(endedBefore: now.addingTimeInterval(-Party.purgeAfterEnd))
         try store.pruneEvents(before: now.addingTimeInterval(-EventLog.keptFor), keepingLast: EventLog.keptEvents)
+        try flushActivity()
+        try store.pruneActivity(before: CrowdVeto.activeSince(now))
         guards.prune(at: now)
         try cluster?.prune(before: now.addingTimeInterval(-Presence.heartbeatWindow * 4), at: now)
     }

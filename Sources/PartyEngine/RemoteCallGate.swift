@@ -3,7 +3,7 @@ import Synchronization
 import ClientNetwork
 
 /// Remote provider calls run on worker threads while their connections are suspended. At most `limit` guest calls
-/// per provider run at once, and at most `perClient` of them for one client (an IPv4 address or IPv6 /64: issue 23,
+/// per provider run at once, and at most `perClient` of them for one client (one exact address: an IPv6 /64 is a whole Wi-Fi of phones;
 /// one address with a slow upstream once held all 8 and other guests got 0 of 49 searches); the host's and the
 /// monitor's calls (authenticated, so never a flood) have `limit + reserved` slots of their own. One more fails fast with 503 instead of queueing:
 /// with a slow upstream, 300 queued searches once took 85 threads and made a cached search wait 72 s (issue 10).
@@ -33,7 +33,7 @@ public final class RemoteCallGate: Sendable {
                 counts.party[provider, default: 0] += 1
                 return Slot(provider: provider, client: nil)
             }
-            let client = provider + "|" + AddressPrefix.device(of: address)
+            let client = provider + "|" + AddressPrefix.host(of: address)
             guard counts.guests[provider, default: 0] < limit, counts.clients[client, default: 0] < perClient else { return nil }
             counts.guests[provider, default: 0] += 1
             counts.clients[client, default: 0] += 1

@@ -32,10 +32,16 @@ extension PartyStore {
                     [.text(partyId), .date(since)]).first?.integer("active") ?? 0)
     }
 
-    /// R30: bans the adder of `entryId`; the entry is remembered so a second ban of it is found (harmless).
-    public func ban(adder: String, entryId: Int64, partyId: String) throws {
-        try run("INSERT INTO bans (party_id, entry_id, adder) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                [.text(partyId), .integer(entryId), .text(adder)])
+    /// R30: bans the adder of `entryId`, and new identities from `address` (the adder's, when known); the entry is
+    /// remembered so a second ban of it is found (harmless).
+    public func ban(adder: String, entryId: Int64, partyId: String, address: String?) throws {
+        try run("INSERT INTO bans (party_id, entry_id, adder, address) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                [.text(partyId), .integer(entryId), .text(adder), .optional(address)])
+    }
+
+    /// R30: whether a banned guest was admitted from `address`.
+    public func isBanned(address: String, partyId: String) throws -> Bool {
+        !(try run("SELECT 1 AS banned FROM bans WHERE party_id = ? AND address = ? LIMIT 1", [.text(partyId), .text(address)]).isEmpty)
     }
 
     public func isBanned(adder: String, partyId: String) throws -> Bool {

@@ -54,7 +54,13 @@ public protocol PartyStoring: AnyObject {
     func entriesVetoed(by deviceId: String, partyId: String) throws -> Set<Int64>
     func recordActivity(deviceId: String, partyId: String, at now: Date) throws
     func activeGuestCount(partyId: String, since: Date) throws -> Int
-    func ban(adder: String, entryId: Int64, partyId: String) throws
+    func ban(adder: String, entryId: Int64, partyId: String, address: String?) throws
+    func isBanned(address: String, partyId: String) throws -> Bool
+    /// Who the party's guests are (`PartyStore+Guests.swift`).
+    func isGuest(deviceId: String, partyId: String) throws -> Bool
+    func admitGuest(deviceId: String, partyId: String, address: String, at now: Date) throws
+    func guestAddress(deviceId: String, partyId: String) throws -> String?
+    @discardableResult func pruneActivity(before cutoff: Date) throws -> Int
     func isBanned(adder: String, partyId: String) throws -> Bool
     func bannedAdders(partyId: String) throws -> Set<String>
     func isBanned(entryId: Int64, partyId: String) throws -> Bool

@@ -252,6 +252,22 @@ enum Schema {
             );
             \(dialect.logged("proven_clients"))
             """,
+            // 19: who the party's guests are: each device id the party admitted (`PartyState.admitGuest`), from which
+            // address; the devices active before are its guests already. Activity is counted by time (R17a's window);
+            // a ban keeps the banned guest's address, so new identities from it are refused too (R30).
+            """
+            CREATE TABLE guests (
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                device_id TEXT NOT NULL,
+                address TEXT NOT NULL,
+                admitted_at \(real) NOT NULL,
+                PRIMARY KEY (party_id, device_id)
+            )\(dialect.withoutRowID);
+            INSERT INTO guests (party_id, device_id, address, admitted_at) SELECT party_id, device_id, '', seen_at FROM guest_activity;
+            CREATE INDEX guest_activity_seen ON guest_activity(party_id, seen_at);
+            ALTER TABLE bans ADD COLUMN address TEXT;
+            CREATE INDEX bans_address ON bans(party_id, address);
+            """,
         ]
     }
 }

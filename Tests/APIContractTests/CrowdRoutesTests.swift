@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PartyCore
 @testable import MusicVotingServer
 @testable import PartyEngine
 
@@ -82,19 +83,22 @@ struct CrowdRoutesTests {
     }
 
     @Test func vetoesCountLikeLikesAgainstTheSameLimits() throws {
-        let party = try Self.playingParty()
+        // Every guest's veto needed (a share of 1): the vetoes below skip nothing.
+        let party = try Self.playingParty(vetoShare: 1)
         for _ in 0..<15 {
             try party.vote(3, device: "stuffer")
             try party.vote(3, device: "stuffer")
         }
         let limited = try party.veto(3, device: "stuffer")
         #expect(limited.isError(429, "Zu viele Anfragen — bitte kurz warten."), "R11: a veto is one more toggle in the like budget: \(limited)")
-        // Rotating device ids gains nothing beyond the address's share (60 a minute).
+        // Rotating device ids gains nothing beyond the network's ration of new guests (60 a minute), likes and vetoes together.
         let rotating = try (0..<40).map { try party.client.from("192.168.7.7").send("POST", "\(party.base)/track/veto",
                                                                                    json: ["uri": "demo:track:3", "deviceId": "r\($0)"]) }
-        let refused = try (0..<40).map { try party.client.from("192.168.7.7").send("POST", "\(party.base)/track/vote",
+        let refused = try (0..<40).map { try party.client.from("192.168.7.8").send("POST", "\(party.base)/track/vote",
                                                                                   json: ["uri": "demo:track:3", "deviceId": "s\($0)"]) }
-        #expect((rotating + refused).filter { $0.status == 429 }.count == 20, "per address: 60 toggles a minute, likes and vetoes together")
+        #expect((rotating + refused).filter { $0.status == 429 && $0.code == "too_many_new_guests" }.count == 20,
+                "\((rotating + refused).map(\.status))")
+        #expect(rotating.allSatisfy { $0.status == 200 }, "the first 40 new guests vetoed")
     }
 
     @Test func theThresholdIsTheShareOfGuestsActiveInTheLastTenMinutes() throws {
@@ -168,6 +172,42 @@ struct CrowdRoutesTests {
         #expect(lifted.status == 200, "\(lifted)")
         #expect(try party.add(6, device: "guest-a").status == 409, "lifted: the add is judged as any other (a duplicate now)")
         #expect(try party.add(7, device: "guest-a").status == 200)
+    }
+
+    /// R30: a banned guest that makes up a new device id on the same address is refused too; a neighbour on
+    /// another address of the network is not, and a guest admitted before the ban goes on.
+    @Test func aBanReachesNewIdentitiesFromTheBannedGuestsAddress() throws {
+        let party = try Self.playingParty()
+        for (address, device, number) in [("192.0.2.50", "evader", 4), ("2001:db8:9:9::5", "evader6", 5), ("192.0.2.50", "flatmate", 6)] {
+            #expect(try party.client.from(address).send("POST", "\(party.base)/track/addToPlaylist",
+                                                        json: ["uri": "demo:track:\(number)", "deviceId": device]).status == 200)
+        }
+        for number in [4, 5] {
+            let entryId = try #require(try party.entry(number)?["id"] as? String)
+            #expect(try party.host("POST", "/ban", json: ["entryId": entryId]).status == 200)
+        }
+        func add(_ address: String, _ device: String, _ number: Int) throws -> Reply {
+            try party.client.from(address).send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:\(number)", "deviceId": device])
+        }
+        #expect(try add("192.0.2.50", "evader-2", 7).code == "banned", "a new id on the banned address")
+        #expect(try add("2001:db8:9:9::5", "evader6-2", 7).code == "banned")
+        #expect(try add("2001:db8:9:9::6", "neighbour6", 7).status == 200, "another address of the /64")
+        #expect(try add("192.0.2.51", "neighbour", 8).status == 200, "another address of the /24")
+        #expect(try add("192.0.2.50", "flatmate", 9).status == 200, "admitted before the ban: goes on")
+        #expect(try party.host("DELETE", "/bans").status == 200)
+        #expect(try add("192.0.2.50", "evader-2", 10).status == 200, "lifted")
+    }
+
+    /// R17a: made-up ids that join do not push the threshold out of reach: only admitted guests count, rationed.
+    @Test func aFloodOfMadeUpJoinsMovesTheThresholdByTheRationOnly() throws {
+        let party = try Self.playingParty()
+        let before = try #require(try party.entry(3)?["vetoNeeded"] as? Int)
+        for index in 0..<1_000 {
+            #expect(try party.client.from("192.0.2.99").get("/api/party/join/\(party.pin)?deviceId=flood-\(index)").status == 200)
+        }
+        let after = try #require(try party.entry(3)?["vetoNeeded"] as? Int)
+        let active = 3 + GuestLimits.newGuestsPerNetwork
+        #expect(after == Int((0.4 * Double(active)).rounded(.up)), "before \(before), after \(after)")
     }
 
     @Test func banningThePlayingSongsAdderLetsItFinish() throws {

@@ -65,4 +65,22 @@ struct TVPairingRoutesTests {
         #expect(opens.prefix(10).allSatisfy { $0.status == 201 }, "\(opens.map(\.status))")
         #expect(opens.last?.isError(429, "Zu viele Anfragen — bitte kurz warten.") == true, "\(opens.last.map(String.init(describing:)) ?? "")")
     }
+
+    /// A sweep of TV codes from other networks spends the server's budget of wrong codes, never the budget of the
+    /// network a TV waits on: the host next to its TV claims the code at once.
+    @Test func aCodeSweepFromElsewhereNeverHoldsBackTheHostNextToItsTV() throws {
+        let server = try TestServer()
+        let sweeping = try TestParty(server), hosting = try TestParty(server)
+        let tv = server.client.from("192.0.2.95")
+        let code = try #require(try tv.send("POST", "/api/tv/pairing").json["code"] as? String)
+        var statuses: [Int] = []
+        for guess in 0..<45 {
+            let wrong = String(format: "%06d", (Int(code)! + 1 + guess) % 1_000_000)
+            statuses.append(try server.client.from("198.51.\(guess % 3).9").send("POST", "\(sweeping.base)/tv/pair", json: ["code": wrong],
+                                                                              auth: sweeping.hostPin).status)
+        }
+        #expect(statuses.filter { $0 == 404 }.count == 30 && statuses.filter { $0 == 429 }.count == 15, "\(statuses)")
+        let claimed = try server.client.from("192.0.2.40").send("POST", "\(hosting.base)/tv/pair", json: ["code": code], auth: hosting.hostPin)
+        #expect(claimed.status == 200 && claimed.json["paired"] as? Bool == true, "the host's phone on the TV's Wi-Fi: \(claimed)")
+    }
 }

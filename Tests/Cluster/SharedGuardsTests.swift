@@ -55,7 +55,8 @@ struct SharedGuardsTests {
         #expect(counts.withLock { $0 } == [403: 10, 429: 14])
     }
 
-    /// R11 and issue 10's vote stuffing across instances: 10 adds a minute per device, 60 likes per address.
+    /// R11 and vote stuffing across instances: 10 adds a minute per guest; a network admits 60 new guests a minute,
+    /// counted across instances, so made-up ids give a song no more likes than that.
     @Test func addsAndLikesCountAcrossInstances() throws {
         let cluster = try TestCluster()
         let party = try cluster.party()

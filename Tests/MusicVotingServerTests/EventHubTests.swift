@@ -218,13 +218,17 @@ struct EventHubCapacityTests {
         #expect(throws: Never.self) { streams.append(try open(hub, party: "installation:y", address: "10.51.0.1", standing: .installation)) }
     }
 
-    @Test func oneNetworkHoldsItsShareAndAnIPv6PhoneIsOneAddress() throws {
+    /// A network holds its share; on an IPv6 Wi-Fi every phone shares the /64, so each exact address is a client and
+    /// the /64 a network.
+    @Test func oneNetworkHoldsItsShareAndEachIPv6AddressIsAClient() throws {
         let hub = EventHub(clock: clock, limits: EventHub.Limits(perAddress: 4, perParty: 1_000, total: 1_000, perNetwork: 10))
         var streams: [EventStream] = []
         for index in 0..<10 { streams.append(try open(hub, address: "172.16.3.\(index)")) }
         #expect(throws: PartyError.tooManyStreams) { try open(hub, address: "172.16.3.200") }
         streams.append(try open(hub, address: "172.16.4.1"))
-        for index in 0..<4 { streams.append(try open(hub, address: "2001:db8:1:1::\(index + 1)")) }
-        #expect(throws: PartyError.tooManyStreams, "a rotated address of the same /64") { try open(hub, address: "2001:db8:1:1::99") }
+        for _ in 0..<4 { streams.append(try open(hub, address: "2001:db8:1:1::1")) }
+        #expect(throws: PartyError.tooManyStreams, "one phone's fifth") { try open(hub, address: "2001:db8:1:1:0:0:0:1") }
+        for index in 0..<6 { streams.append(try open(hub, address: "2001:db8:1:1::\(index + 2)")) }
+        #expect(throws: PartyError.tooManyStreams, "the /64's share is taken") { try open(hub, address: "2001:db8:1:1::99") }
     }
 }
