@@ -67,10 +67,12 @@ extension Routes {
                     party = try service.authorize(Credential(token: pin, clientAddress: request.clientAddress), partyId: party.id).0
                 }
                 guard let spotify = try service.provider(for: party) as? SpotifyProvider else { throw ProviderError.notConfigured }
-                try service.admitProviderLogin(party: party, clientAddress: request.clientAddress)
+                // The host's own logins are neither counted in the party's budget nor kept where guests' push them out.
+                let byHost = pin != nil
+                try service.admitProviderLogin(party: party, clientAddress: request.clientAddress, byHost: byHost)
                 let source = request.query["source"] == "ios" ? "ios" : "web"
                 let installation = request.query["installationId"].flatMap { Identifiers.isWellFormedDeviceId($0) ? $0 : nil }
-                let (state, challenge) = try spotify.loginState.begin(partyId: party.id, source: source, installationId: installation)
+                let (state, challenge) = try spotify.loginState.begin(partyId: party.id, source: source, installationId: installation, byHost: byHost)
                 let url = spotify.client.authorizeURL(state: state, challenge: challenge,
                                                       redirectURI: Self.redirectURI(spotify, source: source, service: service))
                 return .redirect(to: url.absoluteString)

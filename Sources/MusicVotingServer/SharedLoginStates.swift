@@ -10,10 +10,10 @@ extension ClusterLogins: SharedLoginStates {
         return Array(key)
     }
 
-    public func keep(nonce: String, login: SpotifyLoginState.Login, expiresAt: Date, perParty: Int, capacity: Int, at now: Date) throws {
+    public func keep(nonce: String, login: SpotifyLoginState.Login, pool: String, expiresAt: Date, perParty: Int, capacity: Int, at now: Date) throws {
         try keepState(nonce: nonce, Pending(partyId: login.partyId, source: login.source, installationId: login.installationId,
                                        verifier: login.verifier, expiresAt: expiresAt),
-                 perParty: perParty, capacity: capacity, at: now)
+                 pool: pool, perParty: perParty, capacity: capacity, at: now)
     }
 
     public func take(nonce: String) throws -> (SpotifyLoginState.Login, Date)? {

@@ -180,8 +180,8 @@ public final class PartyService: Sendable {
         try withState { try $0.admitRemoteSearch(party: party, clientAddress: clientAddress, count: count) }
     }
 
-    public func admitProviderLogin(party: Party, clientAddress: String) throws {
-        try withState { try $0.admitProviderLogin(party: party, clientAddress: clientAddress) }
+    public func admitProviderLogin(party: Party, clientAddress: String, byHost: Bool = false) throws {
+        try withState { try $0.admitProviderLogin(party: party, clientAddress: clientAddress, byHost: byHost) }
     }
 
     /// Folds the write-ahead log into the database file (shutdown).

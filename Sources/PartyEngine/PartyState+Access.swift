@@ -226,13 +226,14 @@ extension PartyState {
         guards.remoteSearchesOverall.record(key: "", at: now, count: count)
     }
 
-    /// Issue 23: `GET …/spotify/login` is open before the first login (SPEC), so it is budgeted per address and party.
-    mutating func admitProviderLogin(party: Party, clientAddress: String) throws {
+    /// `GET …/spotify/login` is open before the first login (SPEC), so it is budgeted per address and party. A login
+    /// the host began (`byHost`: it proved the PIN or token) is counted per address only: guests never spend it.
+    mutating func admitProviderLogin(party: Party, clientAddress: String, byHost: Bool) throws {
         let device = AddressPrefix.host(of: clientAddress)
-        if let retry = guards.loginsPerAddress.retryAfter(key: device, at: now) ?? guards.loginsPerParty.retryAfter(key: party.id, at: now) {
+        if let retry = guards.loginsPerAddress.retryAfter(key: device, at: now) ?? (byHost ? nil : guards.loginsPerParty.retryAfter(key: party.id, at: now)) {
             throw PartyError.rateLimited(retryAfterSeconds: retry)
         }
         guards.loginsPerAddress.record(key: device, at: now)
-        guards.loginsPerParty.record(key: party.id, at: now)
+        if !byHost { guards.loginsPerParty.record(key: party.id, at: now) }
     }
 }

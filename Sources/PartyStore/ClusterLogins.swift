@@ -38,22 +38,22 @@ public final class ClusterLogins: Sendable {
     }
 
     /// Keeps a state; drops expired ones, the party's oldest past `perParty` and the oldest past `capacity`.
-    public func keepState(nonce: String, _ pending: Pending, perParty: Int, capacity: Int, at now: Date) throws {
+    public func keepState(nonce: String, _ pending: Pending, pool: String, perParty: Int, capacity: Int, at now: Date) throws {
         try connection.withLock { connection in
             try connection.runReconnecting("SELECT 1", [])
             return try connection.transaction {
                 try connection.run("DELETE FROM oauth_states WHERE expires_at <= ?", [.real(now.timeIntervalSince1970)])
                 try connection.run("""
                     DELETE FROM oauth_states WHERE nonce IN
-                        (SELECT nonce FROM oauth_states WHERE party_id = ? ORDER BY expires_at DESC OFFSET ?)
-                    """, [.text(pending.partyId), .integer(Int64(perParty - 1))])
+                        (SELECT nonce FROM oauth_states WHERE COALESCE(pool, party_id) = ? ORDER BY expires_at DESC OFFSET ?)
+                    """, [.text(pool), .integer(Int64(perParty - 1))])
                 try connection.run("""
                     DELETE FROM oauth_states WHERE nonce IN (SELECT nonce FROM oauth_states ORDER BY expires_at DESC OFFSET ?)
                     """, [.integer(Int64(capacity - 1))])
                 try connection.run("""
-                    INSERT INTO oauth_states (nonce, party_id, source, installation_id, verifier, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO oauth_states (nonce, party_id, source, installation_id, verifier, expires_at, pool) VALUES (?, ?, ?, ?, ?, ?, ?)
                     """, [.text(nonce), .text(pending.partyId), .text(pending.source), pending.installationId.map { .text($0) } ?? .null,
-                          .text(pending.verifier), .real(pending.expiresAt.timeIntervalSince1970)])
+                          .text(pending.verifier), .real(pending.expiresAt.timeIntervalSince1970), .text(pool)])
             }
         }
     }

@@ -268,6 +268,9 @@ enum Schema {
             ALTER TABLE bans ADD COLUMN address TEXT;
             CREATE INDEX bans_address ON bans(party_id, address);
             """,
+            // 20: Spotify logins the host began (with its PIN or token) are kept apart from those anybody began, so
+            // guests never push the host's pending login out (`SpotifyLoginState`); nil: the party's own pool.
+            "ALTER TABLE oauth_states ADD COLUMN pool TEXT;",
         ]
     }
 }

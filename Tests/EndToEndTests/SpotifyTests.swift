@@ -380,5 +380,8 @@ struct SpotifyLoginFloodAttackTests {
         let other = try TestParty(server, provider: "spotify")
         #expect(try other.client.from("127.0.68.1").get("\(other.base)/spotify/login?source=web").status == 303,
                 "another party has its own budget")
+        // The host's own login (the host page sends its token) is not held back by the guests' spent budget.
+        let token = try #require(party.client.from(party.creatorAddress).send("GET", party.base, auth: party.hostPin).json["hostToken"] as? String)
+        #expect(try party.client.from("127.0.69.1").get("\(party.base)/spotify/login?source=web&hostPin=\(token)").status == 303)
     }
 }

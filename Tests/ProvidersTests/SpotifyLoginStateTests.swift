@@ -16,6 +16,18 @@ struct SpotifyLoginStateTests {
         #expect(throws: SpotifyLoginState.Failure.invalid, "single use") { try states.redeem(made[19], now: start) }
     }
 
+    /// Logins anybody began (the first needs no PIN) never push out the one the host began.
+    @Test func guestsNeverPushTheHostsPendingLoginOut() throws {
+        let states = SpotifyLoginState()
+        let host = try states.begin(partyId: "p", source: "web", installationId: nil, byHost: true, now: start).state
+        let guests = try (0..<20).map { _ in try states.begin(partyId: "p", source: "web", installationId: nil, now: start).state }
+        #expect(try states.redeem(host, now: start).partyId == "p", "the host's login is still pending")
+        #expect(throws: SpotifyLoginState.Failure.invalid) { try states.redeem(guests[0], now: start) }
+        let hosts = try (0..<9).map { _ in try states.begin(partyId: "p", source: "web", installationId: nil, byHost: true, now: start).state }
+        #expect(throws: SpotifyLoginState.Failure.invalid, "the host's own pool keeps its newest eight") { try states.redeem(hosts[0], now: start) }
+        #expect(try states.redeem(hosts[8], now: start).partyId == "p" && states.redeem(guests[19], now: start).partyId == "p")
+    }
+
     @Test func theServerKeepsAtMostItsCapacityAndExpiredStatesLeave() throws {
         let states = SpotifyLoginState()
         for index in 0..<(SpotifyLoginState.capacity + 500) {

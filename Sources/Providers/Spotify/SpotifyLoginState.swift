@@ -2,9 +2,10 @@ import Foundation
 
 /// The OAuth `state`: signed (HMAC-SHA-256 with a per-process key) so it cannot be forged, and single-use
 /// (its nonce is forgotten once redeemed, or after 10 minutes). It carries the party and the source
-/// (web or ios), and keys the PKCE verifier kept here. Bounded (issue 23: 53,748 states in 50 s, filtered in
-/// O(n) on every call): a party keeps its `perParty` newest, the server its `capacity` newest, and expired ones
-/// leave from the front of a queue in insertion (= expiry) order. `@unchecked Sendable`: `lock` guards the state.
+/// (web or ios), and keys the PKCE verifier kept here. Bounded (53,748 states in 50 s once, filtered in O(n) on
+/// every call): a party keeps its `perParty` newest of the logins anybody began (the party's first login needs no
+/// PIN) and, apart, its `perParty` newest of the logins its host began, so guests never push the host's out; the
+/// server keeps its `capacity` newest, and expired ones leave from the front of a queue in insertion (= expiry) order. `@unchecked Sendable`: `lock` guards the state.
 public final class SpotifyLoginState: @unchecked Sendable {
     public struct Login: Equatable, Sendable {
         public let partyId: String
@@ -30,7 +31,7 @@ public final class SpotifyLoginState: @unchecked Sendable {
     /// callback may reach another instance than the one the login began on.
     private let shared: (any SharedLoginStates)?
     private let lock = NSLock()
-    private var pending: [String: (login: Login, expires: Date)] = [:]
+    private var pending: [String: (login: Login, expires: Date, pool: String)] = [:]
     /// Nonces in the order they were made; a nonce already redeemed or dropped is skipped when it comes up.
     private var order: [String] = []
     private var orderStart = 0
@@ -53,8 +54,10 @@ public final class SpotifyLoginState: @unchecked Sendable {
         return pending.count
     }
 
-    /// A new state and its PKCE code challenge (S256).
-    public func begin(partyId: String, source: String, installationId: String?, now: Date = Date()) throws -> (state: String, challenge: String) {
+    /// A new state and its PKCE code challenge (S256). `byHost`: the request proved the host's PIN or token.
+    public func begin(partyId: String, source: String, installationId: String?, byHost: Bool = false,
+                      now: Date = Date()) throws -> (state: String, challenge: String) {
+        let pool = byHost ? partyId + "|host" : partyId
         let nonce = Digest.base64URL(Digest.randomBytes(16))
         let verifier = Digest.base64URL(Digest.randomBytes(48))
         let payload = [nonce, partyId, source, installationId ?? ""].joined(separator: "~")
@@ -62,19 +65,19 @@ public final class SpotifyLoginState: @unchecked Sendable {
         let state = (Digest.base64URL(Array(payload.utf8)) + "." + signature, Digest.base64URL(Digest.sha256(Array(verifier.utf8))))
         if let shared {
             try shared.keep(nonce: nonce, login: Login(partyId: partyId, source: source, installationId: installationId, verifier: verifier),
-                            expiresAt: now.addingTimeInterval(Self.lifetime), perParty: Self.perParty, capacity: Self.capacity, at: now)
+                            pool: pool, expiresAt: now.addingTimeInterval(Self.lifetime), perParty: Self.perParty, capacity: Self.capacity, at: now)
             return state
         }
         lock.lock()
         dropExpired(at: now)
-        if let ofParty = perPartyNonces[partyId], ofParty.count >= Self.perParty { forget(ofParty[0]) }
+        if let ofPool = perPartyNonces[pool], ofPool.count >= Self.perParty { forget(ofPool[0]) }
         while pending.count >= Self.capacity, orderStart < order.count {
             forget(order[orderStart])
             orderStart += 1
         }
         pending[nonce] = (Login(partyId: partyId, source: source, installationId: installationId, verifier: verifier),
-                          now.addingTimeInterval(Self.lifetime))
-        perPartyNonces[partyId, default: []].append(nonce)
+                          now.addingTimeInterval(Self.lifetime), pool)
+        perPartyNonces[pool, default: []].append(nonce)
         order.append(nonce)
         lock.unlock()
         return state
@@ -96,11 +99,10 @@ public final class SpotifyLoginState: @unchecked Sendable {
 
     /// Forgets a pending state (redeemed, expired or pushed out); the queue skips it later. Called under `lock`.
     @discardableResult
-    private func forget(_ nonce: String) -> (login: Login, expires: Date)? {
+    private func forget(_ nonce: String) -> (login: Login, expires: Date, pool: String)? {
         guard let entry = pending.removeValue(forKey: nonce) else { return nil }
-        let party = entry.login.partyId
-        perPartyNonces[party]?.removeAll { $0 == nonce }
-        if perPartyNonces[party]?.isEmpty == true { perPartyNonces[party] = nil }
+        perPartyNonces[entry.pool]?.removeAll { $0 == nonce }
+        if perPartyNonces[entry.pool]?.isEmpty == true { perPartyNonces[entry.pool] = nil }
         return entry
     }
 
@@ -131,7 +133,8 @@ public final class SpotifyLoginState: @unchecked Sendable {
 public protocol SharedLoginStates: AnyObject, Sendable {
     /// The key every instance signs with: the one already kept, else `proposal` (kept from now on).
     func signingKey(proposing proposal: [UInt8]) throws -> [UInt8]
-    func keep(nonce: String, login: SpotifyLoginState.Login, expiresAt: Date, perParty: Int, capacity: Int, at now: Date) throws
+    /// Keeps a pending login; `pool` (the party, or its host's logins apart) keeps its `perParty` newest.
+    func keep(nonce: String, login: SpotifyLoginState.Login, pool: String, expiresAt: Date, perParty: Int, capacity: Int, at now: Date) throws
     /// The login kept under `nonce`, removed (single use), with its expiry; nil when none is.
     func take(nonce: String) throws -> (SpotifyLoginState.Login, Date)?
 }
