@@ -73,6 +73,7 @@ public final class Application: @unchecked Sendable {
                                sharedGuards: sharedGuards, presence: presence)
         vault.service = service
         service.maxActiveParties = configuration.limits.activeParties
+        service.setNewGuestsPerNetwork(configuration.limits.newGuestsPerNetwork)
         if upkeepLock != nil { service.runsUpkeep = false }
         // The pages and assets inside the binary, or (development) those of `--resources DIR` as they are now.
         let resources = configuration.resourcesDirectory.map { URL(fileURLWithPath: $0) }

@@ -110,6 +110,8 @@ extension ConfigurationOption {
         .limit("max-streams-per-address", "event streams one client address may hold; 0 = no limit", 0...1_000_000, \.streamsPerAddress),
         .limit("max-streams-per-party", "event streams one party may hold", 1...1_000_000, \.streamsPerParty),
         .limit("max-parties", "active parties at once", 1...40_000, \.activeParties),
+        .limit("max-new-guests-per-network", "new guests one network may bring into a party in a minute (200 in 10 minutes at the default); 0 = no limit",
+               0...1_000_000, \.newGuestsPerNetwork),
         ConfigurationOption(name: "config", value: "FILE", help: "'name = value' lines with these option names, # comments",
                             defaultText: "none") { _, _ in },
     ]

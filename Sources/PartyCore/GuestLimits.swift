@@ -27,8 +27,9 @@ public struct GuestLimits: Sendable {
     /// Whether the counts live in a shared database (R31).
     private let shared: Bool
 
-    /// `shared`: counts shared by several instances (R31); nil: in memory.
-    public init(shared: (any SharedLimits)? = nil) {
+    /// `shared`: counts shared by several instances (R31); nil: in memory. `newGuestsPerNetwork` scales the ration
+    /// (the ten-minute and party figures with it); 0 admits every new guest (a load generator's phones).
+    public init(shared: (any SharedLimits)? = nil, newGuestsPerNetwork: Int = GuestLimits.newGuestsPerNetwork) {
         self.shared = shared != nil
         addsByDevice = SlidingWindowLimiter(limit: Self.addsPerDevice, name: "adds-device", shared: shared)
         likesByDevice = SlidingWindowLimiter(limit: Self.likesPerDevice, name: "likes-device", shared: shared)
@@ -36,17 +37,19 @@ public struct GuestLimits: Sendable {
             -> (limiter: SlidingWindowLimiter, key: @Sendable (String, String) -> String) {
             (SlidingWindowLimiter(limit: limit, window: window, name: name, shared: shared), key)
         }
-        newGuests = [
-            ration(Self.newGuestsPerNetwork, window: 60, "guests-network") { party, address in party + "|" + AddressPrefix.network(of: address) },
-            ration(Self.newGuestsPerNetworkInTenMinutes, window: 600, "guests-network-10m") { party, address in
+        let scale = { (limit: Int) in limit * newGuestsPerNetwork / Self.newGuestsPerNetwork }
+        newGuests = newGuestsPerNetwork == 0 ? [] : [
+            ration(newGuestsPerNetwork, window: 60, "guests-network") { party, address in party + "|" + AddressPrefix.network(of: address) },
+            ration(scale(Self.newGuestsPerNetworkInTenMinutes), window: 600, "guests-network-10m") { party, address in
                 party + "|" + AddressPrefix.network(of: address)
             },
-            ration(Self.newGuestsPerPartyInTenMinutes, window: 600, "guests-party") { party, _ in party },
+            ration(scale(Self.newGuestsPerPartyInTenMinutes), window: 600, "guests-party") { party, _ in party },
         ]
     }
 
     /// Counts one new guest of the party from `address`, or throws `.tooManyNewGuests` without counting it.
     public mutating func admitNewGuest(party: String, address: String, at now: Date) throws(PartyError) {
+        guard !newGuests.isEmpty else { return }
         if shared {
             if let retry = SlidingWindowLimiter.admit(1, newGuests.map { ($0.limiter, $0.key(party, address)) }, at: now) {
                 throw .tooManyNewGuests(retryAfterSeconds: retry)

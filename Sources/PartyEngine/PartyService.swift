@@ -151,6 +151,11 @@ public final class PartyService: Sendable {
         set { withState { $0.guards.maxActiveParties = newValue } }
     }
 
+    /// The ration of new guests per network and minute (`GuestLimits`); 0: none.
+    public func setNewGuestsPerNetwork(_ limit: Int) {
+        withState { $0.guards.guestLimits = GuestLimits(shared: $0.guards.shared, newGuestsPerNetwork: limit) }
+    }
+
     /// The party's provider, bound to the party (Spotify acts with the party's own login).
     public func provider(for party: Party) throws -> any MusicProvider {
         guard let provider = providers.provider(named: party.provider) else { throw ProviderError.notConfigured }

@@ -28,7 +28,7 @@ NCHAN_MODULE = "/usr/lib/nginx/modules/ngx_nchan_module.so"
 def start_server(binary, data):
     # One load generator plays thousands of phones from a few addresses: the per-address limits are lifted.
     process = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", "0", "--data", data, "--resources", ROOT,
-                                "--max-connections-per-address", "0", "--max-streams-per-address", "0",
+                                "--max-connections-per-address", "0", "--max-streams-per-address", "0", "--max-new-guests-per-network", "0",
                                 "--max-streams-per-party", "100000"],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = process.stdout.readline()

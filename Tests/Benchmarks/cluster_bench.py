@@ -26,7 +26,8 @@ import bench
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PG_BIN = "/usr/lib/postgresql/15/bin"
-LIMITS = ["--max-connections-per-address", "0", "--max-streams-per-address", "0", "--max-streams-per-party", "100000"]
+LIMITS = ["--max-connections-per-address", "0", "--max-streams-per-address", "0", "--max-streams-per-party", "100000",
+          "--max-new-guests-per-network", "0"]
 
 
 def free_port():

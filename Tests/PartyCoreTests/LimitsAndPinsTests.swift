@@ -67,6 +67,21 @@ struct SlidingWindowTests {
         #expect(party == GuestLimits.newGuestsPerPartyInTenMinutes)
     }
 
+    /// `--max-new-guests-per-network`: the ration scales with it (the ten-minute figure too); 0 admits everyone
+    /// (a load generator's phones).
+    @Test func theRationOfNewGuestsIsConfigured() throws {
+        var none = GuestLimits(newGuestsPerNetwork: 0)
+        for index in 0..<1_000 { try none.admitNewGuest(party: "p", address: "10.0.0.\(index % 250)", at: epoch) }
+        var small = GuestLimits(newGuestsPerNetwork: 6)
+        var admitted = 0
+        for minute in 0..<10 {
+            for _ in 0..<10 where (try? small.admitNewGuest(party: "p", address: "10.0.0.1", at: epoch.addingTimeInterval(Double(minute * 60)))) != nil {
+                admitted += 1
+            }
+        }
+        #expect(admitted == 20, "6 a minute, 20 in ten minutes")
+    }
+
     /// Issue 28: a key's stamps kept inline while there is one, in a list from two: counts, waits and take-backs agree
     /// across the change in both directions.
     @Test func aKeyCountsTheSameWithOneStampAndWithMany() {
