@@ -35,8 +35,9 @@ let package = Package(
         // Issue 23: a client's network (IPv4 /24, IPv6 /64) and device, for the connection caps and every limit.
         .target(name: "ClientNetwork"),
         .target(name: "PartyCore", dependencies: ["ClientNetwork"], plugins: ["FoldTablePlugin"]),
-        // libmicrohttpd's own error answers carry the JSON error shape (R26): see ErrorBodies.c for why a C target.
-        .target(name: "CMicroHTTPDErrors", dependencies: ["CMicroHTTPD"], linkerSettings: [.linkedLibrary("dl")]),
+        // libmicrohttpd's own error answers carry the JSON error shape (R26): see ErrorBodies.c for why a C target. GnuTLS:
+        // a head refused before any work is answered on the connection's TLS session itself (RequestHead.c).
+        .target(name: "CMicroHTTPDErrors", dependencies: ["CMicroHTTPD"], linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("gnutls")]),
         // The JSON value, parser and serializer: used by the HTTP layer, the event stream frames and the tests.
         .target(name: "JSONKit"),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors", "CZlib", "JSONKit", "ClientNetwork"]),

@@ -22,12 +22,14 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     let server = Unmanaged<Server>.fromOpaque(context).takeUnretainedValue()
     guard let raw = requestContext.pointee else {
         server.connections?.headCompleted(connection)
-        // Refused before any work (RequestHead.c): a request line over the head limit, or a Content-Length
-        // libmicrohttpd could not parse, now dropped; the body's end is unknown, so the connection closes.
+        // Refused before any work (RequestHead.c): a head over the limit that no header took there, or a
+        // Content-Length libmicrohttpd could not parse, now dropped; the body's end is unknown, so the connection closes.
         switch mv_request_head_flaw(connection) {
         case 0: break
         case UInt32(MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE):
-            return queue(Response(error: .requestHeadTooLarge).adding(header: "Connection", "close"), on: connection)
+            // Written, not queued: the pool may have no room left to build a queued answer's head in.
+            mv_answer_request_head_too_large(connection)
+            return .NO
         case UInt32(MHD_HTTP_CONTENT_TOO_LARGE):
             return queue(Response(error: .payloadTooLarge).adding(header: "Connection", "close"), on: connection)
         default:

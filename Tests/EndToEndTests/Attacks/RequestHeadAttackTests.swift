@@ -83,6 +83,63 @@ struct RequestHeadAttackTests {
         #expect(created > 0 && logged == created, "every party created was answered (\(created) answered, \(logged) created)")
     }
 
+    /// A request line of any length, alone or with headers, HTTP/1.1 or 1.0, with or without a query, gets one
+    /// answer with the error shape: the routes' under the head limit, 431 over it, 414 when it outgrows the
+    /// connection's memory. Lines that filled that memory without outgrowing it left no room for an answer.
+    @Test func everyRequestLineLengthGetsOneAnswerWithTheErrorShape() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let variants = [("HTTP/1.1", "Host: 127.0.0.1\r\nConnection: close\r\n"),
+                        ("HTTP/1.1", "Host: 127.0.0.1\r\nConnection: close\r\nAccept: */*\r\nUser-Agent: sweep\r\n"),
+                        ("HTTP/1.0", ""), ("HTTP/1.0", "User-Agent: sweep\r\n")]
+        var unanswered: [String] = []
+        var sent = 0
+        for length in stride(from: 3_900, through: 6_500, by: 13) {
+            for (version, headers) in variants {
+                for query in ["", "?a="] {
+                    let start = "GET /api/party/" + query
+                    let line = start + String(repeating: "a", count: length - start.utf8.count - version.utf8.count - 3) + " \(version)\r\n"
+                    sent += 1
+                    let connection = try Connection(port: server.port, timeout: 3, source: "127.0.\(40 + sent / 250).\(1 + sent % 250)")
+                    try connection.write(Array((line + headers + "\r\n").utf8))
+                    let text = (try? connection.readToEnd()).map { String(decoding: $0, as: UTF8.self) } ?? ""
+                    let answer = Self.singleAnswer(text)
+                    let refused = answer.map { [414, 431].contains($0.status) } ?? false
+                    if !(answer?.body["error"] is String && answer?.body["code"] is String) || (line.utf8.count > 4_096 && !refused) {
+                        unanswered.append("\(line.utf8.count)-byte \(version) line\(query.isEmpty ? "" : " with a query"), "
+                            + "\(headers.split(separator: "\n").count) headers: \(text.isEmpty ? "nothing" : String(text.prefix(40)))")
+                    }
+                }
+            }
+        }
+        #expect(unanswered.isEmpty, "\(unanswered.count) of \(sent) without one answer with the error shape: \(unanswered.prefix(8))")
+        #expect(try server.client.get("/healthz").status == 200)
+    }
+
+    /// Each query argument and cookie costs the head a record in the connection's memory too: short lines with
+    /// so many of them that the head passes the limit are refused once with 431, never left waiting or answered twice.
+    @Test func argumentsAndCookiesPastTheLimitAnswerOnceWith431() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let arguments = String(repeating: "a&", count: 100)
+        let cookies = String(repeating: "a=;", count: 150)
+        let heads = [
+            "GET /healthz?\(arguments) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+            "GET /healthz?\(arguments) HTTP/1.0\r\n\r\n",
+            "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: \(cookies)\r\n\r\n",
+            "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: a=\(String(repeating: "c", count: 3_000))\r\n\r\n",
+        ]
+        for (index, head) in heads.enumerated() {
+            let connection = try Connection(port: server.port, timeout: 5, source: "127.0.32.\(index + 1)")
+            try connection.write(Array(head.utf8))
+            let text = (try? connection.readToEnd()).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            let answer = Self.singleAnswer(text)
+            #expect(answer?.status == 431 && answer?.body["code"] as? String == "request_too_big",
+                    "\(head.prefix(30))… (\(head.utf8.count) bytes): \(text.isEmpty ? "nothing" : String(text.prefix(120)))")
+        }
+        #expect(try server.client.get("/healthz").status == 200)
+    }
+
     /// True when the server closed the connection (end of stream or reset), false when the read only timed out.
     static func isClosed(_ connection: Connection) -> Bool {
         do { return try connection.readLine() == nil } catch { return !"\(error)".contains("errno 11") }

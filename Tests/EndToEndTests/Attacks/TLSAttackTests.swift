@@ -54,6 +54,11 @@ struct TLSAttackTests {
         let refused = try Self.run("/usr/bin/curl", ["-s", "-D", "-", "-o", "/dev/null", "--cacert", folder + "/cert.pem",
                                                      "-H", "X-Big: " + String(repeating: "b", count: 4_500), url + "/healthz"]).output
         #expect(refused.hasPrefix("HTTP/1.1 431") && refused.lowercased().contains("strict-transport-security: max-age=31536000"), "\(refused)")
+        // A request line that fills the connection's memory, without a header, is answered on the TLS session too.
+        let line = try Self.run("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(server.port)", "-quiet", "-ign_eof"],
+                                input: "GET /api/party/\(String(repeating: "a", count: 4_980)) HTTP/1.0\r\n\r\n").output
+        #expect(line.hasPrefix("HTTP/1.1 431") && line.lowercased().contains("strict-transport-security: max-age=31536000")
+                && line.hasSuffix(#"{"error":"Anfrage zu groß.","code":"request_too_big"}"#), "\(line.prefix(300))")
     }
 
     @Test func plainHTTPNeverSendsHSTS() throws {
