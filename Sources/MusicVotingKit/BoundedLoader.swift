@@ -24,7 +24,9 @@ public struct ResponseLimits: Equatable, Sendable {
 
 /// The kit's ordinary requests (the event stream has its own reader): the body is collected through the session
 /// delegate so it can be cut at the cap, a timer ends the request at its deadline, and a request that carries
-/// `Authorization` never follows a redirect to another origin.
+/// `Authorization` never follows a redirect to another origin. On Linux over plain HTTP a socket reader
+/// (`SocketExchange`) answers instead, under the same limits and redirect rule: URLSession there spins a core while
+/// an answer is on its way.
 ///
 /// Callbacks, not `data(for:)`: on Linux, cancelling the awaiting task while the answer arrives deadlocks
 /// FoundationNetworking. The caller is answered first and the task cancelled afterwards on another queue, so
@@ -56,6 +58,40 @@ public final class BoundedLoader: NSObject, URLSessionDataDelegate, @unchecked S
     }
 
     func load(_ request: URLRequest, limits: ResponseLimits) async throws(APIError) -> (Data, HTTPURLResponse) {
+        #if canImport(FoundationNetworking)
+        if request.url?.scheme?.lowercased() == "http" {
+            let origin = Origin(request.url)
+            let sendsCredentials = request.value(forHTTPHeaderField: "Authorization") != nil
+            let exchange = SocketExchange(limits: limits) { Self.redirect($0, origin: origin, sendsCredentials: sendsCredentials) }
+            let started = DispatchTime.now()
+            // Its own thread, as the event stream's reader: it sleeps in poll(2), which no cooperative thread may do.
+            let outcome = await withCheckedContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(returning: exchange.perform(request)) }
+            }
+            switch outcome {
+            case .answered(let data, let response): return (data, response)
+            case .failed(let error): throw error
+            case .elsewhere(let next):
+                let spent = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+                return try await loadWithSession(next, limits: ResponseLimits(maximumBodyBytes: limits.maximumBodyBytes,
+                                                                              deadline: max(0, limits.deadline - spent)))
+            }
+        }
+        #endif
+        return try await loadWithSession(request, limits: limits)
+    }
+
+    /// Where a redirect may lead: anywhere on the request's own origin; elsewhere a request that
+    /// carries `Authorization` (the host PIN) is refused, and any other goes on without that header.
+    static func redirect(_ next: URLRequest, origin: Origin?, sendsCredentials: Bool) -> Result<URLRequest, APIError> {
+        guard Origin(next.url) != origin else { return .success(next) }
+        guard !sendsCredentials else { return .failure(.invalidResponse("refused a redirect to another origin")) }
+        var stripped = next
+        stripped.setValue(nil, forHTTPHeaderField: "Authorization")
+        return .success(stripped)
+    }
+
+    private func loadWithSession(_ request: URLRequest, limits: ResponseLimits) async throws(APIError) -> (Data, HTTPURLResponse) {
         let result = await withCheckedContinuation { continuation in
             let task = session.dataTask(with: request)
             let load = Load(continuation: continuation, limits: limits, origin: Origin(request.url),
@@ -114,15 +150,13 @@ public final class BoundedLoader: NSObject, URLSessionDataDelegate, @unchecked S
         lock.lock()
         let load = loads[task.taskIdentifier]
         lock.unlock()
-        guard let load, Origin(request.url) != load.origin else { return completionHandler(request) }
-        if load.sendsCredentials {
-            finish(task, .failure(.invalidResponse("refused a redirect to another origin")), cancel: true)
-            return completionHandler(nil)
+        guard let load else { return completionHandler(request) }
+        switch Self.redirect(request, origin: load.origin, sendsCredentials: load.sendsCredentials) {
+        case .success(let allowed): completionHandler(allowed)
+        case .failure(let error):
+            finish(task, .failure(error), cancel: true)
+            completionHandler(nil)
         }
-        // Nothing of ours to protect, but no header of ours crosses either.
-        var stripped = request
-        stripped.setValue(nil, forHTTPHeaderField: "Authorization")
-        completionHandler(stripped)
     }
 
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

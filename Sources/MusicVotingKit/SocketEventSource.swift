@@ -55,21 +55,7 @@ final class SocketEventSource: @unchecked Sendable {
 
     private func connectSocket() -> Int32? {
         guard let host = url.host else { return nil }
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(url.port ?? 80), &hints, &list) == 0, let first = list else { return nil }
-        defer { freeaddrinfo(list) }
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let candidate = entry {
-            let socket = Glibc.socket(candidate.pointee.ai_family, candidate.pointee.ai_socktype, candidate.pointee.ai_protocol)
-            if socket >= 0 {
-                if connect(socket, candidate.pointee.ai_addr, candidate.pointee.ai_addrlen) == 0 { return socket }
-                close(socket)
-            }
-            entry = candidate.pointee.ai_next
-        }
-        return nil
+        return PlainSocket.connect(host: host, port: url.port ?? 80, timeout: 10)
     }
 
     private func read(from socket: Int32) {
@@ -109,40 +95,6 @@ final class SocketEventSource: @unchecked Sendable {
             let body = chunked ? decoder.feed(bytes) : bytes
             guard let body else { return }
             if !body.isEmpty, !onBytes(body) { return }
-        }
-    }
-}
-
-/// `Transfer-Encoding: chunked`: hex size line, that many bytes, CRLF; nil on bad input (the reader then drops
-/// the connection and reconnects).
-struct ChunkedDecoder {
-    private var buffer: [UInt8] = []
-    private var remaining = 0
-    private var needsLineEnd = false
-
-    mutating func feed(_ bytes: [UInt8]) -> [UInt8]? {
-        buffer += bytes
-        var out: [UInt8] = []
-        while true {
-            if remaining > 0 {
-                let take = min(remaining, buffer.count)
-                out += buffer.prefix(take)
-                buffer.removeFirst(take)
-                remaining -= take
-                if remaining > 0 { return out }
-                needsLineEnd = true
-            }
-            if needsLineEnd {
-                guard buffer.count >= 2 else { return out }
-                buffer.removeFirst(2)
-                needsLineEnd = false
-            }
-            guard let lineEnd = buffer.firstRange(of: [13, 10]) else { return buffer.count > 64 ? nil : out }
-            let sizeText = String(decoding: buffer[..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? ""
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0, size < 1 << 24 else { return nil }
-            buffer.removeSubrange(..<lineEnd.upperBound)
-            if size == 0 { return out }
-            remaining = size
         }
     }
 }

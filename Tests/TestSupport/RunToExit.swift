@@ -18,7 +18,7 @@ public struct SpawnError: Error, CustomStringConvertible {
 
 /// posix_spawn of `command` with standard input from /dev/null and standard output and error appended to `output`,
 /// and no other descriptor of the test process; then, when `wait`, waitpid: the exit status (128 + the signal when a
-/// signal ended it). Without `wait`, 0 once it started.
+/// signal ended it). Without `wait`, the child's process id once it started (the caller reaps it).
 public func spawnProcess(_ command: [String], output: String, environment: [String: String]? = nil, wait: Bool) throws -> Int32 {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -40,7 +40,7 @@ public func spawnProcess(_ command: [String], output: String, environment: [Stri
     let spawned = variables.map { posix_spawn(&child, command[0], &actions, nil, arguments, $0) }
         ?? posix_spawn(&child, command[0], &actions, nil, arguments, environ)
     guard spawned == 0 else { throw SpawnError(description: "\(command[0]): \(String(cString: strerror(spawned)))") }
-    guard wait else { return 0 }
+    guard wait else { return child }
     var status: Int32 = 0
     while waitpid(child, &status, 0) < 0 && errno == EINTR {}
     return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
