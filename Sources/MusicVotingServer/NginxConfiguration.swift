@@ -1,14 +1,17 @@
 import HTTPServer
+import PartyEngine
 
-/// `musicvoting nginx-config --upstream HOST:PORT … [--listen [ADDRESS:]PORT] [--round-robin]` (issue 26): the nginx
-/// configuration for several instances on one PostgreSQL, printed for `/etc/nginx/conf.d/musicvoting.conf` (it goes
-/// inside nginx's `http` block). The cluster tests and `cluster_bench.py` run nginx on exactly this text.
+/// `musicvoting nginx-config --upstream HOST:PORT … [--listen [ADDRESS:]PORT] [--round-robin]
+/// [--max-connections-per-address N]` (issue 26): the nginx configuration for several instances on one PostgreSQL,
+/// printed for `/etc/nginx/conf.d/musicvoting.conf` (it goes inside nginx's `http` block). The cluster tests and
+/// `cluster_bench.py` run nginx on exactly this text.
 public struct NginxConfiguration: Equatable {
     public struct UsageError: Error, CustomStringConvertible {
         public let description: String
     }
 
     static let usage = "usage: musicvoting nginx-config --upstream HOST:PORT [--upstream HOST:PORT …] [--listen [ADDRESS:]PORT] [--round-robin]"
+        + " [--max-connections-per-address N]"
 
     /// The instances, `host:port` each, in the order given.
     public var upstreams: [String] = []
@@ -17,6 +20,10 @@ public struct NginxConfiguration: Equatable {
     /// Each party's requests and streams go to one instance (`hash … consistent`), so its likes, reads and events
     /// mostly stay in one process; round-robin is as correct (the shared store and the event log), only busier.
     public var partyHash = true
+    /// Connections one guest address may hold through nginx (0: no limit). Behind a trusted proxy the instances count
+    /// none per address (every connection comes from the proxy), so nginx counts them as an instance reached directly
+    /// would; the same flag and default as the instances'.
+    public var connectionsPerAddress = PartyLimits().connectionsPerAddress
 
     public init(arguments: [String]) throws(UsageError) {
         var index = 0
@@ -43,6 +50,12 @@ public struct NginxConfiguration: Equatable {
                     throw UsageError(description: "--listen wants [ADDRESS:]PORT, got \(listen)\n\(Self.usage)")
                 }
             case "--round-robin": partyHash = false
+            case "--max-connections-per-address":
+                let text = try value()
+                guard let number = Int(text), (0...1_000_000).contains(number) else {
+                    throw UsageError(description: "--max-connections-per-address wants a number from 0 to 1000000, got \(text)\n\(Self.usage)")
+                }
+                connectionsPerAddress = number
             default: throw UsageError(description: "unknown argument \(arguments[index])\n\(Self.usage)")
             }
             index += 1
@@ -55,15 +68,30 @@ public struct NginxConfiguration: Equatable {
         let balancing = partyHash
             ? "    # One party, one instance while it lives: its id from the path, or the event stream's partyId.\n    hash $musicvoting_party consistent;\n"
             : "    # Round-robin: every request to the next instance.\n"
+        let addressZone = connectionsPerAddress == 0 ? "" : """
+            # Connections per guest address, as each instance counts them when guests reach it directly.
+            limit_conn_zone $binary_remote_addr zone=musicvoting_addresses:10m;
+
+            """
+        let addressLimit = connectionsPerAddress == 0 ? "" : "    limit_conn musicvoting_addresses \(connectionsPerAddress);\n"
         return """
             # MusicVoting: \(upstreams.count) instance\(upstreams.count == 1 ? "" : "s") on one PostgreSQL database (README, "Run on several machines").
             # Printed by `musicvoting nginx-config`; goes inside nginx's http block (/etc/nginx/conf.d/musicvoting.conf).
+            \(addressZone)# The party a request belongs to, read as the instances read it, so no other spelling of one id reaches another
+            # instance: a whole path segment after /api/party/ (nginx's $uri is decoded, as the instances decode the path).
             map $uri $musicvoting_party_in_path {
-                "~^/api/party/(?<musicvoting_party_id>[0-9a-f]{16,})" $musicvoting_party_id;
+                "~^/api/party/(?<musicvoting_party_id>[0-9a-f]{16,})(/|$)" $musicvoting_party_id;
+                default "";
+            }
+            # Else the event stream's partyId when it is plain hex and the query names it once, in plain names (nginx
+            # reads the first of repeated arguments, the instances the last, after decoding names and values).
+            map "$uri?$args" $musicvoting_party_in_query {
+                "~*^/api/spotify/events\\?(.*&)?partyId(=[^&]*)?&(.*&)?partyId(=|&|$)" "";
+                "~^/api/spotify/events\\?([A-Za-z0-9_]+(=[^&]*)?&)*partyId=(?<musicvoting_stream_party>[0-9a-f]{16,})(&[A-Za-z0-9_]+(=[^&]*)?)*$" $musicvoting_stream_party;
                 default "";
             }
             map $musicvoting_party_in_path $musicvoting_party {
-                "" $arg_partyId;
+                "" $musicvoting_party_in_query;
                 default $musicvoting_party_in_path;
             }
             upstream musicvoting {
@@ -71,14 +99,17 @@ public struct NginxConfiguration: Equatable {
             }
             server {
                 listen \(listen);
-                # A request head that stops arriving is dropped as the instances drop it (nginx waits 60 s by default).
+                # A head or body that stops arriving is dropped after the instances' deadlines for them (nginx waits 60 s
+                # by default; its body timeout counts from one read to the next, theirs the whole body).
                 client_header_timeout \(Int(Server.headDeadline))s;
-                location / {
+                client_body_timeout \(Int(Server.bodyDeadline))s;
+            \(addressLimit)    location / {
                     proxy_pass http://musicvoting;
                     proxy_http_version 1.1;
                     proxy_set_header Connection "";
                     proxy_set_header Host $http_host;
-                    # Start the instances with --trusted-proxy <this machine's address>: limits count per guest.
+                    # Start the instances with --trusted-proxy <this machine's address>: limits count per guest. An
+                    # X-Forwarded-For they cannot read (over 1 KiB, or not addresses) is refused with 400.
                     proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
                     # Event streams: every event at once, and open for as long as the page is.
                     proxy_buffering off;

@@ -12,7 +12,10 @@ struct RequestPipeline: Sendable {
     /// The answer to one request as it came off the connection; a deferred answer logs when its work is done.
     func respond(to received: Request) -> Response {
         let started = DispatchTime.now().uptimeNanoseconds
-        let request = received.resolvingForwardedFor(trusting: trustedProxies)
+        guard let request = received.resolvingForwardedFor(trusting: trustedProxies) else {
+            Log.access(method: received.method, route: "(unreadable X-Forwarded-For)", status: 400, milliseconds: 0)
+            return Response(error: .malformedRequest)
+        }
         guard allowedHosts.allows(request.header("host")) else {
             Log.access(method: request.method, route: "(unknown host)", status: 421, milliseconds: 0)
             return Response(error: HTTPError(status: 421, message: "Unbekannter Host-Name: bitte die Adresse aus dem QR-Code verwenden.",

@@ -80,4 +80,29 @@ struct AbuseLimitTests {
         #expect(try add(first, 22, forwardedFor: "198.51.100.8").status == 200, "another guest behind the same proxy has their own")
         #expect(try add(second, 1, forwardedFor: "198.51.100.7").status == 200, "and the limit is per party")
     }
+
+    /// A trusted proxy's `X-Forwarded-For` that cannot be read as far as the client (over 1 KiB, an entry that is no
+    /// address) is refused: read as "the proxy is the client", it would spend the budget every guest behind the
+    /// proxy shares, and give whoever wrote it a budget of the proxy's own.
+    @Test func anUnreadableForwardedForFromATrustedProxyIsRefused() throws {
+        let server = try TestServer { $0.trustedProxies = ["127.0.0.1"] }
+        let party = try TestParty(server)
+        func add(_ number: Int, forwardedFor header: String, from source: String = "127.0.0.1") throws -> Reply {
+            try server.client.from(source).send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:\(number)"],
+                                                headers: ["X-Forwarded-For": header])
+        }
+        let long = Array(repeating: "198.51.100.7", count: 80).joined(separator: ", ")
+        #expect(long.utf8.count > 1_024)
+        for header in [long, "not-an-address", "198.51.100.7, not-an-address", "198.51.100.7,", "", " , "] {
+            let reply = try add(1, forwardedFor: header)
+            #expect(reply.isError(400, "Ungültige Anfrage.") && reply.code == "malformed_request", "\(header.prefix(40)): \(reply)")
+        }
+        #expect(try party.queue().isEmpty, "nothing refused was added")
+        // Read as far as the client, it is the client: whatever a guest wrote to the left of it is theirs to write.
+        #expect(try add(2, forwardedFor: "not-an-address, 198.51.100.8").status == 200)
+        #expect(try add(3, forwardedFor: "198.51.100.9, 127.0.0.1").status == 200, "a chain of trusted proxies ends at the client")
+        // From a peer that is no trusted proxy the header is nobody's word: the peer is the client, as before.
+        #expect(try add(4, forwardedFor: long, from: "192.0.2.44").status == 200)
+        #expect(try server.client.get("/healthz").status == 200, "the proxy's own requests carry no header and stay its own")
+    }
 }

@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+import HTTPServer
+import PartyEngine
+import TestSupport
 @testable import MusicVotingServer
 
 /// Issue 26: `musicvoting nginx-config` prints what README "Run on several machines" puts in front of the instances.
@@ -13,11 +16,53 @@ import Testing
                                                                      "server 10.0.0.3:8080 max_fails=1 fail_timeout=2s;"])
         for directive in ["listen 10.0.0.1:80;", "proxy_pass http://musicvoting;", "proxy_buffering off;", "proxy_read_timeout 1h;",
                           "proxy_next_upstream error timeout;", "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;",
-                          "proxy_http_version 1.1;", "\"\" $arg_partyId;", "client_header_timeout 10s;"] {
+                          "proxy_http_version 1.1;", "client_header_timeout 10s;"] {
             #expect(lines.contains(directive), "\(directive)")
         }
         #expect(!text.contains("$pid"), "nginx's own variable, not the party's")
         #expect(text.filter { $0 == "{" }.count == text.filter { $0 == "}" }.count)
+    }
+
+    /// What the instances limit themselves when guests reach them directly, nginx limits when they come through it.
+    @Test func connectionsPerAddressAndBodyTimeoutAsTheInstancesHaveThem() throws {
+        let text = try NginxConfiguration(arguments: ["--upstream", "10.0.0.2:8080"]).text
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let zone = try #require(lines.firstIndex(of: "limit_conn_zone $binary_remote_addr zone=musicvoting_addresses:10m;"))
+        let server = try #require(lines.firstIndex(of: "server {"))
+        let limit = try #require(lines.firstIndex(of: "limit_conn musicvoting_addresses \(PartyLimits().connectionsPerAddress);"))
+        let location = try #require(lines.firstIndex(of: "location / {"))
+        #expect(zone < server && server < limit && limit < location, "the zone in nginx's http block, the limit in the server")
+        #expect(PartyLimits().connectionsPerAddress == 64)
+        #expect(lines.contains("client_header_timeout \(Int(Server.headDeadline))s;") && lines.contains("client_body_timeout 30s;"))
+        #expect(Server.bodyDeadline == 30)
+
+        let other = try NginxConfiguration(arguments: ["--upstream", "10.0.0.2:8080", "--max-connections-per-address", "200"]).text
+        #expect(other.contains("    limit_conn musicvoting_addresses 200;\n"))
+        let none = try NginxConfiguration(arguments: ["--upstream", "10.0.0.2:8080", "--max-connections-per-address", "0"]).text
+        #expect(!none.contains("limit_conn"), "0 is no limit, as on the instances")
+    }
+
+    /// The key is the party id as the instances read it: a whole path segment, else the event stream's partyId when it
+    /// is plain hex named once in a plain query. Any other spelling hashes as empty, so it cannot pick an instance.
+    @Test func theHashKeyIsThePartyIdAsTheInstancesReadIt() throws {
+        let printed = try NginxConfiguration(arguments: ["--upstream", "127.0.0.1:9", "--listen", "127.0.0.1:\(try freeLoopbackPort())"]).text
+        let nginx = try NginxKeyProbe(printed: printed)
+        defer { nginx.stop() }
+        let id = "0123456789abcdef0123456789abcdef"
+        let other = "fedcba9876543210fedcba9876543210"
+        let cases: [(String, String)] = [
+            ("/api/party/\(id)", id), ("/api/party/\(id)/track/queue", id), ("/api/party/\(id)?partyId=\(other)", id),
+            ("/api/party/%30123456789abcdef0123456789abcdef/track/queue", id),
+            ("/api/party/\(id)zz/track/queue", ""), ("/api/party/join/12345?partyId=\(id)", ""),
+            ("/api/spotify/events?partyId=\(id)", id), ("/api/spotify/events?source=ios&partyId=\(id)&installationId=a-1", id),
+            ("/api/spotify/events?partyId=%30123456789abcdef0123456789abcdef", ""),
+            ("/api/spotify/events?partyId=0123456789ABCDEF0123456789ABCDEF", ""),
+            ("/api/spotify/events?partyId=\(id)&partyId=\(other)", ""), ("/api/spotify/events?partyid=\(other)&partyId=\(id)", ""),
+            ("/api/spotify/events?party%49d=\(other)&partyId=\(id)", ""), ("/api/spotify/events?partyId=\(id)%00", ""),
+        ]
+        for (target, key) in cases {
+            #expect(try nginx.key(for: target) == key, "\(target)")
+        }
     }
 
     @Test func roundRobinHasNoHashAndListensOn80ByDefault() throws {
@@ -29,7 +74,9 @@ import Testing
 
     @Test func wrongArgumentsAreAUsageError() {
         for arguments in [[], ["--upstream"], ["--upstream", "10.0.0.2"], ["--upstream", "10.0.0.2:80; evil"],
-                          ["--upstream", "10.0.0.2:8080", "--bogus"], ["--listen", "80"]] {
+                          ["--upstream", "10.0.0.2:8080", "--bogus"], ["--listen", "80"],
+                          ["--upstream", "10.0.0.2:8080", "--max-connections-per-address", "-1"],
+                          ["--upstream", "10.0.0.2:8080", "--max-connections-per-address", "many"]] {
             #expect(throws: NginxConfiguration.UsageError.self, "\(arguments)") { try NginxConfiguration(arguments: arguments) }
         }
     }
