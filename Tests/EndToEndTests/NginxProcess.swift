@@ -67,22 +67,7 @@ final class NginxProcess {
         let printed = try runToExit(ServerProcess.binary, arguments)
         guard printed.status == 0 else { throw TestFailure(description: "nginx-config: \(printed.output)") }
         try printed.output.write(toFile: folder + "/musicvoting.conf", atomically: true, encoding: .utf8)
-        return """
-            \(getuid() == 0 ? "user root;" : "")
-            worker_processes 1;
-            pid \(folder)/nginx.pid;
-            error_log \(folder)/error.log warn;
-            events { worker_connections 1024; }
-            http {
-                access_log off;
-                client_body_temp_path \(folder)/client_body;
-                proxy_temp_path \(folder)/proxy;
-                fastcgi_temp_path \(folder)/fastcgi;
-                uwsgi_temp_path \(folder)/uwsgi;
-                scgi_temp_path \(folder)/scgi;
-                include \(folder)/musicvoting.conf;
-            }
-            """
+        return nginxMainConfiguration(folder: folder, workerConnections: 1024)
     }
 }
 

@@ -16,25 +16,12 @@ final class NginxKeyProbe {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         port = try freeLoopbackPort()
         try printed.write(toFile: folder + "/musicvoting.conf", atomically: true, encoding: .utf8)
-        let main = """
-            \(getuid() == 0 ? "user root;" : "")
-            worker_processes 1;
-            pid \(folder)/nginx.pid;
-            events { worker_connections 64; }
-            http {
-                access_log off;
-                client_body_temp_path \(folder)/client_body;
-                proxy_temp_path \(folder)/proxy;
-                fastcgi_temp_path \(folder)/fastcgi;
-                uwsgi_temp_path \(folder)/uwsgi;
-                scgi_temp_path \(folder)/scgi;
-                include \(folder)/musicvoting.conf;
+        let main = nginxMainConfiguration(folder: folder, workerConnections: 64, servers: """
                 server {
                     listen 127.0.0.1:\(port);
                     location / { return 200 "[$musicvoting_party]"; }
                 }
-            }
-            """
+            """)
         try main.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
         pid = try spawnProcess([Self.binary, "-p", folder, "-c", folder + "/nginx.conf", "-e", folder + "/error.log", "-g", "daemon off;"],
                                output: folder + "/output.log", wait: false)
