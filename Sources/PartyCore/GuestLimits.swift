@@ -3,7 +3,7 @@ import ClientNetwork
 
 /// R11, R17 and who a guest is. A device id is the client's own choice, so a guest is an identity the server admitted
 /// into the party (`PartyState.admitGuest`): the first use of a device id in a party is admitted under a ration per
-/// client address, per network and per party, and every per-guest rule counts admitted identities only. With the
+/// network and per party, and every per-guest rule counts admitted identities only. With the
 /// ration, rotating device ids gains a guest no more than the ration's identities; nothing is counted per address for
 /// adds and likes any more, so the guests behind one NAT address or on one IPv6 /64 each have their own limits.
 /// A value type: the owner serializes access; time is injected.

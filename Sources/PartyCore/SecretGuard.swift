@@ -22,7 +22,7 @@ public struct SecretGuard: Sendable {
     public static let prefixLimit = 30
     public static let scopeLimit = 30
     public static let lifetimeLimit = 999
-    /// Clients remembered per scope as having proved the secret (host phones, laptops, the TV).
+    /// Clients the caller remembers per scope as having proved the secret (host phones, laptops, the TV).
     public static let provenPerScope = 32
     /// The scope of checks that name no party (`host-join/{pin}` searches every party).
     public static let anyParty = "*"

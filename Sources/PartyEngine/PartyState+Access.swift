@@ -21,9 +21,6 @@ public struct Credential: Sendable {
 }
 
 extension PartyState {
-    /// Clients remembered per scope as having proved its secret (host phones, laptops, the TV).
-    static let provenPerScope = 32
-
     /// R24a: the one place a host PIN, host token or monitor token is compared. Long secrets (the host page's token,
     /// R21's monitor token) are matched first and never refused: 128 bits are not guessed, so nobody's guessing keeps
     /// the TV or a host page out. A PIN goes through `SecretGuard`: a wrong one counts toward the budget, and while
@@ -69,7 +66,7 @@ extension PartyState {
     }
 
     mutating func prove(_ address: String, scope: String) throws {
-        try store.prove(client: AddressPrefix.device(of: address), scope: scope, keep: Self.provenPerScope, at: now)
+        try store.prove(client: AddressPrefix.device(of: address), scope: scope, keep: SecretGuard.provenPerScope, at: now)
     }
 
     /// Throws the refusal `SecretGuard` gives for this client and scope, if any.
@@ -111,8 +108,13 @@ extension PartyState {
         if PinGenerator.isWellFormed(guestPin), let party = try store.activeParty(guestPin: guestPin), !party.isDueToAutoEnd(at: now) {
             // R17a: a guest that says who it is is admitted and counts as active from its join; past the ration it
             // still finds the party, and is admitted at its first add or like.
-            if let deviceId, (try? admitGuest(deviceId, party: party, clientAddress: clientAddress)) != nil {
-                try recordActivity(deviceId: deviceId, partyId: party.id)
+            if let deviceId {
+                do {
+                    try admitGuest(deviceId, party: party, clientAddress: clientAddress)
+                    try recordActivity(deviceId: deviceId, partyId: party.id)
+                } catch is PartyError {
+                    // Past the ration, or from a banned guest's address: the join still finds the party.
+                }
             }
             return party
         }
