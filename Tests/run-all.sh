@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ulimit -n 65536 2>/dev/null || true
 bash .ci/check-packages
+bash .ci/check-js-syntax.sh
 # This run's tag: the servers its tests start carry it, so the leftover checks below see this run's only (another
 # test run on the same machine is none of its business).
 export MUSICVOTING_TEST_TAG="run$$"

@@ -63,7 +63,7 @@ export async function api(method, path, { body, token, text, keepalive = false, 
   }
   if (!response.ok) {
     const retryAfter = Number(response.headers.get('Retry-After')) || undefined;
-    const message = errorText(data?.code, data?.error, retryAfter) || t('error.network');
+    const message = errorText(data && data.code, data && data.error, retryAfter) || t('error.network');
     throw new ApiError(response.status, message, data && data.code, retryAfter, data);
   }
   return data;

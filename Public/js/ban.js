@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 import { toast } from './dom.js';
 import { ask } from './dialog.js';
 
@@ -21,7 +21,7 @@ export function banControls({ base, hostPin, lift, done }) {
     if (!await ask({ message: t('host.banConfirm'), confirm: t('host.ban'), cancel: t('dialog.cancel'), danger: true })) return;
     try {
       const { removed } = await api('POST', `${base}/ban`, { token: hostPin, body: { entryId: entry.id } });
-      toast(t('host.banned', { count: removed }));
+      toast(tn('host.banned', removed));
     } catch (error) {
       toast(error.message);
     }

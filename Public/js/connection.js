@@ -1,3 +1,4 @@
+import { replaceChildren } from './dom.js';
 import { t } from './i18n.js';
 
 /**
@@ -95,9 +96,9 @@ function render() {
     const why = document.createElement('span');
     why.className = 'offline-reason';
     why.textContent = t(`net.reason.${state}`);
-    banner.replaceChildren(title, ' ', why);
+    replaceChildren(banner, title, ' ', why);
   } else {
-    banner.replaceChildren();
+    replaceChildren(banner);
   }
   banner.hidden = !offline;
   if (!changed) return;
@@ -105,10 +106,10 @@ function render() {
   if (offline) {
     disableButtons();
     // Rows rendered while offline (a reply that was already on its way) get disabled buttons too.
-    renderedWhileOffline ??= new MutationObserver(disableButtons);
+    if (!renderedWhileOffline) renderedWhileOffline = new MutationObserver(disableButtons);
     renderedWhileOffline.observe(document.body, { childList: true, subtree: true });
   } else {
-    renderedWhileOffline?.disconnect();
+    if (renderedWhileOffline) renderedWhileOffline.disconnect();
     for (const button of document.querySelectorAll('[data-offline-disabled]')) {
       button.disabled = false;
       delete button.dataset.offlineDisabled;

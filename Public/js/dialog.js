@@ -15,7 +15,7 @@ export function ask({ message, confirm, cancel, danger = false }) {
     const close = (answer) => {
       dialog.close();
       dialog.remove();
-      if (returnFocus?.isConnected) returnFocus.focus();
+      if (returnFocus && returnFocus.isConnected) returnFocus.focus();
       resolve(answer);
     };
     yes.addEventListener('click', () => close(true));

@@ -34,7 +34,7 @@ export function coverImage(url) {
  * came from. Other covers (Spotify, YouTube) stay as they are.
  */
 const publicOrigin = (() => {
-  try { return new URL(document.querySelector('meta[name="musicvoting-public-url"]')?.content || '').origin; } catch { return null; }
+  try { return new URL((document.querySelector('meta[name="musicvoting-public-url"]') || {}).content || '').origin; } catch { return null; }
 })();
 
 export function ownPath(url) {
@@ -56,7 +56,10 @@ export function guardCovers(root = document) {
 
 /** The artists, or "unknown" in the page's language (an untagged local file has none). */
 export const artistsOf = (track) => (track.artists || []).map((artist) => artist.name).join(', ') || t('track.unknownArtist');
-export const coverOf = (track) => track.album?.images?.[0]?.url || null;
+export const coverOf = (track) => {
+  const image = track && track.album && track.album.images && track.album.images[0];
+  return (image && image.url) || null;
+};
 
 let toastTimer;
 export function toast(message) {
@@ -71,4 +74,21 @@ export function toast(message) {
 export function showError(name, message) {
   const node = document.querySelector(`[data-error="${name}"]`);
   if (node) node.textContent = message || '';
+}
+
+/** Calls `fn` when there is one (a handler a page may leave out); the TV's older browsers lack `?.()`. */
+export function call(fn, self, ...args) {
+  return typeof fn === 'function' ? fn.apply(self, args) : undefined;
+}
+
+/** Focuses the first match of `selector` under `root`, if there is one. */
+export function focusFirst(selector, root = document) {
+  const node = root.querySelector(selector);
+  if (node) node.focus();
+}
+
+/** `node.replaceChildren(...children)`, also where a TV's browser predates it. */
+export function replaceChildren(node, ...children) {
+  while (node.firstChild) node.removeChild(node.firstChild);
+  node.append(...children);
 }

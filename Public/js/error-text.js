@@ -6,5 +6,5 @@ import { t, has } from './i18n.js';
  */
 export function errorText(code, serverText, retryAfter) {
   const key = `error.code.${code}`;
-  return code && has(key) ? t(key, { seconds: retryAfter ?? '' }) : serverText;
+  return code && has(key) ? t(key, { seconds: retryAfter == null ? '' : retryAfter }) : serverText;
 }

@@ -1,3 +1,4 @@
+import { call } from './dom.js';
 import { api, partyPath } from './api.js';
 import { streamStatus, streamLimited, onRequestTimeout } from './connection.js';
 
@@ -48,29 +49,20 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
   /** Until the first stream announces it; only used once a stream is live, and so has announced it. */
   let keepaliveMs = OPEN_TIMEOUT_MS;
 
-  /** One try at a stream: its own abort controller, when it last heard a byte, and whether it got any. */
+  /** One try at a stream: how to abort it, when it last heard a byte, and whether it got any. */
   async function open() {
     clearTimeout(retryTimer);
-    attempt?.controller.abort();
-    const ours = { controller: new AbortController(), lastByteAt: Date.now(), live: false, reason: 'unreachable' };
+    if (attempt) attempt.abort();
+    const ours = { abort: () => {}, lastByteAt: Date.now(), live: false, reason: 'unreachable' };
     attempt = ours;
-    try {
-      const response = await fetch(url, { headers: { Accept: 'text/event-stream' }, cache: 'no-store', signal: ours.controller.signal });
-      if (response.status === 429) ours.reason = 'refused';
-      if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
-      const reader = response.body.getReader();
-      const decoder = new TextDecoder();
-      let pending = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done || attempt !== ours) break;
-        ours.lastByteAt = Date.now();
-        if (!ours.live) connected(ours);
-        pending = dispatch(pending + decoder.decode(value, { stream: true }));
-      }
-    } catch {
-      // Refused, cut, or aborted by the watchdog (which set the reason first).
-    }
+    let pending = '';
+    const status = await readStream(url, ours, (text) => {
+      if (attempt !== ours) return;
+      ours.lastByteAt = Date.now();
+      if (!ours.live) connected(ours);
+      pending = dispatch(pending + text);
+    });
+    if (status === 429) ours.reason = 'refused';
     if (attempt === ours && !stopped) failed(ours.reason);
   }
 
@@ -81,8 +73,8 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
     pollTimer = null;
     streamLimited(false);
     streamStatus(true);
-    onStatus?.(true);
-    if (connectedOnce) onResync?.();
+    call(onStatus, null, true);
+    if (connectedOnce) call(onResync);
     connectedOnce = true;
   }
 
@@ -101,10 +93,10 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
       try { event = JSON.parse(data); } catch { continue; }
       if (event.type === 'party-ended') {
         stop();
-        onEnded?.();
+        call(onEnded);
         return '';
       }
-      onEvent?.(event);
+      call(onEvent, null, event);
     }
     return rest;
   }
@@ -116,8 +108,8 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
     streamStatus(true);
     streamLimited(true);
     if (!pollTimer) {
-      onResync?.();
-      pollTimer = setInterval(() => onResync?.(), POLL_MS);
+      call(onResync);
+      pollTimer = setInterval(() => call(onResync), POLL_MS);
     }
     retryTimer = setTimeout(open, REFUSED_RETRY_MS * (0.75 + Math.random() / 2));
   }
@@ -126,13 +118,13 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
     if (reason === 'refused') return refused();
     attempt = null;
     streamStatus(false, reason);
-    onStatus?.(false);
+    call(onStatus, null, false);
     const ceiling = Math.min(FIRST_RETRY_MS * 2 ** failures, LAST_RETRY_MS);
     failures += 1;
     retryTimer = setTimeout(open, ceiling * (0.5 + Math.random() / 2));
     // A party that ended meanwhile answers 404: stop instead of reopening.
     api('GET', partyPath(partyId)).catch((error) => {
-      if (error.status === 404 && !stopped) { stop(); onEnded?.(); }
+      if (error.status === 404 && !stopped) { stop(); call(onEnded); }
     });
   }
 
@@ -141,7 +133,7 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
     if (!attempt || stopped) return;
     if (Date.now() - attempt.lastByteAt <= (attempt.live ? limit : Math.min(limit, OPEN_TIMEOUT_MS))) return;
     attempt.reason = 'timeout';
-    attempt.controller.abort();
+    attempt.abort();
     flushDeadConnections();
   }
 
@@ -151,10 +143,10 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
     if (Date.now() - flushedAt < silenceLimit(keepaliveMs)) return;
     flushedAt = Date.now();
     for (let probe = 0; probe < PROBES; probe += 1) {
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(), PROBE_TIMEOUT_MS);
-      fetch('/healthz', { cache: 'no-store', signal: controller.signal }).then((response) => response.arrayBuffer())
-        .catch(() => {}).finally(() => clearTimeout(timer));
+      const request = new XMLHttpRequest();
+      request.open('GET', '/healthz');
+      request.timeout = PROBE_TIMEOUT_MS;
+      request.send();
     }
   }
 
@@ -181,11 +173,62 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
     clearInterval(pollTimer);
     streamLimited(false);
     clearTimeout(retryTimer);
-    attempt?.controller.abort();
+    if (attempt) attempt.abort();
     attempt = null;
     streamStatus(true);
   }
 
   open();
   return { stop };
+}
+
+/** Fetch streaming where the browser has it; XMLHttpRequest's progress events where it does not (Safari 12.0). */
+const fetchStreams = typeof AbortController === 'function' && typeof ReadableStream === 'function'
+  && typeof Response === 'function' && 'body' in Response.prototype;
+/** A fallback stream keeps every byte in `responseText`; past this it is reopened (the page resyncs). */
+const XHR_STREAM_LIMIT = 1 << 20;
+
+/**
+ * Reads `url` as text, handing each arrival to `onText`, until it ends or `handle.abort()` is called (set here).
+ * Resolves with the answer's status (0 when there was none).
+ */
+function readStream(url, handle, onText) {
+  if (fetchStreams) return readFetchStream(url, handle, onText);
+  return new Promise((resolve) => {
+    const request = new XMLHttpRequest();
+    let seen = 0;
+    handle.abort = () => request.abort();
+    request.open('GET', url);
+    request.setRequestHeader('Accept', 'text/event-stream');
+    request.onprogress = () => {
+      if (request.status !== 200) return;
+      const text = request.responseText;
+      if (text.length > seen) onText(text.slice(seen));
+      seen = text.length;
+      if (seen > XHR_STREAM_LIMIT) request.abort();
+    };
+    request.onloadend = () => resolve(request.status);
+    request.send();
+  });
+}
+
+async function readFetchStream(url, handle, onText) {
+  const controller = new AbortController();
+  handle.abort = () => controller.abort();
+  let status = 0;
+  try {
+    const response = await fetch(url, { headers: { Accept: 'text/event-stream' }, cache: 'no-store', signal: controller.signal });
+    status = response.status;
+    if (!response.ok || !response.body) return status;
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      onText(decoder.decode(value, { stream: true }));
+    }
+  } catch {
+    // Refused, cut, or aborted by the watchdog (which set the reason first).
+  }
+  return status;
 }

@@ -1,12 +1,12 @@
 import { t } from './i18n.js';
 import { ask } from './dialog.js';
-import { showError } from './dom.js';
+import { showError, focusFirst } from './dom.js';
 
 /** The TV-code boxes of the "connect the TV" card, scrolled to and focused. */
 export function focusTvCode(event) {
-  event?.preventDefault();
+  if (event) event.preventDefault();
   document.getElementById('tv-card').scrollIntoView({ block: 'center' });
-  document.querySelector('[data-pin="tv"] input')?.focus();
+  focusFirst('[data-pin="tv"] input');
 }
 
 /**

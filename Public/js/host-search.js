@@ -1,6 +1,6 @@
 import { api } from './api.js';
 import { t } from './i18n.js';
-import { el, toast } from './dom.js';
+import { el, toast, replaceChildren } from './dom.js';
 import { renderTracks } from './track-list.js';
 import { deviceId } from './storage.js';
 
@@ -28,7 +28,7 @@ export function hostSearch(base, provider, queue, reloadQueue) {
           'aria-label': `${t('guest.add')}: ${track.name}`, text: '+', onclick: () => add(track) })];
       },
     });
-    if (input.value.trim() && !results.length) list.replaceChildren(el('li', { className: 'empty', text: t('guest.search.none') }));
+    if (input.value.trim() && !results.length) replaceChildren(list, el('li', { className: 'empty', text: t('guest.search.none') }));
   };
   const run = async () => {
     const mine = ++sequence;
@@ -41,7 +41,7 @@ export function hostSearch(base, provider, queue, reloadQueue) {
       results = body.tracks.items.slice(0, 5);
       render();
     } catch (error) {
-      if (mine === sequence) list.replaceChildren(el('li', { className: 'error', text: error.message }));
+      if (mine === sequence) replaceChildren(list, el('li', { className: 'error', text: error.message }));
     }
   };
   // As on the guest page: remote catalogues cost quota per search, so wait for a pause and two characters.

@@ -56,7 +56,7 @@ export function pinInput(container, onComplete) {
       else if (event.key === 'Enter') maybeSubmit();
     });
     box.addEventListener('paste', (event) => {
-      const digits = (event.clipboardData?.getData('text') || '').replace(/\D/g, '').slice(0, length);
+      const digits = ((event.clipboardData && event.clipboardData.getData('text')) || '').replace(/\D/g, '').slice(0, length);
       if (!digits) return;
       event.preventDefault();
       fill(digits, digits.length === length ? 0 : index);

@@ -1,5 +1,5 @@
 import { t } from './i18n.js';
-import { artistsOf } from './dom.js';
+import { artistsOf, replaceChildren } from './dom.js';
 import { isOffline, onConnectionChange } from './connection.js';
 
 /** `m:ss` (or `h:mm:ss`), like the server's first paint. */
@@ -25,12 +25,12 @@ export class NowPlaying {
     this.coverBox = root.querySelector('.now-cover');
     this.progress = root.querySelector('#now-progress');
     this.fill = root.querySelector('#now-fill');
-    this.bar = this.fill?.parentElement;
+    this.bar = this.fill && this.fill.parentElement;
     this.position = root.querySelector('#now-position');
     this.duration = root.querySelector('#now-duration');
     this.pausedBadge = root.querySelector('#now-paused');
     this.state = null;
-    const initial = Number(this.fill?.dataset.percent);
+    const initial = Number(this.fill && this.fill.dataset.percent);
     if (this.fill && Number.isFinite(initial)) this.fill.style.setProperty('--progress', String(initial / 100));
     this.tick = this.tick.bind(this);
     onConnectionChange((offline) => { if (offline) this.freeze(); });
@@ -40,7 +40,7 @@ export class NowPlaying {
   /** `current` is the body of GET …/track/current. */
   update(current, coverElement) {
     const track = current.track;
-    const skew = (current.serverTime ?? Date.now()) - Date.now();
+    const skew = (current.serverTime != null ? current.serverTime : Date.now()) - Date.now();
     const state = current.state || (track ? (current.isPlaying ? 'playing' : 'paused') : 'idle');
     this.state = track ? {
       isPlaying: state === 'playing' && !isOffline(),
@@ -55,13 +55,13 @@ export class NowPlaying {
     this.progress.hidden = !track;
     this.pausedBadge.hidden = !track || state === 'playing';
     this.pausedBadge.textContent = state === 'stalled' ? (t(`now.stalled.${current.stallReason}`) || t('now.paused')) : t('now.paused');
-    if (coverElement !== undefined) this.coverBox.replaceChildren(...(coverElement ? [coverElement] : []));
+    if (coverElement !== undefined) replaceChildren(this.coverBox, ...(coverElement ? [coverElement] : []));
     this.render();
   }
 
   /** Stops the bar where it is (offline: the page no longer knows). */
   freeze() {
-    if (!this.state?.isPlaying) return;
+    if (!this.state || !this.state.isPlaying) return;
     this.state.progressMs = this.positionMs();
     this.state.isPlaying = false;
   }

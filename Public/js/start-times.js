@@ -49,7 +49,7 @@ export class StartClock {
 
   elapsedMs() {
     const at = Date.now();
-    if (this.nowPlaying.state?.isPlaying) this.played += at - this.sampledAt;
+    if (this.nowPlaying.state && this.nowPlaying.state.isPlaying) this.played += at - this.sampledAt;
     this.sampledAt = at;
     return this.played;
   }

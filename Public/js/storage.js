@@ -6,7 +6,7 @@ export function load(key) {
     const raw = localStorage.getItem(key);
     return raw ? JSON.parse(raw) : null;
   } catch {
-    return memory.get(key) ?? null;
+    return memory.has(key) ? memory.get(key) : null;
   }
 }
 

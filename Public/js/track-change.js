@@ -20,7 +20,7 @@ export function currentFromTrackChange(event, previous) {
     stallReason: null,
     progressMs: Number(payload.progressMs) || 0,
     serverTime: event.timestamp,
-    deviceActive: previous?.deviceActive ?? true,
+    deviceActive: previous && previous.deviceActive != null ? previous.deviceActive : true,
   };
   if (payload.playbackStartedAt) current.playbackStartedAt = Number(payload.playbackStartedAt);
   if (payload.entryId) {

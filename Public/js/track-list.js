@@ -1,5 +1,5 @@
 import { el, cover, artistsOf, coverOf } from './dom.js';
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 import { minutesUntil } from './start-times.js';
 
 /**
@@ -25,14 +25,14 @@ export function renderTracks(list, tracks, { actions, showLikes = false, showCur
     // The entry's id too: a song added again after it played is another entry (its buttons act on that one).
     const row = el('li', { className: 'track', 'data-uri': track.uri, 'data-id': track.id }, [cover(coverOf(track)), text]);
     if (showCurrent && track.isCurrentlyPlaying) row.classList.add('is-current');
-    if (showLikes) row.append(likeCount(track.likeCount ?? 0));
+    if (showLikes) row.append(likeCount(track.likeCount || 0));
     for (const action of actions ? actions(track) : []) if (action) row.append(action);
     return row;
   });
   const focused = document.activeElement;
   const focusedRow = list.contains(focused) ? focused.closest('.track') : null;
   const focusedIndex = focusedRow ? [...list.children].indexOf(focusedRow) : -1;
-  const focusedAction = focused?.dataset?.action;
+  const focusedAction = focused && focused.dataset ? focused.dataset.action : undefined;
   const next = keepUnchanged(list, rows);
   if (!focusedRow || list.contains(document.activeElement)) return;
   const again = next.find((row) => row.dataset.uri === focusedRow.dataset.uri)
@@ -41,7 +41,10 @@ export function renderTracks(list, tracks, { actions, showLikes = false, showCur
   const buttons = again ? [...again.querySelectorAll('button')].filter(isShown) : [];
   const target = buttons.find((button) => button.dataset.action === focusedAction) || buttons[0];
   if (target) target.focus();
-  else list.closest('section')?.querySelector('h2, [tabindex="-1"]')?.focus();
+  else {
+    const heading = list.closest('section') && list.closest('section').querySelector('h2, [tabindex="-1"]');
+    if (heading) heading.focus();
+  }
 }
 
 /**
@@ -69,7 +72,7 @@ const isShown = (node) => (node.checkVisibility ? node.checkVisibility() : node.
 /** "♥ 3" that a screen reader reads as "3 Likes" (text, not an aria-label on a span that readers may skip). */
 export function likeCount(count) {
   return el('span', { className: 'like-count' }, [
-    el('span', { 'aria-hidden': 'true', text: '♥ ' }), String(count), el('span', { className: 'visually-hidden', text: ` ${t('queue.likes')}` }),
+    el('span', { 'aria-hidden': 'true', text: '♥ ' }), String(count), el('span', { className: 'visually-hidden', text: ` ${tn('queue.likes', count)}` }),
   ]);
 }
 
@@ -81,7 +84,8 @@ const startText = (track, startClock) => t('queue.startsIn', {
 export function updateStartTimes(list, tracks, startClock) {
   const byUri = new Map(tracks.filter((track) => !track.isCurrentlyPlaying).map((track) => [track.uri, track]));
   for (const label of list.querySelectorAll('.track-start')) {
-    const track = byUri.get(label.closest('.track')?.dataset.uri);
+    const row = label.closest('.track');
+    const track = row && byUri.get(row.dataset.uri);
     if (!track || typeof track.startsInMs !== 'number') continue;
     const text = startText(track, startClock);
     if (label.textContent !== text) label.textContent = text;

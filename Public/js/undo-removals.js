@@ -1,3 +1,4 @@
+import { focusFirst } from './dom.js';
 import { t } from './i18n.js';
 
 /**
@@ -44,7 +45,7 @@ export function undoableRemovals({ list, heading, shown, render, remove, removeO
     waiting.delete(last);
     bar.hidden = waiting.size === 0;
     render();
-    list.querySelector(`[data-uri="${CSS.escape(last)}"] [data-action="menu"]`)?.focus();
+    focusFirst(`[data-uri="${CSS.escape(last)}"] [data-action="menu"]`, list);
   });
   document.getElementById('undo-dismiss').addEventListener('click', sendAll);
   bar.addEventListener('keydown', (event) => { if (event.key === 'Escape') sendAll(); });
@@ -61,7 +62,8 @@ export function undoableRemovals({ list, heading, shown, render, remove, removeO
     add(entry, { byKeyboard = false } = {}) {
       const rows = shown().filter((candidate) => !waiting.has(candidate.uri));
       const index = rows.findIndex((candidate) => candidate.uri === entry.uri);
-      neighbour = (rows[index + 1] || rows[index - 1])?.uri || null;
+      const next = rows[index + 1] || rows[index - 1];
+      neighbour = (next && next.uri) || null;
       holdWhileFocused = byKeyboard;
       waiting.set(entry.uri, {});
       schedule(entry.uri);

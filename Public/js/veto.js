@@ -4,7 +4,7 @@ import { t } from './i18n.js';
  * R17a on the pages. Entries carry `vetoCount` and `vetoNeeded` only while the party has the veto on (and
  * `hasVetoed` for the asking device); a `veto-updated` event carries the entry's new count and the threshold now.
  */
-export const vetoIsOn = (entry) => typeof entry?.vetoNeeded === 'number';
+export const vetoIsOn = (entry) => Boolean(entry) && typeof entry.vetoNeeded === 'number';
 
 /** Applies a `veto-updated` event to the entries the page holds; false when it names none of them (reload). */
 export function applyVeto(queue, payload) {

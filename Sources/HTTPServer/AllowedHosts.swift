@@ -18,7 +18,7 @@ public struct AllowedHosts: Sendable {
     }
 
     /// `name:port` → `name`; `[v6]:port` → `v6`.
-    static func hostPart(of header: String) -> String {
+    public static func hostPart(of header: String) -> String {
         if header.hasPrefix("["), let close = header.firstIndex(of: "]") {
             // Only a port may follow the brackets: `[::1].evil` is no address (and no name either).
             let after = header[header.index(after: close)...]

@@ -66,6 +66,9 @@ public struct Router: Sendable {
     /// Answers a GET for an unknown path from a client that accepts HTML (a browser's address bar): a page
     /// in its language instead of the JSON error. API clients and scripts keep the JSON shape.
     public var notFoundPage: (@Sendable (Request) -> Response)?
+    /// The page a browser gets under a host name the server does not answer to (`AllowedHosts`): which address
+    /// to use instead and the option that allows the name.
+    public var unknownHostPage: (@Sendable (Request, String) -> Response)?
 
     public init() {}
 

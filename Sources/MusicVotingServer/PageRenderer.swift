@@ -6,7 +6,7 @@ import Rendering
 /// The HTML pages: templates from `Templates/` parsed once at start, rendered per request in the
 /// visitor's language, with the security headers every page needs.
 struct PageRenderer: Sendable {
-    static let pages = ["start", "guest", "monitor", "host", "not-found"]
+    static let pages = ["start", "guest", "monitor", "host", "not-found", "unknown-host"]
     static let partialNames = ["head", "foot", "now-playing", "queue"]
 
     private let templates: [String: Template]
@@ -65,7 +65,7 @@ struct PageRenderer: Sendable {
         var fields: [String: MustacheValue] = [
             "lang": .string(language), "page": .string(page), "title": .string(strings[title] ?? title),
             "t": Self.nested(strings), "stringsJSON": .string(stringsJSON), "assets": .string(assetBase),
-            "script": .bool(page != "not-found"), "publicURL": .string(publicBase()),
+            "script": .bool(page != "not-found" && page != "unknown-host"), "publicURL": .string(publicBase()),
         ]
         fields.merge(data) { _, new in new }
         let html = templates[page]?.render(.object(fields), partials: partials) ?? ""

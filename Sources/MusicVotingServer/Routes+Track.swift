@@ -63,6 +63,8 @@ extension Routes {
                 }
                 fields.append(("serverTime", .integer(Int(now.timeIntervalSince1970 * 1000))))
                 fields.append(("deviceActive", .bool(service.deviceActive(party))))
+                // R20a: a TV away is either paired (it comes back by itself) or was never paired (the host pairs one).
+                if stallReason == .noMonitor { fields.append(("tvPaired", .bool(try service.tvPaired(party)))) }
                 if let current = queue.current {
                     fields.append(("track", TrackJSON.entry(current, currentEntryId: current.id, liked: nil, base: service.publicBase)))
                 }

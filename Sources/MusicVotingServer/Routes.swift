@@ -38,6 +38,12 @@ struct Routes: Sendable {
             if let shards = service.timerShards { fields.append(("timerShards", .array(shards.map { .integer($0) }))) }
             return .json(.object(fields))
         }
+        router.unknownHostPage = { [pages, service] request, host in
+            var response = pages.render("unknown-host", for: request, title: "unknownHost.title",
+                                        data: ["host": .string(String(host.prefix(255))), "address": .string(service.publicBase)])
+            response.status = 421
+            return response
+        }
         router.notFoundPage = { [pages] request in
             var response = pages.render("not-found", for: request, title: "notFound.title")
             response.status = 404

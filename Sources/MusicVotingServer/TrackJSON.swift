@@ -42,9 +42,10 @@ enum TrackJSON {
         if let liked { fields.append(("hasVoted", .bool(liked.contains(entry.id)))) }
         if let startsInMs { fields.append(("startsInMs", .integer(startsInMs))) }
         if mine { fields.append(("mine", .bool(true))) }
-        // R17a, only while the party has the veto on (the older clients see the shape they always saw).
-        if let veto {
-            fields += [("vetoCount", .integer(entry.vetoCount)), ("vetoNeeded", .integer(veto.needed))]
+        // R17a, only while the party has the veto on (the older clients see the shape they always saw) and the
+        // entry's voters could reach the threshold (pages offer the veto where it can succeed).
+        if let veto, let needed = veto.needed(for: entry) {
+            fields += [("vetoCount", .integer(entry.vetoCount)), ("vetoNeeded", .integer(needed))]
             if let vetoed = veto.vetoed { fields.append(("hasVetoed", .bool(vetoed.contains(entry.id)))) }
         }
         return .object(fields)

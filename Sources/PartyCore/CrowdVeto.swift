@@ -2,21 +2,38 @@ import Foundation
 
 /// R17a: how many vetoes skip a song. A device may veto the current entry and each waiting one once (a toggle,
 /// never its own song); at `needed` vetoes the current entry is skipped as by a host `next`, a waiting one removed.
+/// The share applies to the guests who could veto the song: the active ones but its adder. Two guests, never one,
+/// skip a song, so a party of three can skip the third guest's song, and a song only one guest could veto offers no
+/// veto at all.
 public enum CrowdVeto {
-    /// Never fewer vetoes than this, however few guests are active.
-    public static let minimumVetoes = 3
+    /// Never fewer vetoes than this, however few guests are active: one guest alone never skips a song.
+    public static let minimumVetoes = 2
     /// Active: a device that joined, added, liked or vetoed within this window.
     public static let activeWindow: TimeInterval = 10 * 60
     /// A device's activity is written at most this often (a like storm need not rewrite its row with every like):
     /// the window above is then exact to within this.
     public static let activityResolution: TimeInterval = 60
 
-    /// max(3, ⌈vetoShare × activeGuests⌉); nil when the party has the veto off (`vetoShare` 0).
-    public static func needed(vetoShare: Double, activeGuests: Int) -> Int? {
+    /// The guests who could veto `entry` among `activeGuests`: all of them but its adder (an auto-filled song and one
+    /// added without a device id have none among them). The adder counts as active: it added the song.
+    public static func voters(of entry: QueueEntry, activeGuests: Int) -> Int {
+        max(0, activeGuests - (entry.guestAdder == nil ? 0 : 1))
+    }
+
+    /// max(2, ⌈vetoShare × voters⌉); nil when the party has the veto off (`vetoShare` 0).
+    public static func needed(vetoShare: Double, voters: Int) -> Int? {
         guard vetoShare > 0 else { return nil }
         // 0.7 × 10 is 7.000000000000001 in binary floating point: a share of a whole number of guests must not round up past it.
-        let share = (vetoShare * Double(max(0, activeGuests)) - 1e-9).rounded(.up)
+        let share = (vetoShare * Double(max(0, voters)) - 1e-9).rounded(.up)
         return max(minimumVetoes, Int(min(share, Double(Int32.max))))
+    }
+
+    /// The vetoes that skip `entry`, or nil when its voters could not reach them (or the veto is off): the pages
+    /// then offer no veto on it.
+    public static func needed(for entry: QueueEntry, vetoShare: Double, activeGuests: Int) -> Int? {
+        let voters = voters(of: entry, activeGuests: activeGuests)
+        guard let needed = needed(vetoShare: vetoShare, voters: voters), needed <= voters else { return nil }
+        return needed
     }
 
     /// The oldest activity that still makes a device active at `now`.

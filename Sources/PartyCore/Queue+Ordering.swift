@@ -41,7 +41,8 @@ extension Queue {
 }
 
 /// R9b: among guest entries with equal likes, the one whose adder has had fewer songs played plus fewer of
-/// their songs waiting ahead of it comes first; then `added_at`. The adder is `QueueEntry.addedBy`.
+/// their songs ahead of it comes first; then `added_at`. The adder is `QueueEntry.addedBy`. The playing song is
+/// ahead of every waiting one: its adder's next song waits behind the other adders' first.
 public struct FairOrder: Equatable, Sendable {
     /// Songs played per adder in this party: a counter, not a history (R14).
     public var playedByAdder: [String: Int]
@@ -58,6 +59,7 @@ public struct FairOrder: Equatable, Sendable {
         let end = plain[start...].firstIndex { $0.autofilled } ?? plain.endIndex
         var result = Array(plain[..<start])
         var ahead: [String: Int] = [:]
+        if let playing = plain.first, playing.id == currentEntryId, !playing.autofilled { ahead[playing.addedBy] = 1 }
         var groupStart = start
         while groupStart < end {
             let likes = plain[groupStart].likeCount

@@ -24,6 +24,14 @@ enum EventKind: Sendable {
     case playbackStalled(reason: StallReason, positionMs: Int)
     /// Ours (R24a): wrong host PINs for this party passed its budget; checks are slowed, the host page says so.
     case pinGuessing(failures: Int)
+    /// Ours: a song left the queue by the crowd's veto (R17a), the host's removal or a ban (R30); the adder's page,
+    /// the host page and the TV say so once. Never who added it.
+    case entryRemoved(entry: QueueEntry, reason: RemovalReason, wasPlaying: Bool)
+
+    /// Who took a song out of the queue.
+    enum RemovalReason: String, Sendable {
+        case crowd, host, ban
+    }
 
     /// Why the queue changed.
     enum QueueChange: String, Sendable {
@@ -55,6 +63,7 @@ enum EventKind: Sendable {
         case .playbackError: "playback-error"
         case .playbackStalled: "playback-stalled"
         case .pinGuessing: "pin-guessing"
+        case .entryRemoved: "entry-removed"
         }
     }
 
@@ -128,6 +137,9 @@ enum EventKind: Sendable {
             return [("reason", reason.rawValue), ("positionMs", String(positionMs))]
         case .pinGuessing(let failures):
             return [("failures", String(failures))]
+        case .entryRemoved(let entry, let reason, let wasPlaying):
+            return [("entryId", String(entry.id)), ("uri", entry.track.uri), ("name", entry.track.name),
+                    ("reason", reason.rawValue), ("wasPlaying", String(wasPlaying))]
         }
     }
 }

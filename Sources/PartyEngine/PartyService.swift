@@ -207,13 +207,14 @@ public final class PartyService: Sendable {
             let moving = state.playbackState(playback, partyId: party.id).0 == .playing
             let now = state.now
             // R17a: the threshold moves as guests come and go, without a write: it is part of what a rendering answers.
-            let needed = try state.vetoNeeded(party: party)
+            let active = try state.activeGuests(party: party)
             let key = party.id + "|" + (deviceId ?? "") + (moving ? "|" + String(Int(now.timeIntervalSince1970)) : "")
-                + (needed.map { "|veto" + String($0) } ?? "")
+                + (active.map { "|veto" + String($0) } ?? "")
             let cached = state.readCache.renderings[key]
             let liked = cached == nil ? try deviceId.map { try state.entriesLiked(by: $0, party: party) } : nil
-            let veto = try needed.map { needed in
-                VetoView(needed: needed, vetoed: cached == nil ? try deviceId.map { try state.entriesVetoed(by: $0, party: party) } : nil)
+            let veto = try active.map { active in
+                VetoView(share: party.settings.vetoShare, activeGuests: active,
+                         vetoed: cached == nil ? try deviceId.map { try state.entriesVetoed(by: $0, party: party) } : nil)
             }
             let rendering = QueueRendering(queue: queue, ordered: ordered, liked: liked, currentPositionMs: playback.positionMs(at: now), veto: veto)
             let version = (state.readCache.alignedVersion, state.readCache.partyVersions[party.id])
@@ -315,6 +316,9 @@ public final class PartyService: Sendable {
     // MARK: Playback
 
     public func deviceActive(_ party: Party) -> Bool { withState { $0.deviceActive(partyId: party.id) } }
+
+    /// Whether a TV holds the party's monitor token (paired, connected or not).
+    public func tvPaired(_ party: Party) throws -> Bool { try withState { try $0.store.monitorToken(partyId: party.id) != nil } }
 
     /// R20: plays the first entry; refills when nothing waits behind it (R15).
     public func start(_ party: Party) throws -> PlayOutcome {

@@ -20,10 +20,17 @@ public struct QueueRendering: Sendable {
     public var veto: VetoView?
 }
 
-/// R17a on the queue's wire: how many vetoes skip a song now, and which entries the asking device vetoed.
+/// R17a on the queue's wire: the party's share and active guests (each entry's threshold follows from them), and
+/// which entries the asking device vetoed.
 public struct VetoView: Sendable {
-    public var needed: Int
+    public var share: Double
+    public var activeGuests: Int
     public var vetoed: Set<Int64>?
+
+    /// The vetoes that skip `entry` now; nil when its voters could not reach them.
+    public func needed(for entry: QueueEntry) -> Int? {
+        CrowdVeto.needed(for: entry, vetoShare: share, activeGuests: activeGuests)
+    }
 }
 
 extension PartyState {
@@ -61,12 +68,11 @@ extension PartyState {
 
     var hasPendingActivity: Bool { live.values.contains { !$0.pendingActivity.isEmpty } }
 
-    /// R17a: the vetoes that skip a song now (nil while the party has the veto off).
-    mutating func vetoNeeded(party: Party) throws -> Int? {
+    /// R17a: the guests active now, of whom a song's voters are (nil while the party has the veto off).
+    mutating func activeGuests(party: Party) throws -> Int? {
         guard party.settings.vetoShare > 0 else { return nil }
         try flushActivity(partyId: party.id)
-        let active = try store.activeGuestCount(partyId: party.id, since: CrowdVeto.activeSince(now))
-        return CrowdVeto.needed(vetoShare: party.settings.vetoShare, activeGuests: active)
+        return try store.activeGuestCount(partyId: party.id, since: CrowdVeto.activeSince(now))
     }
 
     /// R30: a banned device's adds, likes and vetoes are refused for the rest of the party.
@@ -103,9 +109,12 @@ extension PartyState {
             let vetoed = try state.store.toggleVeto(entryId: entry.id, deviceId: deviceId)
             try state.recordActivity(deviceId: deviceId, partyId: party.id)
             let count = entry.vetoCount + (vetoed ? 1 : -1)
-            let needed = try state.vetoNeeded(party: party) ?? CrowdVeto.minimumVetoes
+            let active = try state.activeGuests(party: party) ?? 0
+            let voters = CrowdVeto.voters(of: entry, activeGuests: active)
+            let needed = CrowdVeto.needed(vetoShare: party.settings.vetoShare, voters: voters) ?? CrowdVeto.minimumVetoes
             state.publish(.vetoUpdated(uri: uri, vetoCount: count, vetoNeeded: needed, entryId: entry.id), partyId: party.id)
-            let skips = vetoed && CrowdVeto.skips(vetoCount: count, needed: needed)
+            let skips = vetoed && needed <= voters && CrowdVeto.skips(vetoCount: count, needed: needed)
+            if skips { state.publish(.entryRemoved(entry: entry, reason: .crowd, wasPlaying: entry.id == current), partyId: party.id) }
             if skips, entry.id != current {
                 try state.store.deleteEntry(id: entry.id)
                 state.publish(.queueUpdated(.remove), partyId: party.id)
@@ -132,6 +141,7 @@ extension PartyState {
             guard entry.id != queue.currentEntryId else { return 0 }
             return try transaction { state in
                 try state.store.deleteEntry(id: entry.id)
+                state.publish(.entryRemoved(entry: entry, reason: .host, wasPlaying: false), partyId: party.id)
                 state.publish(.queueUpdated(.remove), partyId: party.id)
                 return 1
             }
@@ -142,7 +152,10 @@ extension PartyState {
         return try transaction { state in
             try state.store.ban(adder: adder, entryId: entryId, partyId: party.id, address: address)
             let leaving = queue.waitingEntries(addedBy: adder)
-            for waiting in leaving { try state.store.deleteEntry(id: waiting.id) }
+            for waiting in leaving {
+                try state.store.deleteEntry(id: waiting.id)
+                state.publish(.entryRemoved(entry: waiting, reason: .ban, wasPlaying: false), partyId: party.id)
+            }
             if !leaving.isEmpty { state.publish(.queueUpdated(.remove), partyId: party.id) }
             return leaving.count
         }

@@ -86,12 +86,13 @@ extension PartyState {
     mutating func remove(uri: String, party: Party) throws -> Bool {
         let queue = try queue(of: party)
         guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
-        if entry.id == queue.currentEntryId { return true }
+        let playing = entry.id == queue.currentEntryId
         try transaction { state in
-            try state.store.deleteEntry(id: entry.id)
-            state.publish(.queueUpdated(.remove), partyId: party.id)
+            if !playing { try state.store.deleteEntry(id: entry.id) }
+            if !entry.autofilled { state.publish(.entryRemoved(entry: entry, reason: .host, wasPlaying: playing), partyId: party.id) }
+            if !playing { state.publish(.queueUpdated(.remove), partyId: party.id) }
         }
-        return false
+        return playing
     }
 
     mutating func addBlacklistWord(_ word: String, party: Party) throws {

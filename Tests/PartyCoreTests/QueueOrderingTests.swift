@@ -137,10 +137,18 @@ struct FairOrderTests {
         #expect(queue.ordered().map(\.id) == [2, 3, 4, 1])
     }
 
-    @Test func thePlayingEntryAndAutofilledOnesKeepTheirPlaces() {
-        var queue = fairQueue(["A", "A", "B"], current: 1)
+    @Test func thePlayingSongCountsForItsAdder() {
+        // A's first song starts at once; the rule counts it as A's song ahead: B1 and C1 play before A2.
+        var queue = fairQueue(["A", "A", "B", "C"], current: 1)
         queue.entries.append(QueueEntry(id: 9, track: track(9), addedAt: epoch, addedBy: "", autofilled: true))
-        #expect(queue.ordered().map(\.id) == [1, 2, 3, 9], "the playing entry is not waiting ahead of A's next song")
+        #expect(queue.ordered().map(\.id) == [1, 3, 4, 2, 9])
+    }
+
+    @Test func anAutoFilledPlayingSongCountsForNobody() {
+        var queue = fairQueue(["A", "B", "A"])
+        queue.entries.append(QueueEntry(id: 9, track: track(9), addedAt: epoch, addedBy: "", autofilled: true))
+        queue.currentEntryId = 9
+        #expect(queue.ordered().map(\.id) == [9, 1, 2, 3])
     }
 
     @Test func withoutFairnessR9HoldsExactly() {

@@ -1,6 +1,6 @@
 import { api, partyPath } from '../api.js';
-import { t } from '../i18n.js';
-import { el, coverImage, guardCovers, toast } from '../dom.js';
+import { t, tn } from '../i18n.js';
+import { el, coverImage, guardCovers, toast, coverOf, replaceChildren, focusFirst } from '../dom.js';
 import { connectEvents } from '../events.js';
 import { NowPlaying } from '../playback-clock.js';
 import { renderTracks, updateStartTimes } from '../track-list.js';
@@ -55,7 +55,7 @@ function start() {
     const count = pending ? pending.likeCount : entry.likeCount;
     return el('button', {
       type: 'button', className: `icon-button like-button${liked ? ' liked' : ''}`, 'data-action': 'like',
-      'aria-pressed': liked ? 'true' : 'false', 'aria-label': `${liked ? t('guest.unlike') : t('guest.like')}: ${entry.name} (${count} ${t('queue.likes')})`,
+      'aria-pressed': liked ? 'true' : 'false', 'aria-label': `${liked ? t('guest.unlike') : t('guest.like')}: ${entry.name} (${count} ${tn('queue.likes', count)})`,
       text: `♥ ${count}`, onclick: () => toggleLike(entry),
     });
   };
@@ -89,8 +89,11 @@ function start() {
   const nowVeto = document.getElementById('now-veto');
   const renderNowVeto = () => {
     const playing = queue.find((entry) => entry.isCurrentlyPlaying);
+    const hadFocus = nowVeto.contains(document.activeElement);
     nowVeto.hidden = !playing || !mayVeto(playing);
-    nowVeto.replaceChildren(...(nowVeto.hidden ? [] : [vetoButton(playing, true)]));
+    replaceChildren(nowVeto, ...(nowVeto.hidden ? [] : [vetoButton(playing, true)]));
+    // The button is drawn anew (or gone with its song): focus stays on it, or moves to the song now playing.
+    if (hadFocus) focusFirst(nowVeto.hidden ? '#now-title' : 'button', nowVeto.hidden ? document : nowVeto);
   };
 
   let lastCurrent = null;
@@ -105,7 +108,7 @@ function start() {
   const renderMySongs = (waiting) => {
     const mine = waiting.map((entry, index) => ({ entry, place: index + 1 })).filter(({ entry }) => entry.mine);
     mySongs.hidden = mine.length === 0;
-    document.getElementById('my-songs-list').replaceChildren(...mine.map(({ entry, place }) => el('li', {
+    replaceChildren(document.getElementById('my-songs-list'), ...mine.map(({ entry, place }) => el('li', {
       text: t('guest.mySongs.entry', { name: entry.name, place, minutes: minutesUntil(times.remaining(entry.startsInMs || 0)) }),
     })));
   };
@@ -143,7 +146,7 @@ function start() {
         })];
       },
     });
-    if (!tracks.length) results.replaceChildren(el('li', { className: 'empty', text: t('guest.search.none') }));
+    if (!tracks.length) replaceChildren(results, el('li', { className: 'empty', text: t('guest.search.none') }));
   };
 
   const holdAdds = (seconds) => {
@@ -176,7 +179,7 @@ function start() {
   };
 
   const showCurrent = (current) => {
-    const image = current.track?.album?.images?.[0]?.url;
+    const image = current.track ? coverOf(current.track) : null;
     now.update(current, image ? coverImage(image) : null);
     lastCurrent = current;
     renderWaiting();
@@ -202,7 +205,7 @@ function start() {
       renderResults(body.tracks.items);
     } catch (error) {
       if (sequence === searchSequence) {
-        results.replaceChildren(el('li', { className: 'error', text: error.message }));
+        replaceChildren(results, el('li', { className: 'error', text: error.message }));
       }
     }
   };
@@ -258,9 +261,11 @@ function start() {
       });
       entry.hasVoted = result.liked;
       entry.likeCount = result.likeCount;
+      pendingLikes.delete(entry.uri);
+      // The new order arrives with the like's event (applied without a fetch).
+      renderQueue();
     } catch (error) {
       toast(error.message);
-    } finally {
       // A like that failed (offline too) shows what the server has, not the optimistic guess.
       pendingLikes.delete(entry.uri);
       renderQueue();
@@ -287,12 +292,22 @@ function start() {
   }
 
   function ended() {
-    events?.stop();
+    if (events) events.stop();
     document.getElementById('party-view').hidden = true;
     // The old PIN leads nowhere now: the header stops showing it.
-    document.getElementById('bar-pin')?.remove();
+    const pinBar = document.getElementById('bar-pin');
+    if (pinBar) pinBar.remove();
     document.getElementById('ended').hidden = false;
   }
+
+  /** A song of this guest's left by the crowd's veto, the host or a ban: said once, in the page's language. */
+  const toldRemovals = new Set();
+  const tellRemoval = (payload) => {
+    const own = queue.some((entry) => String(entry.id) === payload.entryId && entry.mine);
+    if (!own || toldRemovals.has(payload.entryId)) return;
+    toldRemovals.add(payload.entryId);
+    toast(t(payload.reason === 'crowd' ? 'guest.removed.crowd' : 'guest.removed.host', { name: payload.name }));
+  };
 
   let reloadTimer;
   const reloadSoon = () => {
@@ -303,6 +318,7 @@ function start() {
   const events = connectEvents(partyId, {
     onEvent: (event) => {
       // Issue 24: likes and song changes are applied from the event; a page that holds something else reloads.
+      if (event.type === 'entry-removed') tellRemoval(event.payload);
       if (event.type === 'veto-updated' && applyVeto(queue, event.payload)) { renderQueue(); return; }
       if (event.type === 'vote-updated') {
         times.settle(queue);
@@ -321,7 +337,7 @@ function start() {
         }
       }
       if (event.type === 'queue-updated' && event.payload.reason === 'advance') return;
-      if (['queue-updated', 'vote-updated', 'veto-updated', 'track-changed', 'playback-changed', 'playback-stalled', 'device-changed'].includes(event.type)) reloadSoon();
+      if (['queue-updated', 'vote-updated', 'veto-updated', 'entry-removed', 'track-changed', 'playback-changed', 'playback-stalled', 'device-changed'].includes(event.type)) reloadSoon();
     },
     onResync: reloadSoon,
     onEnded: ended,

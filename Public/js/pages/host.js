@@ -1,6 +1,6 @@
 import { api, partyPath } from '../api.js';
 import { t } from '../i18n.js';
-import { el, coverImage, showError, toast } from '../dom.js';
+import { el, coverImage, showError, toast, coverOf, replaceChildren } from '../dom.js';
 import { connectEvents } from '../events.js';
 import { NowPlaying } from '../playback-clock.js';
 import { renderTracks } from '../track-list.js';
@@ -117,9 +117,11 @@ async function run(partyId, secret) {
     // R20a: why nobody hears the song, in one banner (it covers "no device" too).
     const stalled = current.state === 'stalled' && current.track;
     if (stalled) {
-      const reason = t(`host.stall.${current.stallReason}`) || t('host.stall.no-monitor');
-      stallBanner.replaceChildren(current.stallReason === 'provider-error' && lastPlayerError ? `${reason} ${lastPlayerError}` : reason);
-      if (!enabled) stallBanner.append(' ', el('a', { href: '#tv-card', text: t('host.enterCode'), onclick: focusTvCode }));
+      const away = current.stallReason === 'no-monitor' && current.tvPaired;
+      const reason = away ? t('host.stall.reconnecting') : (t(`host.stall.${current.stallReason}`) || t('host.stall.no-monitor'));
+      replaceChildren(stallBanner, current.stallReason === 'provider-error' && lastPlayerError ? `${reason} ${lastPlayerError}` : reason);
+      // Re-pairing only helps a party without a paired TV; a paired one comes back by itself.
+      if (!enabled && !away) stallBanner.append(' ', el('a', { href: '#tv-card', text: t('host.enterCode'), onclick: focusTvCode }));
     }
     stallBanner.hidden = !stalled;
     // A host in another tab sees the stall in the tab's title (issue 24).
@@ -133,7 +135,7 @@ async function run(partyId, secret) {
   const loadCurrent = async () => showCurrent(await api('GET', `${base}/track/current`));
   const showCurrent = (shown) => {
     current = shown;
-    const image = current.track?.album?.images?.[0]?.url || null;
+    const image = current.track ? coverOf(current.track) : null;
     now.update(current, image === shownCover ? undefined : (image ? coverImage(image) : null));
     shownCover = image;
     renderControls();
@@ -166,8 +168,9 @@ async function run(partyId, secret) {
             type: 'button', className: 'button small remove-button', 'data-action': 'remove', text: t('host.remove'),
             onclick: (event) => { openRow = null; removals.add(entry, { byKeyboard: event.detail === 0 }); },
           }),
-          // R30: bans whoever added it without the host learning who; auto-filled songs have nobody to ban.
-          entry.autofilled ? null : el('button', {
+          // R30: bans whoever added it without the host learning who; auto-filled songs have nobody to ban, and the
+          // playing song finishes (a ban takes the waiting ones), so the ban is offered on waiting songs only.
+          entry.autofilled || entry.isCurrentlyPlaying ? null : el('button', {
             type: 'button', className: 'button small danger ban-button', 'data-action': 'ban', text: t('host.ban'),
             onclick: () => ban(entry),
           }),
@@ -228,7 +231,7 @@ async function run(partyId, secret) {
   const chips = document.getElementById('blacklist');
   const renderBlacklist = (words) => {
     document.getElementById('blacklist-empty').hidden = words.length > 0;
-    chips.replaceChildren(...words.map((word, index) => el('li', {}, [
+    replaceChildren(chips, ...words.map((word, index) => el('li', {}, [
       el('span', { text: word }),
       el('button', { type: 'button', className: 'icon-button', 'aria-label': `${t('host.blacklist.removeWord')}: ${word}`, text: '✕',
         onclick: () => unblock(word, index) }),
@@ -266,7 +269,7 @@ async function run(partyId, secret) {
 
   const loadPlaylists = async () => {
     const select = document.getElementById('playlist');
-    select.replaceChildren(select.options[0]);
+    replaceChildren(select, select.options[0]);
     showError('playlist', '');
     try {
       const { playlists } = await api('GET', `${base}/spotify/playlists`, { token: credential });
@@ -281,7 +284,7 @@ async function run(partyId, secret) {
     try {
       const answer = await api(method, `${base}${path}`, { token: credential, body });
       await Promise.all([loadCurrent(), loadQueue()]);
-      return answer ?? true;
+      return answer == null ? true : answer;
     } catch (error) {
       toast(error.message);
       if (error.status === 404) ended();
@@ -295,12 +298,12 @@ async function run(partyId, secret) {
     // Start on an empty queue refills first (R15); `{"status":"empty"}` means the refill had nothing either: say
     // so instead of nothing, with the provider's reason when a `playback-error` just gave one.
     const answer = await command('POST', '/track/start');
-    if (answer?.status === 'empty') toast(Date.now() - lastPlayerErrorAt < 5000 ? `${t('host.startEmpty')} ${lastPlayerError}` : t('host.startEmpty'));
+    if (answer && answer.status === 'empty') toast(Date.now() - lastPlayerErrorAt < 5000 ? `${t('host.startEmpty')} ${lastPlayerError}` : t('host.startEmpty'));
     return answer;
   });
   // Say what the skip did: the next song, an empty queue, or why it was refused (the toast of `command`).
   skip.addEventListener('click', async () => {
-    const before = current.track?.id;
+    const before = current.track ? current.track.id : undefined;
     if (!await command('POST', '/track/next')) return;
     if (!current.track) toast(t('host.skippedToEmpty'));
     else if (current.track.id === before) toast(t('host.skipNotTaken'));
@@ -387,6 +390,9 @@ async function run(partyId, secret) {
     hostPin: credential,
     onEvent: (event) => {
       if (event.type === 'queue-updated' && event.payload.reason === 'settings') settings.load().catch(() => {});
+      if (event.type === 'entry-removed' && event.payload.reason === 'crowd') {
+        toast(t(event.payload.wasPlaying === 'true' ? 'host.crowdSkipped' : 'host.crowdRemoved', { name: event.payload.name }));
+      }
       if (event.type === 'playback-error') {
         lastPlayerError = errorText(event.payload.code, event.payload.message || '');
         lastPlayerErrorAt = Date.now();
@@ -430,7 +436,7 @@ start();
 
 /** The saved session's secret: the host token, or the host PIN of a session saved before tokens existed. */
 function secretOf(session) {
-  return session?.partyId && (session.hostToken || session.hostPin);
+  return session && session.partyId && (session.hostToken || session.hostPin);
 }
 
 /**

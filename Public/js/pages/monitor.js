@@ -1,11 +1,12 @@
 import { api, partyPath } from '../api.js';
-import { t } from '../i18n.js';
-import { coverImage } from '../dom.js';
+import { t, tn } from '../i18n.js';
+import { coverImage, coverOf, replaceChildren } from '../dom.js';
 import { connectEvents } from '../events.js';
 import { NowPlaying } from '../playback-clock.js';
 import { renderTracks, updateStartTimes } from '../track-list.js';
 import { StartClock } from '../start-times.js';
-import { vetoSummary } from '../veto.js';
+import { vetoSummary, applyVeto } from '../veto.js';
+import { applyVote } from '../queue-order.js';
 import { createPlayer } from '../players/index.js';
 import { load, save, forget, takeHashParameters } from '../storage.js';
 import { pinForm } from '../pin-input.js';
@@ -17,6 +18,7 @@ const pairSection = document.getElementById('pair');
 const stage = document.getElementById('stage');
 const notice = document.getElementById('monitor-notice');
 const overlay = document.getElementById('autoplay');
+const entryIdOf = (current) => (current && current.track ? current.track.id : undefined);
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
 function monitorDeviceId() {
@@ -98,7 +100,7 @@ async function boot() {
       const token = await register(hash.get('party'), hash.get('hostPin'));
       return run(hash.get('party'), token);
     }
-    if (stored?.partyId && stored?.token) {
+    if (stored && stored.partyId && stored.token) {
       // R22: re-registering continues the current track where it is; no PIN needed after a reload.
       await register(stored.partyId, stored.token);
       return run(stored.partyId, stored.token);
@@ -120,7 +122,7 @@ async function run(partyId, token) {
   document.getElementById('monitor-qr').src = `${base}/qr`;
   // Break the address after host:port if it must wrap, never inside "join".
   const joinAddress = new URL(party.joinUrl);
-  document.getElementById('monitor-url').replaceChildren(joinAddress.host, document.createElement('wbr'), joinAddress.pathname);
+  replaceChildren(document.getElementById('monitor-url'), joinAddress.host, document.createElement('wbr'), joinAddress.pathname);
   document.getElementById('monitor-pin').textContent = party.pin;
 
   const now = new NowPlaying();
@@ -140,11 +142,23 @@ async function run(partyId, token) {
   let blocked = false;
   let playerError = null;
 
+  const firstSong = document.getElementById('first-song');
+  let noticeTimer;
+  /** A short line under the song for six seconds. */
+  function say(text) {
+    notice.textContent = text;
+    notice.hidden = false;
+    clearTimeout(noticeTimer);
+    noticeTimer = setTimeout(() => { notice.hidden = true; }, 6000);
+  }
+
   const videoBox = document.getElementById('video');
   const player = await createPlayer(party.provider, { audio: document.getElementById('player'), video: videoBox }, {
     onEnded: () => advance(),
     onBlocked: () => {
       overlay.hidden = false;
+      // The remote's OK presses the focused button.
+      document.getElementById('autoplay-start').focus();
       blocked = true;
       report();
     },
@@ -155,9 +169,7 @@ async function run(partyId, token) {
       report();
     },
     onError: () => {
-      notice.textContent = t('monitor.playbackFailed');
-      notice.hidden = false;
-      setTimeout(() => { notice.hidden = true; }, 6000);
+      say(t('monitor.playbackFailed'));
       advance();
     },
   }, { base, token }).catch(() => {
@@ -174,7 +186,7 @@ async function run(partyId, token) {
    * song end no longer freezes the TV on "0:29 / 0:29".
    */
   async function advance() {
-    const entryId = current?.track?.id;
+    const entryId = entryIdOf(current);
     if (!entryId || endedEntry === entryId) return;
     endedEntry = entryId;
     for (let delay = 1000; ; delay = Math.min(delay * 2, 3000)) {
@@ -188,14 +200,14 @@ async function run(partyId, token) {
         if (!worthRetrying) break;
       }
       await sleep(delay);
-      if (current?.track?.id !== entryId) break;
+      if (entryIdOf(current) !== entryId) break;
     }
     sync();
   }
 
   document.getElementById('autoplay-start').addEventListener('click', async () => {
     overlay.hidden = true;
-    if (await player?.play()) {
+    if (player && await player.play()) {
       blocked = false;
       report();
       sync();
@@ -210,18 +222,14 @@ async function run(partyId, token) {
       if (error.status === 404) partyEnded();
       return;
     }
-    const image = current.track?.album?.images?.[0]?.url || null;
+    const image = current.track ? coverOf(current.track) : null;
     now.update(current, image === shownCover ? undefined : (image ? coverImage(image) : null));
     shownCover = image;
-    lastQueue = queue;
+    // Nothing plays: the stage turns to the next guest, with the party's QR code large and how to add a song.
+    stage.classList.toggle('is-idle', !current.track);
+    firstSong.hidden = Boolean(current.track);
     times.mark();
-    const waiting = queue.filter((entry) => !entry.isCurrentlyPlaying);
-    renderTracks(queueList, waiting.slice(0, 40), { showLikes: true, showStart: true, startClock: times, extra: vetoSummary });
-    const skipNote = vetoSummary(queue.find((entry) => entry.isCurrentlyPlaying));
-    nowVeto.textContent = skipNote;
-    nowVeto.hidden = !skipNote;
-    queueEmpty.hidden = waiting.length > 0;
-    fitUpNext(waiting.length);
+    renderQueue(queue);
     if (!player) return;
     if (!current.track) { player.stop(); loadedEntry = null; return; }
     const position = now.positionMs();
@@ -247,6 +255,17 @@ async function run(partyId, token) {
     }
   }
 
+  function renderQueue(queue) {
+    lastQueue = queue;
+    const waiting = queue.filter((entry) => !entry.isCurrentlyPlaying);
+    renderTracks(queueList, waiting.slice(0, 40), { showLikes: true, showStart: true, startClock: times, extra: vetoSummary });
+    const skipNote = vetoSummary(queue.find((entry) => entry.isCurrentlyPlaying));
+    nowVeto.textContent = skipNote;
+    nowVeto.hidden = !skipNote;
+    queueEmpty.hidden = waiting.length > 0;
+    fitUpNext(waiting.length);
+  }
+
   /** As many whole up-next rows as the screen holds (720p to 4K), and "+ N more" for the rest. */
   const queueMore = document.getElementById('queue-more');
   let waitingCount = 0;
@@ -254,7 +273,7 @@ async function run(partyId, token) {
     waitingCount = count;
     const rows = [...queueList.children];
     for (const row of rows) row.hidden = false;
-    queueMore.textContent = t('monitor.more', { count });
+    queueMore.textContent = tn('monitor.more', count);
     queueMore.hidden = false;
     const reserve = queueMore.getBoundingClientRect().height + parseFloat(getComputedStyle(queueMore).marginTop);
     queueMore.hidden = true;
@@ -265,7 +284,7 @@ async function run(partyId, token) {
       rows[shown].hidden = true;
     }
     if (count > shown) {
-      queueMore.textContent = t('monitor.more', { count: count - shown });
+      queueMore.textContent = tn('monitor.more', count - shown);
       queueMore.hidden = false;
     }
   }
@@ -278,7 +297,7 @@ async function run(partyId, token) {
   function partyEnded() {
     clearInterval(reporter);
     events.stop();
-    player?.stop();
+    if (player) player.stop();
     forget(STORAGE_KEY);
     stage.hidden = true;
     overlay.hidden = true;
@@ -301,7 +320,16 @@ async function run(partyId, token) {
         notice.textContent = errorText(event.payload.code, event.payload.message);
         notice.hidden = false;
       }
-      if (['track-changed', 'playback-changed', 'playback-stalled', 'queue-updated', 'vote-updated', 'veto-updated'].includes(event.type)) syncSoon();
+      if (event.type === 'entry-removed' && event.payload.reason === 'crowd' && event.payload.wasPlaying === 'true') {
+        say(t('monitor.crowdSkipped', { name: event.payload.name }));
+      }
+      // A like's event carries the new order: applied here, without fetching the queue (a missed one reloads).
+      if (event.type === 'vote-updated') {
+        const reordered = applyVote(lastQueue, event.payload);
+        if (reordered) { renderQueue(reordered); return; }
+      }
+      if (event.type === 'veto-updated' && applyVeto(lastQueue, event.payload)) { renderQueue(lastQueue); return; }
+      if (['track-changed', 'playback-changed', 'playback-stalled', 'queue-updated', 'vote-updated', 'veto-updated', 'entry-removed'].includes(event.type)) syncSoon();
     },
     onResync: async () => {
       try { await register(partyId, token); } catch (error) { if (stopIfReplaced(error)) return; /* else the next report retries */ }
@@ -314,7 +342,7 @@ async function run(partyId, token) {
   // R23: about once a second, the position the TV really plays; R20a: and whether it can play at all.
   function report() {
     // Idle too: the report is the TV's heartbeat, without it the server says "no TV" within 10 s (issue 24).
-    const body = !current?.track ? { position: 0, duration: 0, paused: true } : player
+    const body = !current || !current.track ? { position: 0, duration: 0, paused: true } : player
       ? { position: player.positionMs(), duration: player.durationMs(), paused: player.isPaused() || blocked, blocked }
       : { position: now.positionMs(), duration: current.track.duration_ms || 0, paused: true };
     if (playerError) body.error = playerError;
@@ -327,7 +355,7 @@ async function run(partyId, token) {
   addEventListener('pagehide', () => {
     clearInterval(reporter);
     events.stop();
-    player?.pause();
+    if (player) player.pause();
     api('DELETE', `${base}/device`, { token, keepalive: true }).catch(() => {});
   });
   addEventListener('pageshow', (event) => { if (event.persisted) location.reload(); });

@@ -1,3 +1,4 @@
+import { call } from '../dom.js';
 /**
  * The `<audio>` player adapter (demo and local files). Every adapter offers the same surface:
  * load(track, positionMs, play) · play() · pause() · seek(ms) · positionMs() · durationMs() · isPaused()
@@ -8,8 +9,8 @@ export class AudioPlayer {
     this.element = element;
     this.sourceOf = sourceOf;
     this.handlers = { onEnded, onBlocked, onError };
-    element.addEventListener('ended', () => this.handlers.onEnded?.());
-    element.addEventListener('error', () => { if (element.getAttribute('src')) this.handlers.onError?.(); });
+    element.addEventListener('ended', () => call(this.handlers.onEnded));
+    element.addEventListener('error', () => { if (element.getAttribute('src')) call(this.handlers.onError); });
   }
 
   async load(track, positionMs, play) {
@@ -31,7 +32,7 @@ export class AudioPlayer {
       await this.element.play();
       return true;
     } catch (error) {
-      if (error && error.name === 'NotAllowedError') this.handlers.onBlocked?.();
+      if (error && error.name === 'NotAllowedError') call(this.handlers.onBlocked);
       return false;
     }
   }

@@ -1,10 +1,11 @@
+import { call } from '../dom.js';
 import { vendorScript } from './vendor-script.js';
 
 /**
  * The YouTube IFrame Player adapter: same surface as AudioPlayer. The video shows on the TV
  * (YouTube requires a visible player of at least 200×200). Loads the IFrame API once.
  */
-const loadApi = () => vendorScript('https://www.youtube.com/iframe_api', 'onYouTubeIframeAPIReady', () => window.YT?.Player && window.YT);
+const loadApi = () => vendorScript('https://www.youtube.com/iframe_api', 'onYouTubeIframeAPIReady', () => window.YT && window.YT.Player && window.YT);
 
 export class YouTubePlayer {
   static async create(container, handlers) {
@@ -20,7 +21,7 @@ export class YouTubePlayer {
           onStateChange: (event) => player.stateChanged(event.data),
           // 2 bad id, 5 HTML5 error, 100 removed, 101/150 not embeddable: this song, so move on.
           // 153 (no Referer sent) fails every video: say so instead of skipping the whole queue.
-          onError: (event) => (event.data === 153 ? handlers.onUnavailable?.() : handlers.onError?.()),
+          onError: (event) => (event.data === 153 ? call(handlers.onUnavailable) : call(handlers.onError)),
         },
       });
     });
@@ -34,12 +35,12 @@ export class YouTubePlayer {
   }
 
   stateChanged(state) {
-    if (state === 0) this.handlers.onEnded?.();
+    if (state === 0) call(this.handlers.onEnded);
     // Still unstarted (-1) or cued (5) after a play request: the browser blocked autoplay.
     if ((state === -1 || state === 5) && this.wantsPlay) {
       clearTimeout(this.blockTimer);
       this.blockTimer = setTimeout(() => {
-        if (this.player.getPlayerState() !== 1) this.handlers.onBlocked?.();
+        if (this.player.getPlayerState() !== 1) call(this.handlers.onBlocked);
       }, 1500);
     }
   }
@@ -61,7 +62,7 @@ export class YouTubePlayer {
   pause() { this.wantsPlay = false; this.player.pauseVideo(); }
   stop() { this.wantsPlay = false; this.videoId = null; this.player.stopVideo(); }
   seek(positionMs) { this.player.seekTo(Math.max(0, positionMs / 1000), true); }
-  positionMs() { return Math.round((this.player.getCurrentTime?.() || 0) * 1000); }
-  durationMs() { return Math.round((this.player.getDuration?.() || 0) * 1000); }
-  isPaused() { return this.player.getPlayerState?.() !== 1; }
+  positionMs() { return Math.round((call(this.player.getCurrentTime, this.player) || 0) * 1000); }
+  durationMs() { return Math.round((call(this.player.getDuration, this.player) || 0) * 1000); }
+  isPaused() { return call(this.player.getPlayerState, this.player) !== 1; }
 }
