@@ -4,6 +4,8 @@
 # against the same binary, and the checks of the standalone release binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The documentation's links first: a broken one fails the run in a second, not after the build.
+bash .ci/check-links.sh
 ulimit -n 65536 2>/dev/null || true
 bash .ci/check-packages
 bash .ci/check-js-syntax.sh

@@ -37,7 +37,7 @@ public struct Configuration: Sendable, Equatable {
 
     public init() {}
 
-    /// The README's option table (`musicvoting --help-markdown`), rendered from the same option table.
+    /// docs/hosting.md's option table (`musicvoting --help-markdown`), rendered from the same option table.
     public static var markdownTable: String {
         (["| option | environment | default | what it does |", "|---|---|---|---|"] + ConfigurationOption.all.map { option in
             "| `\(option.flag) \(option.value)` | `\(option.environment)` | \(option.defaultText) | \(option.help) |"

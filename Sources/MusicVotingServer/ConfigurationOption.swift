@@ -4,7 +4,7 @@ import PartyCore
 import PartyEngine
 
 /// One command-line option, declared once: its flag (`--name`), environment variable (`MUSICVOTING_NAME`),
-/// config-file key (`name = …`), `--help` line and README row all come from this value.
+/// config-file key (`name = …`), `--help` line and docs/hosting.md row all come from this value.
 struct ConfigurationOption: Sendable {
     typealias Apply = @Sendable (inout Configuration, String) throws(Configuration.ParseError) -> Void
 

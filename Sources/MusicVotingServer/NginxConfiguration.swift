@@ -75,7 +75,7 @@ public struct NginxConfiguration: Equatable {
             """
         let addressLimit = connectionsPerAddress == 0 ? "" : "    limit_conn musicvoting_addresses \(connectionsPerAddress);\n"
         return """
-            # MusicVoting: \(upstreams.count) instance\(upstreams.count == 1 ? "" : "s") on one PostgreSQL database (README, "Run on several machines").
+            # MusicVoting: \(upstreams.count) instance\(upstreams.count == 1 ? "" : "s") on one PostgreSQL database (docs/scaling.md).
             # Printed by `musicvoting nginx-config`; goes inside nginx's http block (/etc/nginx/conf.d/musicvoting.conf).
             \(addressZone)# The party a request belongs to, read as the instances read it, so no other spelling of one id reaches another
             # instance: a whole path segment after /api/party/ (nginx's $uri is decoded, as the instances decode the path).

@@ -1,7 +1,7 @@
 import Foundation
 
 /// R10a's text rules: fold case and accents, drop qualifiers in brackets or after " - " and "feat. X", keep only
-/// letters and digits. README "Versions of one song" lists what this does not catch.
+/// letters and digits. docs/rules.md (R10a) lists what this does not catch.
 extension SongIdentity {
     /// Separators after which a title carries a qualifier ("Remastered 2011", "Radio Edit") or, on YouTube, the title
     /// itself ("Lynyrd Skynyrd - Free Bird").

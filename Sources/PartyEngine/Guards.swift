@@ -1,7 +1,7 @@
 import Foundation
 import PartyCore
 
-/// Every limit of the README's Security table, and the TV pairings waiting to be claimed: what guards the server
+/// Every limit of docs/security.md's table, and the TV pairings waiting to be claimed: what guards the server
 /// against guessing and floods. In memory for one instance (SQLite); with `shared` (issue 26: several instances on
 /// one PostgreSQL) the counts, proven clients and pairings live in the database, so a guess counts the same on
 /// every instance. A value type that `PartyState` owns.

@@ -53,7 +53,7 @@ def make_browser(size, language="de-DE", autoplay=True):
     options = webdriver.ChromeOptions()
     arguments = ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio",
                  f"--window-size={size[0]},{size[1] + 160}", f"--lang={language}"]
-    # Kiosk TVs run with this flag (README); without it the monitor must offer its Start button.
+    # Kiosk TVs run with this flag (docs/hosting.md); without it the monitor must offer its Start button.
     arguments.append("--autoplay-policy=no-user-gesture-required" if autoplay else "--autoplay-policy=document-user-activation-required")
     for argument in arguments:
         options.add_argument(argument)

@@ -59,7 +59,7 @@ final class NginxProcess {
         try? FileManager.default.removeItem(atPath: folder)
     }
 
-    /// The binary's own `nginx-config` (what README "Run on several machines" installs) inside a main configuration
+    /// The binary's own `nginx-config` (what docs/scaling.md installs) inside a main configuration
     /// that keeps nginx's pid, logs and temp folders in `folder`.
     static func configuration(folder: String, port: UInt16, upstreams: [UInt16], balancing: Balancing) throws -> String {
         let arguments = ["nginx-config", "--listen", "127.0.0.1:\(port)"] + upstreams.flatMap { ["--upstream", "127.0.0.1:\($0)"] }

@@ -48,13 +48,13 @@ struct ConfigurationTests {
 
 @Suite("Each option is declared once (issue 11)")
 struct ConfigurationOptionTableTests {
-    @Test func helpEnvironmentConfigFileAndREADMEComeFromOneTable() throws {
+    @Test func helpEnvironmentConfigFileAndHostingGuideComeFromOneTable() throws {
         for option in ConfigurationOption.all {
             #expect(Configuration.usage.contains(option.flag + " ") && Configuration.usage.contains(option.environment), "\(option.flag)")
         }
-        let readme = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md").path, encoding: .utf8)
-        #expect(readme.contains(Configuration.markdownTable), "README's option table is `musicvoting --help-markdown`")
+        let hostingGuide = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/hosting.md").path, encoding: .utf8)
+        #expect(hostingGuide.contains(Configuration.markdownTable), "docs/hosting.md's option table is `musicvoting --help-markdown`")
         // Every option works as a flag, as its environment variable and as a config-file key.
         let sample = ["max-parties": "7", "threads": "3", "allowed-host": "a.lan", "youtube-key": "k"]
         for (name, value) in sample {

@@ -70,7 +70,7 @@ struct BlacklistTests {
     }
 
     /// R12 keeps substring semantics, and the fold drops spaces: a word also matches inside longer words and across
-    /// word gaps. Documented in the README's Security section, pinned here.
+    /// word gaps. Documented in docs/security.md, pinned here.
     @Test func substringSemanticsStay() {
         let ass = Blacklist(words: ["ass"])
         #expect(ass.blocks(track(1, name: "Glass Animals")), "inside a word, as R12 always did")
@@ -81,7 +81,7 @@ struct BlacklistTests {
         #expect(Self.blacklist.blocks(track(6, name: "sparn")), "TR39: \"rn\" looks like \"m\"")
     }
 
-    /// The README's Security section promises these; they are pinned so it does not drift from the code.
+    /// docs/security.md promises these; they are pinned so it does not drift from the code.
     @Test func whatTheReadmeSaysIsCaughtAndWhatNot() {
         #expect(Self.blacklist.blocks(track(1, name: "s_p+a|m")))
         #expect(Blacklist(words: ["class"]).blocks(track(2, name: "CIass")), "capital I written for l, as written")
