@@ -14,6 +14,8 @@ export function renderTracks(list, tracks, { actions, showLikes = false, showCur
     // The "auto" badge sits on the artist line: beside the title it squeezed the title on phones.
     const meta = el('div', { className: 'track-meta' }, [el('span', { className: 'track-artist', text: artistsOf(track) })]);
     if (track.autofilled) meta.prepend(el('span', { className: 'track-badge', text: t('queue.autofilled') }));
+    // R18a: the asking guest's own songs, in every list that holds them.
+    if (track.mine) meta.prepend(el('span', { className: 'track-badge mine', text: t('queue.mine') }));
     // R18a: when a waiting song starts, if nothing changes.
     if (showStart && !track.isCurrentlyPlaying && typeof track.startsInMs === 'number') {
       meta.append(el('span', { className: 'track-start', text: startText(track, startClock) }));

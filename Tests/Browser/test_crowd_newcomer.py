@@ -142,3 +142,29 @@ def test_one_like_reads_as_one_like(server, browsers):
         label = wait(guest, lambda: guest.execute_script("""const button = document.querySelector('#queue-list .like-button');
             return button && button.getAttribute('aria-label')"""))
         assert f"({one})" in label, label
+
+
+def test_a_guests_playing_song_counts_in_fair_order_and_its_own_songs_are_marked(server, browsers):
+    party = server.api("POST", "/api/party", {"provider": "demo", "fairQueue": True})
+    reporting_tv(server, party)
+    flooder = open_guest(browsers, server, party, "en-US")
+    neighbour = open_guest(browsers, server, party, "de-DE")
+    add(server, party, 1, device_of(flooder))
+    add(server, party, 2, device_of(flooder))
+    add(server, party, 3, "b")
+    add(server, party, 4, "c")
+    wait(flooder, lambda: server.api("GET", f"/api/party/{party['id']}/track/current")["state"] == "playing")
+    # R9b: the flooder's first song plays, so its second waits behind B's and C's first.
+    expected = [name_of(server, party, number) for number in (3, 4, 2)]
+    rows = lambda driver: driver.execute_script("""return [...document.querySelectorAll('#queue-list .track')].map(row =>
+        [row.querySelector('.track-name').textContent, (row.querySelector('.track-badge.mine') || {}).textContent || ''])""")
+    wait(flooder, lambda: [name for name, _ in rows(flooder)][:3] == expected, message="B1, C1, then A2")
+    marks = dict(rows(flooder))
+    assert marks[expected[2]] == "yours" and marks[expected[0]] == "", marks
+    wait(neighbour, lambda: [name for name, _ in rows(neighbour)][:3] == expected)
+    assert all(mark == "" for _, mark in rows(neighbour)), "never who else added a song"
+    neighbour_mine = device_of(neighbour)
+    add(server, party, 5, neighbour_mine)
+    wait(neighbour, lambda: dict(rows(neighbour)).get(name_of(server, party, 5)) == "dein Song", message="marked in German")
+    assert axe_violations(flooder) == [] and axe_violations(neighbour) == []
+    screenshot(flooder, "guest-own-song-marked-phone")
