@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fails, naming each line, when the code or the documentation cites an issue number or a date: comments and docs
-# say why in product terms and cite rules (R24), history lives in git. Not yet part of Tests/run-all.sh.
+# say why in product terms and cite rules (R24), history lives in git.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if grep -rniIE "issue ?#?[0-9]|20[0-9]{2}-[01][0-9]-[0-3][0-9]" Sources Public Templates docs README.md; then

@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # The documentation's links first: a broken one fails the run in a second, not after the build.
 bash .ci/check-links.sh
+bash .ci/check-history-words.sh
 ulimit -n 65536 2>/dev/null || true
 bash .ci/check-packages
 bash .ci/check-js-syntax.sh
@@ -18,7 +19,7 @@ swift build --build-tests
 # the kit runs on its own, after the rest.
 swift test --skip-build --skip MusicVotingKitTests
 swift test --skip-build --filter MusicVotingKitTests
-# Issue 26: the tests' own PostgreSQL servers (Tests/TestSupport/PostgreSQLCluster.swift) end with the tests.
+# The tests' own PostgreSQL servers (Tests/TestSupport/PostgreSQLCluster.swift) end with the tests.
 sleep 2
 if pgrep -u postgres -f "postgres -D /tmp/mv-pg-$MUSICVOTING_TEST_TAG-" >/dev/null; then echo "a test left its PostgreSQL server running" >&2; exit 1; fi
 # The cluster tests' nginx (Tests/Cluster/NginxProcess.swift) and instances on a test database end with them too.
@@ -28,7 +29,7 @@ for pid in $(pgrep -f "musicvoting .*--database postgres://mv@127.0.0.1"); do
         echo "a test left a musicvoting instance running" >&2; exit 1
     fi
 done
-# MusicVotingKit alone (issue 16): its sources in a package of their own, with nothing but Foundation and
+# MusicVotingKit alone: its sources in a package of their own, with nothing but Foundation and
 # Observation to link against, so the kit cannot lean on a server module or a C library.
 kit_package=$(mktemp -d)
 mkdir -p "$kit_package/Sources/MusicVotingKit"
@@ -49,7 +50,7 @@ if [[ ! -d "$axe_marker" ]]; then
     rm -rf .build/test-python
     /usr/bin/python3 -m pip install -q --root-user-action=ignore --no-deps --target .build/test-python -r .ci/pip-test.txt
 fi
-# The release binary as it is copied to another machine (issue 15): Swift runtime linked in, pages and assets inside.
+# The release binary as it is copied to another machine: Swift runtime linked in, pages and assets inside.
 swift build -c release --static-swift-stdlib
 # Debian's python3 has python3-selenium and python3-pytest; a python3 earlier on PATH may not.
 MUSICVOTING_RELEASE_BINARY=.build/release/musicvoting /usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/Browser Tests/Standalone

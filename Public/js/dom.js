@@ -28,7 +28,7 @@ export function coverImage(url) {
 }
 
 /**
- * Issue 24: track JSON carries covers of this server as absolute URLs on the public URL (SPEC, for the iOS app).
+ * Track JSON carries covers of this server as absolute URLs on the public URL (SPEC, for the iOS app).
  * A page opened under another of the server's names would fetch them from another origin, which the page's CSP
  * (img-src 'self') blocks and which that browser may not even reach; as a path they load from wherever the page
  * came from. Other covers (Spotify, YouTube) stay as they are.

@@ -37,7 +37,7 @@ const REFUSED_RETRY_MS = 20000;
 export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResync, onEnded, onStatus }) {
   const query = new URLSearchParams({ partyId, source: 'web' });
   if (monitorToken) query.set('monitorToken', monitorToken);
-  // The host's stream proves the PIN, so a flood of guest streams never takes its place (issue 23).
+  // The host's stream proves the PIN, so a flood of guest streams never takes its place.
   if (hostPin) query.set('hostPin', hostPin);
   const url = `/api/spotify/events?${query}`;
 

@@ -10,7 +10,7 @@ export function focusTvCode(event) {
 }
 
 /**
- * Issue 24: no TV yet. The hint names the TV's address and the code card; playing from this phone is a second,
+ * No TV yet. The hint names the TV's address and the code card; playing from this phone is a second,
  * explicit choice that asks first (it turns this page into the monitor).
  */
 export function setUpDeviceHint(party, hostPin) {

@@ -5,7 +5,7 @@ import { renderTracks } from './track-list.js';
 import { deviceId } from './storage.js';
 
 /**
- * Issue 24: the host adds songs too, with the guest page's search and add. Its own device id (kept in this browser)
+ * The host adds songs too, with the guest page's search and add. Its own device id (kept in this browser)
  * counts toward the add limit like a guest's. `queue()` is the last queue, for the ✓ of songs already waiting.
  */
 export function hostSearch(base, provider, queue, reloadQueue) {

@@ -1,7 +1,7 @@
 import { retime, firstStart } from './start-times.js';
 
 /**
- * Issue 24: a like's `vote-updated` event carries the entry's new count and the new order of the waiting entries
+ * A like's `vote-updated` event carries the entry's new count and the new order of the waiting entries
  * (R9, decided by the server), so a page applies it instead of fetching the queue after every like. Returns the
  * queue in its new order, or null when the event does not match what the page holds (it missed something) and
  * the page must reload.

@@ -1,6 +1,6 @@
 import { retime } from './start-times.js';
 /**
- * Issue 24: `track-changed` carries the new current entry (id, name, artist, length, cover, position), so a page
+ * `track-changed` carries the new current entry (id, name, artist, length, cover, position), so a page
  * shows the next song without fetching the queue and the current track. The `queue-updated` with reason
  * `advance` that follows it says nothing more: pages that apply this may ignore it.
  */

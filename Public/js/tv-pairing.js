@@ -5,10 +5,10 @@ import { pinForm } from './pin-input.js';
 import { ask } from './dialog.js';
 
 /**
- * Issue 14, for the ready screen and the host page: shows the TV's short address (on the address guests reach,
+ * For the ready screen and the host page: shows the TV's short address (on the address guests reach,
  * not this tab's) and makes the six digit boxes `[data-pin=tv]` pair the TV showing that code with the party;
  * `status` then says so, and `onPaired` runs. Returns `pairFromLink(code)` for a code from the TV's QR code: that
- * one asks first, showing the code to compare with the TV (issue 23: a guest's own pairing link must not hand
+ * one asks first, showing the code to compare with the TV (a guest's own pairing link must not hand
  * them the TV). A connected TV is replaced only when the host says so.
  */
 export function tvPairing(party, hostPin, { address, status, onPaired = () => {} }) {

@@ -4,7 +4,7 @@ import { t } from './i18n.js';
 /**
  * The host's removals: one waits 5 s with an "Undo" before `remove(uri)` runs (its row is hidden meanwhile, see
  * `pending`); leaving the page sends what is pending at once (`removeOnLeave`), so nothing removed comes back.
- * Issue 24: focus moves to "Undo" (17 Tab presses away before); after a removal made with the keyboard nothing is
+ * Focus moves to "Undo" (17 Tab presses away before); after a removal made with the keyboard nothing is
  * sent while focus stays in the bar, and Escape or ✕ sends at once. A tap keeps the 5 s: a phone user never moves
  * focus out of the bar, so holding it there would keep the song in every guest's queue. Closing the bar moves
  * focus to the removed row's neighbour in `list` (the next row, else the previous, else `heading`).

@@ -1,4 +1,4 @@
-/* ICU for the build-time FoldTableGenerator only (issue 23): the spoof checker's TR39 skeletons, case folding
+/* ICU for the build-time FoldTableGenerator only: the spoof checker's TR39 skeletons, case folding
    and normalization. No shipped target depends on this module, so the server binary never links libicu. */
 #include <unicode/uchar.h>
 #include <unicode/unorm2.h>

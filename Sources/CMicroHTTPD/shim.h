@@ -12,7 +12,7 @@
    the read buffer gives back, so every byte of it is resident. 5 KiB holds a head up to MV_REQUEST_HEAD_LIMIT and
    the largest answer head (the monitor page's, 644 bytes) with 256-512 bytes to spare (measured: 4,864 bytes still
    answer, 4,608 close such a connection unanswered; RequestHeadAttackTests sweeps it). 6 KiB was 1 KiB more per
-   subscriber (issue 28). */
+   subscriber. */
 #define MV_CONNECTION_MEMORY (5 * 1024)
 
 /* TLS 1.2 and 1.3 only, and in 1.2 only ephemeral ECDHE key exchange (forward secrecy): no static RSA,

@@ -6,7 +6,7 @@ static inline int mv_sqlite_bind_text(sqlite3_stmt *statement, int index, const 
 }
 
 /* sqlite3_config is variadic. Before SQLite's first use only (SQLITE_MISUSE after, changing nothing): no memory
-   statistics, which took a global mutex on every allocation of both connections (issue 28: 3 % of a like's time).
+   statistics, which took a global mutex on every allocation of both connections (3 % of a like's time).
    Nothing here reads them (sqlite3_status, a soft heap limit). */
 static inline int mv_sqlite_disable_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);

@@ -1,5 +1,5 @@
 /*
- * Issue 28: SQLite writes each WAL frame with two pwrite calls, its 24-byte header and then its page
+ * SQLite writes each WAL frame with two pwrite calls, its 24-byte header and then its page
  * (wal.c, walWriteOneFrame), so a group commit of 15 pages costs 30 system calls: 33 us on this project's
  * 2-core benchmark box, against 10 us for the same bytes in one call. This VFS is SQLite's default one with
  * the WAL file's appends gathered: a write that extends the log is copied into a buffer, and the gathered

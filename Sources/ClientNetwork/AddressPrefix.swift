@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// Issue 23: one address is not one person. The network a client address belongs to, as one guest's device sees it: an IPv4 /24 or an IPv6 /64
+/// One address is not one person. The network a client address belongs to, as one guest's device sees it: an IPv4 /24 or an IPv6 /64
 /// (a phone on IPv6 chooses freely among the 2^64 addresses of its /64). IPv4-mapped IPv6 addresses
 /// (`::ffff:a.b.c.d`, how IPv4 clients reach a dual-stack `--host ::`) are their IPv4 /24.
 public enum AddressPrefix: Hashable, Sendable, CustomStringConvertible {

@@ -1,7 +1,7 @@
 import Foundation
 import PackagePlugin
 
-/// Compiles the package's `Public/` and `Templates/` into the target it is applied to (issue 15: one file to
+/// Compiles the package's `Public/` and `Templates/` into the target it is applied to (one file to
 /// copy). Every file is an input, so editing one rebuilds the generated source.
 @main
 struct EmbedResources: BuildToolPlugin {

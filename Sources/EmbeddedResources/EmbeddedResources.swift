@@ -1,7 +1,7 @@
 import Foundation
 import HTTPServer
 
-/// `Public/` and `Templates/` compiled into the binary by the EmbedResources build plugin (issue 15), so the one
+/// `Public/` and `Templates/` compiled into the binary by the EmbedResources build plugin, so the one
 /// file `musicvoting` serves every page and asset with no checkout beside it. Entity tags and gzip variants were
 /// made at build time; decoding the base64 at start takes about a millisecond.
 public enum EmbeddedResources {

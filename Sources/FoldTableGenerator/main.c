@@ -1,5 +1,5 @@
 /*
- * Build tool of the FoldTable plugin (issue 23): asks the system ICU, one code point at a time, what the
+ * Build tool of the FoldTable plugin: asks the system ICU, one code point at a time, what the
  * blacklist folds turn it into, and writes that table as one Swift source file for PartyCore. It runs on the
  * build machine only; the server carries the table and never links ICU.
  *

@@ -1,7 +1,7 @@
 import Foundation
 import PackagePlugin
 
-/// Generates PartyCore's blacklist fold table from the build machine's ICU (issue 23): case folding and the
+/// Generates PartyCore's blacklist fold table from the build machine's ICU: case folding and the
 /// TR39 confusable skeleton of every code point, so the table follows Debian's ICU data instead of a hand-typed
 /// copy. The generator is the only input (ICU's data is no file SwiftPM watches: after an ICU upgrade, build clean);
 /// the shipped binary carries the table, not libicu.

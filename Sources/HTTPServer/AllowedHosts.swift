@@ -1,4 +1,4 @@
-/// The names this server answers to, against DNS rebinding (issue 10): a page on a hostile domain whose
+/// The names this server answers to, against DNS rebinding: a page on a hostile domain whose
 /// name resolves to the party laptop would otherwise talk to the API with the guest's browser. Browsers
 /// always send `Host`; an IP literal, `localhost`, the public URL's host and the configured names pass.
 public struct AllowedHosts: Sendable {

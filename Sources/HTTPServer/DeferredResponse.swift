@@ -1,7 +1,7 @@
 import Foundation
 
 /// A response computed while its connection is suspended: by work on a background queue, or by whoever `start`
-/// hands its `finish` to (issue 28: the group commit answers a write once the transaction holding it committed).
+/// hands its `finish` to (the group commit answers a write once the transaction holding it committed).
 /// `@unchecked Sendable`: `result` is written once, by `finish`, before the connection resumes, and read by the
 /// libmicrohttpd thread only after the resume (the resume orders the two).
 public final class DeferredResponse: @unchecked Sendable {
@@ -11,7 +11,7 @@ public final class DeferredResponse: @unchecked Sendable {
     static let inFlight = DispatchGroup()
 
     /// How to render the answer once it is known: run by libmicrohttpd's thread after the resume, so whoever
-    /// finishes (the group commit's one committer) only resumes (issue 28: building the JSON and the access log's
+    /// finishes (the group commit's one committer) only resumes (building the JSON and the access log's
     /// line was a fifth of the committer's time per like).
     public typealias Render = @Sendable () -> Response
     /// Begins the work; it calls `finish` exactly once, on any thread, when the answer is known.
@@ -19,7 +19,7 @@ public final class DeferredResponse: @unchecked Sendable {
     /// Seconds to wait before the work starts (a timer, no thread waits).
     public let delay: TimeInterval
     /// `start` only hands the work on and returns at once (a group commit's submit): libmicrohttpd's thread calls
-    /// it itself instead of waking a worker thread to call it (issue 28: one thread switch less per like).
+    /// it itself instead of waking a worker thread to call it (one thread switch less per like).
     let handsOn: Bool
     var result: Render?
 

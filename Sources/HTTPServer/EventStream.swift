@@ -7,7 +7,7 @@ import Synchronization
 /// Idle streams cost no CPU: when the buffer is empty the reader suspends the connection, and the
 /// next `send` resumes it (NOTES-libmicrohttpd: a reader returning 0 without suspending spins a core).
 /// The buffer is bounded: a client that falls this far behind is dropped and reconnects.
-/// `@unchecked Sendable`: every field is guarded by `lock`, a `Mutex` kept inside the object (issue 28: an `NSLock`
+/// `@unchecked Sendable`: every field is guarded by `lock`, a `Mutex` kept inside the object (an `NSLock`
 /// is four allocations on Linux, for each of thousands of idle subscribers).
 public final class EventStream: @unchecked Sendable {
     public let capacity: Int

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// The process's open-file limit: every connection is a descriptor, so the connection limit follows it
-/// (issue 10: at the usual soft limit of 1,024, about 1,000 streams from one client locked everybody out).
+/// (at the usual soft limit of 1,024, about 1,000 streams from one client locked everybody out).
 public enum OpenFileLimit {
     /// Raises the soft limit to the hard limit; returns the soft limit now in force.
     @discardableResult

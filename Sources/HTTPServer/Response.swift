@@ -40,7 +40,7 @@ public struct Response: Sendable {
         Response(status: 0, body: .deferred(DeferredResponse(delay: delay, work: work)))
     }
 
-    /// Answered by whoever `start` hands `finish` to, once (issue 28: after the commit that holds a write). `start`
+    /// Answered by whoever `start` hands `finish` to, once (after the commit that holds a write). `start`
     /// runs on libmicrohttpd's thread and must not wait for anything: it hands the work on and returns. `finish`
     /// takes how to render the answer, which libmicrohttpd's thread runs after the resume: the committer only
     /// resumes.

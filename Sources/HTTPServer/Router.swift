@@ -12,7 +12,7 @@ public struct Router: Sendable {
         let security: String?
         let handler: Handler
         /// The segments before a trailing `{rest*}` (all of them without one), read once when the route is added:
-        /// a request is matched against them without allocating until every literal matched (issue 28).
+        /// a request is matched against them without allocating until every literal matched.
         let fixed: [Segment]
         /// The name of a trailing `{rest*}`, which takes the remainder of the path (static files).
         let rest: String?
@@ -45,7 +45,7 @@ public struct Router: Sendable {
         func match(_ path: [Substring]) -> [String: String]? {
             if rest == nil { guard path.count == fixed.count else { return nil } } else { guard path.count >= fixed.count else { return nil } }
             // Last segment first: most routes share their start (`/api/party/{id}/…`), so a route that does not match
-            // is told by one comparison instead of three (issue 28: a like's path met 20 such routes before its own).
+            // is told by one comparison instead of three (a like's path met 20 such routes before its own).
             for index in fixed.indices.reversed() {
                 if case .literal(let expected) = fixed[index], expected != path[index] { return nil }
             }
@@ -59,7 +59,7 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
-    /// Issue 28: for each count of path segments, the routes that can match a path of that many, in the order they
+    /// For each count of path segments, the routes that can match a path of that many, in the order they
     /// were added (the first match wins); longer paths than these can match only routes with `{rest*}`.
     private var candidatesBySegments: [[Route]] = []
     private var restRoutes: [Route] = []
@@ -107,7 +107,7 @@ public struct Router: Sendable {
     }
 
     /// What the access log names a request that matched no route: never its raw path, which can carry a
-    /// PIN or, URL-decoded, a line break that forges log lines (issue 10).
+    /// PIN or, URL-decoded, a line break that forges log lines.
     public static let unmatchedRoute = "(no route)"
 
     /// Runs the request through its route.
@@ -127,7 +127,7 @@ public struct Router: Sendable {
     }
 
     /// The path's segments between slashes, empty ones left out. Scanned as UTF-8 (a slash is one byte, so every cut
-    /// falls on a character boundary): splitting by `Character` cost a GET queue about a tenth of its time (issue 28).
+    /// falls on a character boundary): splitting by `Character` cost a GET queue about a tenth of its time.
     static func split(_ path: String) -> [Substring] {
         let utf8 = path.utf8
         var segments: [Substring] = []

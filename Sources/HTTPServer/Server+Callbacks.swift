@@ -161,7 +161,7 @@ private func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Re
         stream.attach(connection)
         let context = Unmanaged.passRetained(stream).toOpaque()
         // The block size is a buffer inside each response that 0.9.75's chunked replies do not read into (the reader
-        // writes into the connection's pool, as much as fits): 1 KiB of it was idle memory per subscriber (issue 28).
+        // writes into the connection's pool, as much as fits): 1 KiB of it was idle memory per subscriber.
         handle = MHD_create_response_from_callback(mv_size_unknown(), 128, streamReader, context, streamFreed)
         if handle == nil { Unmanaged<EventStream>.fromOpaque(context).release() }
     case let .file(descriptor, offset, length):
@@ -196,7 +196,7 @@ private let collectValue: MHD_KeyValueIterator = { context, _, key, value in
 }
 
 /// A header name with its ASCII capitals made small, every other byte kept (invalid UTF-8 repaired as `String(cString:)`
-/// does). Names are ASCII tokens: Unicode's lowercasing cost a like a twentieth of its HTTP work (issue 28), and it
+/// does). Names are ASCII tokens: Unicode's lowercasing cost a like a twentieth of its HTTP work, and it
 /// made some non-ASCII names into ASCII ones (the Kelvin sign's "K" into "k"), which this one never does.
 func asciiLowercased(_ name: UnsafePointer<CChar>) -> String {
     let length = strlen(name)

@@ -95,7 +95,7 @@ private struct JSONParser {
         return .number(number)
     }
 
-    /// A string's bytes decoded once (issue 28: appending it scalar by scalar was a third of parsing a like's body).
+    /// A string's bytes decoded once (appending it scalar by scalar was a third of parsing a like's body).
     /// Invalid UTF-8 becomes U+FFFD as before: an escape's bytes start a new sequence, so a sequence the escape cuts
     /// short is repaired the same way whether decoded with it or alone.
     mutating func parseString() throws(JSONParseError) -> String {

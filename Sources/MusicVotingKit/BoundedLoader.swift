@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// How much of an answer the kit takes, and for how long, before it gives up on a request (security issue 23).
+/// How much of an answer the kit takes, and for how long, before it gives up on a request.
 public struct ResponseLimits: Equatable, Sendable {
     /// The most body bytes taken; a longer answer fails with `APIError.tooLarge`.
     public var maximumBodyBytes: Int

@@ -32,7 +32,7 @@ public struct QueueEntry: Codable, Hashable, Sendable, Identifiable {
     public let isCurrentlyPlaying: Bool
     public let autofilled: Bool
     public var hasVoted: Bool?
-    /// R18a: how long until it starts if nothing changes (servers before issue 27 leave it out).
+    /// R18a: how long until it starts if nothing changes (older servers leave it out).
     public var startsInMs: Int?
     /// R18a: true on the asking device's own entries (with `deviceId`); never who else added one.
     public var mine: Bool?
@@ -142,7 +142,7 @@ public struct PartyEvent: Hashable, Sendable {
     /// could not replay after a restart) may be missing, so models reload their state on it.
     public static let connected = "stream-connected"
 
-    /// From the server (issue 26): the `Last-Event-ID` this stream resumed with is older than the party's event log
+    /// From the server: the `Last-Event-ID` this stream resumed with is older than the party's event log
     /// keeps (or unknown), so events were missed that no replay brings back: models reload, as on `connected`.
     public static let resync = "resync"
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Scheme, host and port (the default port when the URL names none): credentials never leave the origin they were
-/// meant for (security issue 23).
+/// meant for.
 struct Origin: Equatable, Sendable {
     let scheme: String
     let host: String

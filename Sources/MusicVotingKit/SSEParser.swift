@@ -3,7 +3,7 @@ import Foundation
 /// The event-stream format as the server writes it: `id:` and `data:` lines, `:` comments (keepalives), a blank
 /// line ends an event. Bytes may arrive split anywhere; `feed` returns the events completed so far.
 ///
-/// Bounded (security issue 23): a line longer than `maximumLineBytes` or an event whose data passes
+/// Bounded: a line longer than `maximumLineBytes` or an event whose data passes
 /// `maximumEventBytes` sets `overflow`, drops what was held and ignores the rest; the owner closes the connection
 /// and reconnects. Each byte is scanned once: a partial line is remembered, not re-read on the next chunk.
 public struct SSEParser: Sendable {

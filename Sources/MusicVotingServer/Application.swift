@@ -18,11 +18,11 @@ public final class Application: @unchecked Sendable {
     let connectionLimit: Int
     private let upkeep = DispatchQueue(label: "musicvoting.upkeep")
     private let doorbell: Doorbell?
-    /// Issue 26: with a shared database, the upkeep runs on the one instance holding this lock. Used on `upkeep` only.
+    /// With a shared database, the upkeep runs on the one instance holding this lock. Used on `upkeep` only.
     private let upkeepLock: UpkeepLock?
     // Guarded by `upkeep`: whether this instance held the upkeep lock at the last tick.
     private var ranUpkeep = false
-    /// Issue 26: with a shared database, which parties' timers this instance runs. Used on `upkeep` only.
+    /// With a shared database, which parties' timers this instance runs. Used on `upkeep` only.
     private let timerShards: TimerShards?
     private var timer: DispatchSourceTimer?
     // Guarded by `upkeep`: ticks since start (one a second), for the 60 s expiry.
@@ -42,7 +42,7 @@ public final class Application: @unchecked Sendable {
                                                              total: connectionLimit * 3 / 4))
         let library = configuration.libraryDirectory.map { LocalLibrary(root: URL(fileURLWithPath: $0)) }
         let vault = StoreTokenVault()
-        // Issue 26: on a shared database the guards (limits, pairings) and the OAuth states live there too.
+        // On a shared database the guards (limits, pairings) and the OAuth states live there too.
         let sharedGuards = try configuration.databaseURL.map { url in try Self.openPostgreSQLSession(url) { try ClusterGuards(url: $0) } }
         let loginState = try configuration.databaseURL.map { url in
             try Self.openPostgreSQLSession(url) { try SpotifyLoginState(shared: ClusterLogins(url: $0)) }
@@ -63,7 +63,7 @@ public final class Application: @unchecked Sendable {
                 YouTubeProvider(apiKey: key, base: configuration.youtubeBase.flatMap(URL.init(string:)) ?? YouTubeProvider.defaultBase)
             } ?? UnconfiguredProvider(name: "youtube"),
         ])
-        // Issue 26: on a shared PostgreSQL database, events committed by other instances reach this one's streams.
+        // On a shared PostgreSQL database, events committed by other instances reach this one's streams.
         let doorbell = try configuration.databaseURL.map { [hub] url in try Self.openDoorbell(url, hub: hub) }
         upkeepLock = try configuration.databaseURL.map(Self.openUpkeepLock)
         timerShards = try configuration.databaseURL.map { url in try Self.openPostgreSQLSession(url) { try TimerShards(url: $0) } }
@@ -149,7 +149,7 @@ public final class Application: @unchecked Sendable {
         }
     }
 
-    /// Issue 26: holds (or asks for) the upkeep lock; the instance that takes it over runs the start-up upkeep
+    /// Holds (or asks for) the upkeep lock; the instance that takes it over runs the start-up upkeep
     /// first, so a party that came due while its owner was gone ends now. On `upkeep` only.
     private func takeUpkeep(_ lock: UpkeepLock) -> Bool {
         let owner = lock.hold()
@@ -198,7 +198,7 @@ public final class Application: @unchecked Sendable {
         }
     }
 
-    /// Issue 26: the doorbell's own session to the database `openPostgreSQL` reached.
+    /// The doorbell's own session to the database `openPostgreSQL` reached.
     static func openDoorbell(_ url: String, hub: EventHub) throws(StartupError) -> Doorbell {
         do { return try Doorbell(url: url, hub: hub) } catch {
             let reason = (error as? DatabaseError)?.message ?? String(describing: error)

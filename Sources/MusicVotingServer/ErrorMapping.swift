@@ -13,7 +13,7 @@ enum ErrorMapping {
         case let error as PartyError: return httpError(error)
         case let error as ProviderError: return httpError(error)
         case let error as DatabaseError where error.isConnectionFailure:
-            // Issue 26: PostgreSQL is down or restarting; the store opens its connection again on the next request.
+            // PostgreSQL is down or restarting; the store opens its connection again on the next request.
             Log.error("\(context): \(error)")
             return HTTPError(status: 503, message: "Die Datenbank ist gerade nicht erreichbar. Bitte gleich noch einmal versuchen.",
                              code: "database_unavailable", headers: [("Retry-After", "2")])

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `musicvoting install` / `uninstall` (issue 15): the running binary to /usr/local/bin, a commented config
+/// `musicvoting install` / `uninstall`: the running binary to /usr/local/bin, a commented config
 /// to /etc/musicvoting.conf, data in /var/lib/musicvoting and a systemd unit that runs it as the unprivileged
 /// user `musicvoting`, restarting it on failure. `uninstall` removes binary, unit and config and keeps the data.
 /// `--root DIR` does the same below DIR without touching users or systemd (packaging, tests).

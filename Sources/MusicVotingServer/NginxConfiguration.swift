@@ -2,7 +2,7 @@ import HTTPServer
 import PartyEngine
 
 /// `musicvoting nginx-config --upstream HOST:PORT … [--listen [ADDRESS:]PORT] [--round-robin]
-/// [--max-connections-per-address N]` (issue 26): the nginx configuration for several instances on one PostgreSQL,
+/// [--max-connections-per-address N]`: the nginx configuration for several instances on one PostgreSQL,
 /// printed for `/etc/nginx/conf.d/musicvoting.conf` (it goes inside nginx's `http` block). The cluster tests and
 /// `cluster_bench.py` run nginx on exactly this text.
 public struct NginxConfiguration: Equatable {

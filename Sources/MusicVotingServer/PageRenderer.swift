@@ -14,7 +14,7 @@ struct PageRenderer: Sendable {
     private let localization: Localization
     /// Where pages link their assets (`/assets/v-<version>`), filled into templates as `{{assets}}`.
     private let assetBase: String
-    /// The public URL the API builds cover URLs on; pages load a cover of this server by its path (issue 24).
+    /// The public URL the API builds cover URLs on; pages load a cover of this server by its path.
     private let publicBase: @Sendable () -> String
 
     enum LoadError: Error, CustomStringConvertible {

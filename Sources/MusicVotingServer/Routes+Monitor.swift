@@ -14,7 +14,7 @@ extension Routes {
                 guard let deviceId = try request.deviceId(from: json) else { throw PartyError.invalidInput("Missing deviceId") }
                 let kind = try request.stringField("kind", in: json) ?? "monitor"
                 guard kind == "monitor" else { throw PartyError.invalidInput("Invalid kind: must be 'monitor'") }
-                // Issue 24: a second TV never silently takes over a connected one; its page asks and says `replace`.
+                // A second TV never silently takes over a connected one; its page asks and says `replace`.
                 let replace = json["replace"]?.boolValue ?? false
                 let token = try service.registerMonitor(deviceId: deviceId, caller: caller, party: party, clientAddress: request.clientAddress,
                                                         replace: replace)
@@ -54,7 +54,7 @@ extension Routes {
                     guard Identifiers.isWellFormedDeviceId(id) else { throw PartyError.invalidInput("Invalid installationId") }
                     return id
                 }
-                // Issue 26: the party's sequence number to resume after; one that is no number is no id we gave out
+                // The party's sequence number to resume after; one that is no number is no id we gave out
                 // (-1: the stream says `resync`).
                 let lastEventId = (request.header("last-event-id") ?? request.query["lastEventId"]).flatMap { $0.isEmpty ? nil : Int64($0) ?? -1 }
                 if partyId.isEmpty, source == "ios", let installationId {

@@ -22,7 +22,7 @@ extension Routes {
             }
             return pages.render("guest", for: request, title: "app.name", data: view)
         }
-        // `/tv` is the short address a host types on a TV remote (issue 14); `/monitor` as SPEC names it.
+        // `/tv` is the short address a host types on a TV remote; `/monitor` as SPEC names it.
         for path in ["/monitor", "/tv"] {
             router.add("GET", path, summary: "Monitor / TV page") { request in
                 // The provider players load their own scripts: YouTube's IFrame API, Spotify's Web Playback SDK.

@@ -93,7 +93,7 @@ extension Routes {
                 let party = try service.requireHost(request, partyId: request.parameter("id"))
                 try service.addBlacklistWord(try request.stringField("word", in: json) ?? "", party: party)
                 let blacklist = try service.blacklist(of: party)
-                // Issue 24: the waiting songs the list now blocks, by the server's one rule, so the host page can offer to remove them.
+                // The waiting songs the list now blocks, by the server's one rule, so the host page can offer to remove them.
                 let matching = try service.queue(of: party).waitingUris(blockedBy: blacklist)
                 return .json(["words": .array(blacklist.words.map(JSON.string)), "matching": .array(matching.map(JSON.string))])
             }

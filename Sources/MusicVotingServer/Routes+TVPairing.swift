@@ -5,7 +5,7 @@ import PartyCore
 import PartyEngine
 import Rendering
 
-/// Issue 14 (ours): a TV pairs in one step. It opens a pairing and shows the code (and a QR code of the host
+/// Ours: a TV pairs in one step. It opens a pairing and shows the code (and a QR code of the host
 /// page that claims it); the host claims the code from a phone; the TV, polling with its secret, gets the
 /// party and a monitor token and registers as usual (R21). The host-PIN way stays as the fallback.
 extension Routes {
@@ -15,7 +15,7 @@ extension Routes {
             try respond("tv pairing") {
                 let pairing = try service.openTVPairing(clientAddress: request.clientAddress)
                 let pairURL = Self.pairURL(service: service, code: pairing.code)
-                // The QR code travels with the pairing (issue 23): a route that drew it for any code told a
+                // The QR code travels with the pairing: a route that drew it for any code told a
                 // sweeper which codes wait.
                 let png = try QRCode(pairURL).png(minimumPixels: 360)
                 return .json(["code": .string(pairing.code), "secret": .string(pairing.secret),

@@ -11,7 +11,7 @@ extension Routes {
                 let party = try service.activeParty(id: request.parameter("id"))
                 let query = String((request.query["q"] ?? "").prefix(200))
                 let provider = try service.provider(for: party)
-                // Ours (issue 14): a result the blacklist refuses says so (`blocked`), so a page offers no "+" for it (R12).
+                // Ours: a result the blacklist refuses says so (`blocked`), so a page offers no "+" for it (R12).
                 let blacklist = try service.blacklist(of: party)
                 @Sendable func answer(_ tracks: [Track]) -> Response {
                     .json(["tracks": ["items": .array(tracks.map { track in
@@ -20,13 +20,13 @@ extension Routes {
                         return .object(members)
                     })]])
                 }
-                // A cache hit is answered at once, on this thread, and costs no quota; a miss counts (issue 10).
+                // A cache hit is answered at once, on this thread, and costs no quota; a miss counts.
                 if provider.isRemote, let cached = provider.cachedSearch(query) { return answer(cached) }
                 return respond("search", calling: provider, gate: service.remoteCalls, guest: request.clientAddress, admit: {
                     try service.admitRemoteSearch(party: party, clientAddress: request.clientAddress)
                 }) {
                     let tracks = try provider.search(query)
-                    // An add of what a guest just saw costs no look-up (issue 23).
+                    // An add of what a guest just saw costs no look-up.
                     if provider.isRemote { service.trackLookups.remember(found: tracks, provider: provider.name, at: service.now) }
                     return answer(tracks)
                 }
@@ -121,7 +121,7 @@ extension Routes {
                 guard let uri = try request.stringField("uri", in: json), !uri.isEmpty,
                       let device = try request.deviceId(from: json) else { throw PartyError.missingUriOrDevice }
                 let wanted = try request.boolField("liked", in: json)
-                // Issue 28: answered after the group commit that holds the like (and finds the party: 404 from there);
+                // Answered after the group commit that holds the like (and finds the party: 404 from there);
                 // this thread goes on reading meanwhile.
                 let clientAddress = request.clientAddress
                 return .completing { finish in

@@ -30,9 +30,9 @@ struct Routes: Sendable {
             ("monitorOrHost", "Authorization: Bearer <monitorToken or hostPin>"),
         ])
         router.add("GET", "/api/openapi.json", summary: "This OpenAPI document") { _ in .json(document) }
-        // Issue 26: with several instances, also whether this one runs the party upkeep (exactly one does).
+        // With several instances, also whether this one runs the party upkeep (exactly one does).
         router.add("GET", "/healthz", summary: "Liveness") { [service] _ in
-            // Several instances (issue 26): whether this one runs the upkeep, and which parties' timers (shards).
+            // Several instances: whether this one runs the upkeep, and which parties' timers (shards).
             var fields: [(String, JSON)] = [("status", "ok")]
             if let upkeep = service.runsUpkeep { fields.append(("upkeep", .bool(upkeep))) }
             if let shards = service.timerShards { fields.append(("timerShards", .array(shards.map { .integer($0) }))) }
@@ -66,7 +66,7 @@ func respond(_ context: String, calling provider: any MusicProvider, gate: Remot
         do { return try body() } catch { return Response(error: ErrorMapping.httpError(error, context: context)) }
     }
     guard provider.isRemote else { return run() }
-    // The slot first, then the budget: a call refused as busy costs the guest nothing (issue 23).
+    // The slot first, then the budget: a call refused as busy costs the guest nothing.
     guard let slot = gate.enter(provider.name, client: guest) else { return Response(error: ErrorMapping.httpError(ProviderError.busy)) }
     do { try admit() } catch {
         gate.leave(slot)

@@ -2,7 +2,7 @@ import Foundation
 import PartyStore
 import Providers
 
-/// Issue 26: the Spotify provider's OAuth states in the database several instances share.
+/// The Spotify provider's OAuth states in the database several instances share.
 extension ClusterLogins: SharedLoginStates {
     public func signingKey(proposing proposal: [UInt8]) throws -> [UInt8] {
         let kept = try key(named: "spotify-oauth-state", proposing: Data(proposal).base64EncodedString())

@@ -1,6 +1,6 @@
 import Foundation
 
-/// R12: words the host bans; a title, artist or album containing one is refused. Ours (issue 23): containing
+/// R12: words the host bans; a title, artist or album containing one is refused. Ours: containing
 /// means after `BlacklistFold` on both sides, so case, width, accents, hidden characters, spacing and
 /// look-alike letters from other scripts do not hide a word. Still a substring: "ass" blocks "Glass".
 public struct Blacklist: Equatable, Sendable {

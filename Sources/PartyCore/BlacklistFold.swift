@@ -1,6 +1,6 @@
 import Foundation
 
-/// Issue 23: a text as the blacklist compares it, so disguises of a word fold to the word. Steps, the same for
+/// A text as the blacklist compares it, so disguises of a word fold to the word. Steps, the same for
 /// the word and for every field:
 /// 1. NFKD: compatibility forms become plain letters (full-width "ｓ", mathematical bold "𝐬", ligature "ﬁ")
 ///    and accents split off as combining marks.

@@ -1,4 +1,4 @@
-/// Issue 23: what the blacklist fold maps single code points to, generated at build time from ICU (case folding
+/// What the blacklist fold maps single code points to, generated at build time from ICU (case folding
 /// and TR39 confusable skeletons, see `Sources/FoldTableGenerator/main.c`) into `FoldTable+Generated.swift`.
 /// Decoded once, on first use; values come without the characters the fold drops.
 enum FoldTable {

@@ -1,5 +1,5 @@
 /// Numbers from requests, upstream services and the database are hostile: `Int(someDouble)` traps on NaN,
-/// infinity and anything past ±9.2e18 (issue 10). These conversions clamp instead.
+/// infinity and anything past ±9.2e18. These conversions clamp instead.
 extension Int {
     /// `value` rounded toward zero and clamped to `Int`'s range; NaN becomes 0.
     public init(saturating value: Double) {

@@ -23,28 +23,28 @@ public enum PartyError: Error, Equatable, Sendable {
     case hostAuthorizationMissing
     case hostPinWrong
     case tooManyAttempts(retryAfterSeconds: Int)
-    /// Issue 23: many clients guess this party's host PIN; one that never proved it waits.
+    /// Many clients guess this party's host PIN; one that never proved it waits.
     case pinGuessingUnderWay(retryAfterSeconds: Int)
-    /// Issue 23: the party's lifetime budget of wrong host PINs is spent; only clients that proved it get in.
+    /// The party's lifetime budget of wrong host PINs is spent; only clients that proved it get in.
     case pinChecksExhausted
     case noTracks
-    /// Issue 23: one add names more uris than a device may add in a minute.
+    /// One add names more uris than a device may add in a minute.
     case tooManyUris(limit: Int)
     case missingUri
     case missingUriOrDevice
     case trackNotFound
     case invalidUri
     case invalidInput(String)
-    /// Issue 10: an address, the party or the server holds as many event streams as it may.
+    /// An address, the party or the server holds as many event streams as it may.
     case tooManyStreams
-    /// Issue 10: party creation is throttled per address and for the whole server, and active parties are capped.
+    /// Party creation is throttled per address and for the whole server, and active parties are capped.
     case tooManyParties(retryAfterSeconds: Int)
-    /// Issue 14: a TV pairing code that no waiting TV shows (wrong, expired or already used).
+    /// A TV pairing code that no waiting TV shows (wrong, expired or already used).
     case pairingNotFound
-    /// Issue 14: too many TV pairings opened from one address, or waiting at once.
+    /// Too many TV pairings opened from one address, or waiting at once.
     case tooManyPairings(retryAfterSeconds: Int)
-    /// Issue 23/24: the party's TV is connected; a pairing replaces it only when the host says so.
+    /// The party's TV is connected; a pairing replaces it only when the host says so.
     case monitorConnected
-    /// Issue 24: this TV's token was replaced by another TV's pairing.
+    /// This TV's token was replaced by another TV's pairing.
     case monitorReplaced
 }

@@ -7,7 +7,7 @@ extension Queue {
         return fairness.reordered(plain, currentEntryId: currentEntryId)
     }
 
-    /// The ids of the waiting entries in R9 order once the entry `id` has `count` likes (issue 28: each like's event
+    /// The ids of the waiting entries in R9 order once the entry `id` has `count` likes (each like's event
     /// carries them; sorting positions copies no entry, and the queue itself is not copied to change one count).
     public func waitingIds(likeCount count: Int, ofEntry id: Int64) -> [Int64] {
         guard fairness == nil else {

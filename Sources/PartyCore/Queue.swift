@@ -20,7 +20,7 @@ public struct Queue: Equatable, Sendable {
 
     /// R10: remove and vote target the waiting copy; the playing entry only when it is the sole copy.
     public func target(uri: String) -> QueueEntry? {
-        // One waiting copy (the usual case) needs no order (issue 28: a like storm sorted the queue for it).
+        // One waiting copy (the usual case) needs no order (a like storm sorted the queue for it).
         var only: Int?
         for index in entries.indices where entries[index].id != currentEntryId && entries[index].track.uri == uri {
             if only != nil { return waiting.first { $0.track.uri == uri } }
@@ -30,7 +30,7 @@ public struct Queue: Equatable, Sendable {
         return current.flatMap { $0.track.uri == uri ? $0 : nil }
     }
 
-    /// R12: the waiting songs `blacklist` blocks (issue 24: the host may remove them after adding a word),
+    /// R12: the waiting songs `blacklist` blocks (the host may remove them after adding a word),
     /// each uri once, in R9 order. The playing song is left alone.
     public func waitingUris(blockedBy blacklist: Blacklist) -> [String] {
         var seen = Set<String>()

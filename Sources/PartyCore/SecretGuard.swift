@@ -9,7 +9,7 @@ import ClientNetwork
 ///   secret answers 429, so a guesser cannot tell.
 /// - Per scope, from all addresses together: past `scopeLimit` wrong secrets a minute the scope is under attack
 ///   and clients that never proved the secret wait until the minute frees up, however many addresses they
-///   have (issue 23: a new address per guess once made 41,588 guesses a minute).
+///   have (a new address per guess costs an attacker nothing).
 /// - Over a party's life at most `lifetimeLimit` wrong host PINs are evaluated (the caller keeps the count,
 ///   it outlives a restart): a sweep's chance stays under 1 % of the 99,999 other PINs.
 /// - A client that proved the secret (its IPv6 /64 or exact IPv4 address; the caller keeps who did, durably) is

@@ -1,14 +1,14 @@
 import Foundation
 
 /// Counts events per key over a rolling window (R11 adds per device, R24/R27 failed PINs per address).
-/// A value type: the owner serializes access. With `shared` (issue 26), its counts live in the shared database
+/// A value type: the owner serializes access. With `shared`, its counts live in the shared database
 /// under `name` instead (see `SharedLimits`).
 public struct SlidingWindowLimiter: Sendable {
     public let limit: Int
     public let window: TimeInterval
     private let shared: (name: String, limits: any SharedLimits)?
     /// Each key's stamps, under the key's hash (random per process, so no one can make two keys meet): an integer a
-    /// key instead of its text (issue 28: a like storm's keys are a million strings). Two keys meeting by chance (one
+    /// key instead of its text (a like storm's keys are a million strings). Two keys meeting by chance (one
     /// in 10^7 among a million keys) share a window: stricter, never looser.
     private var events: [Int: WindowStamps] = [:]
     private var recordsSincePrune = 0
@@ -82,7 +82,7 @@ public struct SlidingWindowLimiter: Sendable {
     }
 
     /// A record was counted. A prune walks every key: it runs once the records since the last one match the keys it
-    /// kept (at least 1,024), so a record costs O(1) however many keys a window holds (issue 28: a key per like's
+    /// kept (at least 1,024), so a record costs O(1) however many keys a window holds (a key per like's
     /// device made every 1,024th like walk hundreds of thousands), and the keys held stay under twice the live ones
     /// + 1,024.
     private mutating func pruneWhenDue(at now: Date) {
@@ -113,7 +113,7 @@ public struct SlidingWindowLimiter: Sendable {
 
     /// Drops keys whose events all left the window, so memory stays bounded by recent activity.
     public mutating func prune(at now: Date) {
-        // In place: only the keys whose every stamp left the window go (issue 28: rebuilding the whole map, every
+        // In place: only the keys whose every stamp left the window go (rebuilding the whole map, every
         // key's stamps filtered into a new array, was a tenth of a like in a storm of new phones). A kept key's older
         // stamps go when it is next recorded or counted past them.
         let gone = events.compactMap { key, stamps in stamps.oldestLive(at: now, window: window) == nil ? key : nil }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Pairing a TV in one step (issue 14, ours): the TV opens a pairing and shows its short `code`; the host
+/// Pairing a TV in one step (ours): the TV opens a pairing and shows its short `code`; the host
 /// claims that code for a party from a phone; the TV, polling with the pairing's `secret` (which only it has),
 /// then receives the party and a monitor token. The code alone (visible to the whole room) grants nothing.
 /// A value type: the owner serializes access; time is passed in.
@@ -17,7 +17,7 @@ public struct TVPairings: Sendable {
         /// Set by the host's claim: the party and the monitor token minted for this TV.
         public fileprivate(set) var claim: Claim?
 
-        /// A pairing as a shared store kept it (issue 26).
+        /// A pairing as a shared store kept it.
         public init(code: String, secret: String, expiresAt: Date, network: String, claim: Claim?) {
             self.code = code
             self.secret = secret
@@ -45,7 +45,7 @@ public struct TVPairings: Sendable {
 
     /// At most this many pairings wait at once (each costs a few bytes), and at most `perNetwork` from one network.
     /// When all are taken, a TV from a network that holds fewer than the most-holding network takes the oldest
-    /// pairing of that one (issue 23: 100 addresses once filled every slot and real TVs got 429).
+    /// pairing of that one, so many addresses of one network never keep a real TV from pairing.
     public let capacity: Int
     public let perNetwork: Int
     private var bySecret: [String: Pairing] = [:]
@@ -107,7 +107,7 @@ public struct TVPairings: Sendable {
 
     public var count: Int { bySecret.count }
 
-    /// Every pairing held, for a shared store to keep (issue 26).
+    /// Every pairing held, for a shared store to keep.
     public var pairings: [Pairing] { Array(bySecret.values) }
 
     /// Pairings a shared store kept, with the same rules as a fresh value.

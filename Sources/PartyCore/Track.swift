@@ -13,7 +13,7 @@ public struct Track: Equatable, Hashable, Sendable, Codable {
     public var isrc: String?
 
     /// Longest title, artist or album kept; a 200 kB title from a hostile tag or upstream overflowed every
-    /// event stream of the party (issue 10). Ten artists at most, for the same reason.
+    /// event stream of the party. Ten artists at most, for the same reason.
     public static let maxTextLength = 500
     public static let maxArtists = 10
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One key's stamps in a `SlidingWindowLimiter`, oldest first. A key with one stamp (in a storm of new phones, nearly
-/// every key) keeps it inline, without an array of its own (issue 28: a million keys of a like storm were a heap
+/// every key) keeps it inline, without an array of its own (a million keys of a like storm were a heap
 /// string and a heap array each; the map's cache misses slowed every like by a tenth).
 struct WindowStamps: Sendable {
     /// The stamp while there is exactly one; `list` is then empty.

@@ -2,7 +2,7 @@ import Foundation
 import PartyStore
 import Synchronization
 
-/// Issue 26: how an event committed on one instance reaches the streams held by another. After its commits an
+/// How an event committed on one instance reaches the streams held by another. After its commits an
 /// instance rings a doorbell: one NOTIFY naming the parties and their newest sequence numbers, at most one every
 /// `coalescing` (NOTIFY serializes notifying commits cluster-wide, so never one per like). An instance with streams
 /// of a rung party reads the log rows after the last one it sent them and hands them to the hub, which sends them in

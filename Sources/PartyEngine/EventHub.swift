@@ -4,7 +4,7 @@ import PartyCore
 import PartyStore
 
 /// Fans events out to the SSE streams of each party. Every stream has a bounded buffer (the app's sink). What a
-/// client missed comes from the party's log (issue 26), read by the service when the stream opens; the hub keeps
+/// client missed comes from the party's log, read by the service when the stream opens; the hub keeps
 /// no events. `@unchecked Sendable`: all state is guarded by `lock`.
 public final class EventHub: @unchecked Sendable {
     /// SPEC asks for at least every 15 s. 4 s finds clients that left within two pings, since a suspended
@@ -25,9 +25,9 @@ public final class EventHub: @unchecked Sendable {
     }
 
     /// How many streams one exact address (a whole IPv6 /64 is a network), one network, one party and the whole server may
-    /// hold (0: no per-address limit). Issue 23: a party keeps `reservedPerParty` of its slots for streams that
-    /// proved the host PIN or the monitor token (125 addresses once filled a party's 1,000 and the TV's stream was
-    /// refused); streams that wait for an iOS login (no party) share `installations` of their own; one network
+    /// hold (0: no per-address limit). A party keeps `reservedPerParty` of its slots for streams that
+    /// proved the host PIN or the monitor token (many addresses must never take the TV's or the host's stream);
+    /// streams that wait for an iOS login (no party) share `installations` of their own; one network
     /// (IPv4 /24, IPv6 /64) holds at most `perNetwork`.
     public struct Limits: Sendable {
         public var perAddress: Int
@@ -90,12 +90,12 @@ public final class EventHub: @unchecked Sendable {
     private var installationStreams = 0
     /// R21: open streams of each party's registered monitor; `deviceActive` follows them.
     private var monitorStreams: [String: Int] = [:]
-    /// Streams per party and client address: a web player registered from an address counts its streams (issue 13).
+    /// Streams per party and client address: a web player registered from an address counts its streams.
     private var partyAddressStreams: [String: Int] = [:]
     /// Told (off the lock) when a stream opens or closes: party, address, whether a monitor. Set once, before any stream.
     private var onStreamChange: (@Sendable (String, String, Bool) -> Void)?
     private var total = 0
-    /// Issue 26, several instances: the newest sequence number sent to each party's streams here, and logged events
+    /// Several instances: the newest sequence number sent to each party's streams here, and logged events
     /// that came before the ones between them (written by another instance, still to be read from the log).
     private var delivered: [String: Int64] = [:]
     private var heldBack: [String: [Int64: Delivery]] = [:]
@@ -119,7 +119,7 @@ public final class EventHub: @unchecked Sendable {
         self.limits = limits
     }
 
-    /// Issue 26: other instances append to the same party logs. Each party's streams then get its logged events in
+    /// Other instances append to the same party logs. Each party's streams then get its logged events in
     /// sequence order, each once, without gaps: an event past a gap waits until `catchUp` (the doorbell) has read
     /// the missing ones from the log and handed them to `deliver`.
     public func followLog(catchUp: @escaping @Sendable (_ partyId: String) -> Void) {

@@ -5,7 +5,7 @@ import PartyCore
 /// its all-strings payload are derived here once (`type`, `payload`), in the order clients have always seen.
 enum EventKind: Sendable {
     case queueUpdated(QueueChange)
-    /// Issue 24: the new count and the new order of the waiting entries (R9 decided once, here).
+    /// The new count and the new order of the waiting entries (R9 decided once, here).
     case voteUpdated(uri: String, likeCount: Int, entryId: Int64, order: [Int64])
     /// R17a: a veto toggled; the count, and how many skip the song now.
     case vetoUpdated(uri: String, vetoCount: Int, vetoNeeded: Int, entryId: Int64)
@@ -40,7 +40,7 @@ enum EventKind: Sendable {
         case settings
     }
 
-    /// What `track-changed` says: the playback, and the new entry with its cover (issue 24: pages show the new
+    /// What `track-changed` says: the playback, and the new entry with its cover (pages show the new
     /// song without fetching it).
     struct TrackChange: Sendable {
         var isPlaying: Bool
@@ -67,7 +67,7 @@ enum EventKind: Sendable {
         }
     }
 
-    /// Issue 26: whether the event goes to the party's log (and so has an id and is replayed). What a client
+    /// Whether the event goes to the party's log (and so has an id and is replayed). What a client
     /// shows of the party's state is logged; the monitor's progress (every second, stale a second later), a
     /// provider's error message (said once, the stall that follows is logged) and a PIN-guessing alert (this
     /// instance's throttle) are not: they are sent live only, without an `id:`.
@@ -77,7 +77,7 @@ enum EventKind: Sendable {
 
     static let liveOnlyTypes: Set<String> = ["progress", "playback-error", "pin-guessing"]
 
-    /// Ids as one comma-separated string, their digits written in place (issue 28: every like's event carries the
+    /// Ids as one comma-separated string, their digits written in place (every like's event carries the
     /// queue's order; a string per id and then their join were most of the event's encoding).
     static func list(_ ids: [Int64]) -> String {
         // At most 20 characters and a comma per id.

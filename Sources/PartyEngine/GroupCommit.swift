@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Issue 28: group commit. Writes that arrive while a batch commits wait together and go as the next batch, in
+/// Group commit. Writes that arrive while a batch commits wait together and go as the next batch, in
 /// the order they arrived; one committer (a thread of its own) runs one batch at a time, so a batch is as large as the
 /// load makes it and never larger than `maxBatch`. Nothing waits on purpose: an idle server commits a lone write at
 /// once, a busy one commits many per transaction. What a batch means (one transaction, answers after the commit)
@@ -34,7 +34,7 @@ final class GroupCommit<Job: Sendable>: Sendable {
 
     /// A thread of its own, not a serial dispatch queue: libdispatch ran each drain on whichever worker thread was
     /// free (three of them took turns in a like storm), each start a wake-up through its pool. One thread keeps its
-    /// caches and is woken directly: +4 % likes/s with 16 clients (issue 28, 7 alternating runs).
+    /// caches and is woken directly: +4 % likes/s with 16 clients (7 alternating runs).
     init(maxBatch: Int = GroupCommit.defaultMaxBatch) {
         precondition(maxBatch > 0)
         self.maxBatch = maxBatch

@@ -2,11 +2,11 @@ import Foundation
 import PartyCore
 
 /// Every limit of docs/security.md's table, and the TV pairings waiting to be claimed: what guards the server
-/// against guessing and floods. In memory for one instance (SQLite); with `shared` (issue 26: several instances on
+/// against guessing and floods. In memory for one instance (SQLite); with `shared` (several instances on
 /// one PostgreSQL) the counts, proven clients and pairings live in the database, so a guess counts the same on
 /// every instance. A value type that `PartyState` owns.
 struct Guards {
-    /// Issue 26: the database behind the counts when several instances share them; nil: in memory.
+    /// The database behind the counts when several instances share them; nil: in memory.
     let shared: (any SharedGuards)?
     /// R11 and likes per guest, and the ration of new guests, in each party.
     var guestLimits: GuestLimits
@@ -25,14 +25,14 @@ struct Guards {
     /// Searches and look-ups that reach a remote provider (quota): 15 a minute per exact address, 40 per party.
     var remoteSearchesPerAddress: SlidingWindowLimiter
     var remoteSearchesPerParty: SlidingWindowLimiter
-    /// Issue 23: and 300 a minute for the whole server (a YouTube project's daily quota is small).
+    /// And 300 a minute for the whole server (a YouTube project's daily quota is small).
     var remoteSearchesOverall: SlidingWindowLimiter
-    /// Issue 23: Spotify logins begun (each keeps an OAuth state): 10 a minute per address, 20 per party.
+    /// Spotify logins begun (each keeps an OAuth state): 10 a minute per address, 20 per party.
     var loginsPerAddress: SlidingWindowLimiter
     var loginsPerParty: SlidingWindowLimiter
-    /// Refused or ended-party stream opens per client address: past 5 in 10 s, a reopen waits (issue 13).
+    /// Refused or ended-party stream opens per client address: past 5 in 10 s, a reopen waits.
     var streamOpens: SlidingWindowLimiter
-    /// Issue 14: TVs waiting to be paired by a host's phone (in memory; `shared` keeps them otherwise); 10 opened a
+    /// TVs waiting to be paired by a host's phone (in memory; `shared` keeps them otherwise); 10 opened a
     /// minute per address.
     private var tvPairings = TVPairings()
     var pairingsPerAddress: SlidingWindowLimiter

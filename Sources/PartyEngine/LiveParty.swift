@@ -3,7 +3,7 @@ import PartyCore
 
 /// What this instance keeps of a party while it runs and drops in one line when it ends (`PartyState.end`).
 struct LiveParty {
-    /// Where the party's player registered from (issue 13: it stays the device while a stream from there is open).
+    /// Where the party's player registered from (it stays the device while a stream from there is open).
     var deviceAddress: String?
     /// R20a: whether the current song is heard, and why a stalled one is not.
     var listening: Listening?
@@ -12,7 +12,7 @@ struct LiveParty {
     var sdkDevice: String?
     /// Monitor tokens the party's monitor held before it was replaced (the last few; wrong, but no guess).
     var retiredMonitorTokens: [String] = []
-    /// Issue 26, on the instance owning the party's timers: what `device-changed` last said.
+    /// On the instance owning the party's timers: what `device-changed` last said.
     var announcedActive: Bool?
     /// R17a: when this instance last wrote each device's activity (`PartyState.recordActivity`), for at most
     /// `activityDevices` devices (device ids are the guests' own strings).
@@ -32,9 +32,9 @@ struct LiveParty {
     mutating func forgetGuest(_ deviceId: String) { guests.remove(deviceId) }
 
     /// R30 with one writer: the party's banned adders, read once and dropped when a ban or a lift changes them
-    /// (issue 28: every like asked the database).
+    /// (every like asked the database).
     var bannedAdders: Set<String>?
-    /// R17a, issue 28: activity noted but not yet written, one writer only (`PartyState.flushActivity` writes it).
+    /// R17a: activity noted but not yet written, one writer only (`PartyState.flushActivity` writes it).
     private(set) var pendingActivity: [String: Date] = [:]
 
     /// Notes a device's activity now, to be written with the party's next flush.

@@ -15,7 +15,7 @@ public enum Log {
     public static func error(_ message: String) { write("error", message, now: true) }
 
     /// One line per request: method, route pattern (never the raw path, which can hold a PIN), status, ms.
-    /// A method as the client sent it is any token (issue 23: 3 KB with odd spaces reached the log): a log line
+    /// A method as the client sent it is any token (3 KB with odd spaces reached the log): a log line
     /// names a method only if it is at most 16 capital letters, else "(other)".
     static func loggable(method: String) -> String {
         method.utf8.count <= 16 && !method.isEmpty && method.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) ? method : "(other)"
@@ -23,7 +23,7 @@ public enum Log {
 
     public static func access(method: String, route: String, status: Int, milliseconds: Double) {
         let tenths = Int(saturating: (milliseconds * 10).rounded())
-        // Put together as bytes (issue 28: interpolating the line and escaping all of it was a twentieth of a like's
+        // Put together as bytes (interpolating the line and escaping all of it was a twentieth of a like's
         // HTTP work). The method is capital letters or "(other)", the status and time digits: only the route is escaped.
         var line: [UInt8] = []
         line.reserveCapacity(64 + route.utf8.count)

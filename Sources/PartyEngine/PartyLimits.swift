@@ -1,6 +1,6 @@
 import PartyCore
 
-/// Limits that keep one phone from starving the party (issue 10); 0 turns a per-address limit off.
+/// Limits that keep one phone from starving the party; 0 turns a per-address limit off.
 public struct PartyLimits: Sendable, Equatable {
     public var connectionsPerAddress = 64
     public var streamsPerAddress = 8

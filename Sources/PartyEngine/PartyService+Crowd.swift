@@ -18,7 +18,7 @@ extension PartyService {
     /// R30: lifts every ban of the party.
     public func liftBans(party: Party) throws { try withState { try $0.liftBans(partyId: party.id) } }
 
-    /// R17a: writes the guests' pending activity (issue 28) in the next group commit, if there is any: once a second,
+    /// R17a: writes the guests' pending activity in the next group commit, if there is any: once a second,
     /// from the upkeep timer, which does not wait for it.
     public func flushActivity() {
         guard withState({ $0.hasPendingActivity }) else { return }

@@ -2,7 +2,7 @@ import Foundation
 import PartyCore
 import Synchronization
 
-/// Issue 28: a write that joins the next group commit. `apply` runs it inside the batch's transaction (in a
+/// A write that joins the next group commit. `apply` runs it inside the batch's transaction (in a
 /// savepoint of its own: a write that fails leaves its neighbours alone) and returns what tells its caller, which
 /// runs only once the batch committed; `fail` tells it the batch did not.
 struct BatchedWrite: Sendable {

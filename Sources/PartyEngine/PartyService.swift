@@ -16,7 +16,7 @@ public final class PartyService: Sendable {
     public let hub: EventHub
     public let remoteCalls = RemoteCallGate()
     public let trackLookups = TrackLookups()
-    /// Issue 23: one add names at most this many uris (one request with 500 once made 500 upstream calls); R11
+    /// One add names at most this many uris (each may cost an upstream call); R11
     /// lets a device add no more in a minute anyway.
     public static let maxUrisPerAdd = GuestLimits.addsPerDevice
     /// Set once the listening port is known (port 0 picks one).
@@ -24,12 +24,12 @@ public final class PartyService: Sendable {
     private static let remoteControl = DispatchQueue(label: "musicvoting.remote-playback")
     /// Events reach the hub in commit order, though after the state lock (`PublishOrder`).
     private let publishOrder = PublishOrder()
-    /// Issue 28: likes and adds commit in groups (`write`).
+    /// Likes and adds commit in groups (`write`).
     let commits = GroupCommit<BatchedWrite>()
 
-    /// Issue 26: rung after each commit that logged events, when other instances share the store.
+    /// Rung after each commit that logged events, when other instances share the store.
     private let doorbell: Doorbell?
-    /// Issue 26, several instances: likes are counted in the shared database before the state lock (one round trip
+    /// Several instances: likes are counted in the shared database before the state lock (one round trip
     /// each, which would otherwise hold up every other request of this instance).
     let sharedLikeLimits: GuestLimits?
 
@@ -272,7 +272,7 @@ public final class PartyService: Sendable {
     }
 
     /// R17 without holding the caller's thread (it returns at once): `completion` gets the answer once the like's
-    /// group commit is done. Alone, the party is looked up in the batch (issue 28: a like storm's request threads
+    /// group commit is done. Alone, the party is looked up in the batch (a like storm's request threads
     /// waited for the state lock a committing batch held, only to find the party); with several instances before the
     /// shared count, on a worker thread (both are database reads), so that no count is kept for a party that is none.
     public func vote(uri: String, deviceId: String, wanted: Bool? = nil, clientAddress: String, partyId: String,
@@ -323,7 +323,7 @@ public final class PartyService: Sendable {
     /// R20: plays the first entry; refills when nothing waits behind it (R15).
     public func start(_ party: Party) throws -> PlayOutcome {
         try withState { try $0.requireDevice(party) }
-        // Issue 24: ▶ on an empty party starts the refill (R15's source) instead of doing nothing; when there is
+        // ▶ on an empty party starts the refill (R15's source) instead of doing nothing; when there is
         // none, the answer stays `empty` and a `playback-error` has said why.
         if try withState({ try $0.queue(of: party).entries.isEmpty }) { try refillIfDry(party) }
         return try startAndRefill(party)
@@ -356,7 +356,7 @@ public final class PartyService: Sendable {
 
     public func playback(of party: Party) throws -> Playback { try withState { try $0.playback(of: party) } }
 
-    /// At start-up, or when this instance takes the upkeep over (issue 26): repairs dangling playback; `listen` (one
+    /// At start-up, or when this instance takes the upkeep over: repairs dangling playback; `listen` (one
     /// instance alone) also stalls every playing party as `no-monitor` until its TV, which must reconnect, reports.
     /// Several instances: the TVs stay connected to the others, and the owner of each party's timer shard watches its
     /// player from every instance's records (`watchSharedPlayers`).
@@ -367,7 +367,7 @@ public final class PartyService: Sendable {
         }
     }
 
-    /// Issue 26, several instances: whether this one runs the party upkeep now (nil: it is alone, and always does).
+    /// Several instances: whether this one runs the party upkeep now (nil: it is alone, and always does).
     public var runsUpkeep: Bool? {
         get { upkeepOwner.withLock { $0 } }
         set { upkeepOwner.withLock { $0 = newValue } }
@@ -380,7 +380,7 @@ public final class PartyService: Sendable {
         let tracks = refillTracks(for: party)
         try withState { state in
             try state.transaction { state in
-                // Issue 26: two instances refilling one party at once take turns; the second finds it full.
+                // Two instances refilling one party at once take turns; the second finds it full.
                 if state.store.isShared { try state.store.lockParty(id: party.id) }
                 var queue = try state.queue(of: party)
                 guard queue.waiting.isEmpty else { return }
@@ -410,7 +410,7 @@ public final class PartyService: Sendable {
 
     // MARK: Monitor
 
-    /// Issue 14: TV pairing by a code the TV shows and the host's phone claims (see `TVPairings`).
+    /// TV pairing by a code the TV shows and the host's phone claims (see `TVPairings`).
     public func openTVPairing(clientAddress: String) throws -> TVPairings.Pairing {
         try withState { try $0.openTVPairing(clientAddress: clientAddress) }
     }
@@ -451,7 +451,7 @@ public final class PartyService: Sendable {
     }
 
     /// Opens an SSE stream; a monitor's stream keeps `deviceActive` true while it is open (the hub counts it).
-    /// `caller` is what the stream proved (the host's streams may use the party's reserved slots too). Issue 26:
+    /// `caller` is what the stream proved (the host's streams may use the party's reserved slots too). With several instances:
     /// the stream starts with the party's log after `lastEventId` (or `resync`), read under the state lock with
     /// the stream joining the hub, so no event commits in between; one the hub is still to send is not sent twice.
     public func openEventStream<Sink: EventSink>(party: Party, clientAddress: String, caller: Caller?, lastEventId: Int64?,
@@ -481,7 +481,7 @@ public final class PartyService: Sendable {
     }
 
     /// SPEC: the iOS app waits for its login on a stream without `partyId`; it carries only the
-    /// `login-success` events of its installation (and keepalives). Issue 26: such a stream has no party and so no
+    /// `login-success` events of its installation (and keepalives). Such a stream has no party and so no
     /// log: its events carry no `id:` and a `Last-Event-ID` replays nothing (the app asks the login status when
     /// it comes back; the party's own stream replays the login, scoped to the installation).
     public func openInstallationStream<Sink: EventSink>(installationId: String, clientAddress: String,
@@ -515,7 +515,7 @@ public final class PartyService: Sendable {
         }
     }
 
-    /// Issue 26, several instances: the timer shards this instance owns now (`TimerShards`); it watches their parties.
+    /// Several instances: the timer shards this instance owns now (`TimerShards`); it watches their parties.
     public func ownTimerShards(_ shards: [Int]) {
         ownedShards.withLock { $0 = shards }
         withState { $0.timerShards = shards }

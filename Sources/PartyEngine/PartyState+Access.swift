@@ -94,7 +94,7 @@ extension PartyState {
     /// R27: guest PIN look-up, throttled per client address and per network (IPv6 /64, IPv4 /24).
     mutating func joinParty(guestPin: String, clientAddress: String, deviceId: String? = nil) throws -> Party {
         let network = AddressPrefix.network(of: clientAddress)
-        // Issue 26: a network's look-ups take turns across instances (its addresses' counts are in its turn too).
+        // A network's look-ups take turns across instances (its addresses' counts are in its turn too).
         return try guards.serialized("guest-pin|" + network) {
             try joinPartyInTurn(guestPin: guestPin, clientAddress: clientAddress, deviceId: deviceId)
         }
@@ -191,7 +191,7 @@ extension PartyState {
 
     /// R1/R2/R3: a new party with fresh PINs. Throttled per address and server-wide, and the active parties
     /// are capped well below the PIN space, so a creation flood neither slows the running parties nor
-    /// exhausts the PINs (issue 10).
+    /// exhausts the PINs.
     mutating func createParty(provider name: String, settings: PartySettings, clientAddress: String) throws -> Party {
         let (device, network) = (AddressPrefix.host(of: clientAddress), AddressPrefix.network(of: clientAddress))
         if let retry = guards.creationsPerAddress.retryAfter(key: device, at: now) ?? guards.creationsPerNetwork.retryAfter(key: network, at: now) {
@@ -214,7 +214,7 @@ extension PartyState {
         return party
     }
 
-    /// Issue 10: one guest once spent 15,150 YouTube quota units in 13 s. Searches and look-ups that have to call
+    /// A provider's quota is the whole party's: one guest must not spend it. Searches and look-ups that have to call
     /// the service count per address, per party and server-wide, all `count` of them before the first call;
     /// cached answers never do.
     mutating func admitRemoteSearch(party: Party, clientAddress: String, count: Int = 1) throws {

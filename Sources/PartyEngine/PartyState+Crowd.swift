@@ -35,7 +35,7 @@ public struct VetoView: Sendable {
 
 extension PartyState {
     /// R17a: the device joined, added, liked or vetoed now. Noted at most once per `CrowdVeto.activityResolution`
-    /// per device (issue 28: a like storm rewrote the same row with every like); the veto's ten-minute window of
+    /// per device (a like storm rewrote the same row with every like); the veto's ten-minute window of
     /// active guests is exact to within that. With one writer the row is written later, with others pending
     /// (`flushActivity`): a like storm of new phones wrote a row in a different page of the table per like, the
     /// largest part of each group commit. With several instances it is written now (the others count it).

@@ -5,10 +5,10 @@ import Providers
 extension PartyState {
     /// R21/R22: registers the party's monitor. The host PIN pairs a new monitor (new token); the monitor's
     /// own token re-registers it. Playback state is untouched, so a re-registered monitor continues.
-    /// Issue 13: a player registered with the host PIN as an SDK device (`asWebPlayer`: the original web player,
+    /// A player registered with the host PIN as an SDK device (`asWebPlayer`: the original web player,
     /// which opens its stream without a monitor token) stays the party's device while a stream from its address
     /// is open; any other registration replaces it, and a monitor counts by its monitor streams only.
-    /// Issue 24: a new TV registered with the host PIN while another is connected is refused unless `replace`.
+    /// A new TV registered with the host PIN while another is connected is refused unless `replace`.
     mutating func registerMonitor(deviceId: String, caller: Caller, party: Party, clientAddress: String,
                                   asWebPlayer: Bool = false, replace: Bool = true) throws -> String {
         let token: String
@@ -49,7 +49,7 @@ extension PartyState {
     }
 
     /// R22: tells every client (the monitor first of all) what plays and where, after a re-register.
-    /// Issue 26: its two events are logged together, though nothing changed.
+    /// Its two events are logged together, though nothing changed.
     mutating func republishCurrentTrack(partyId: String) {
         guard let (playback, queue) = try? storedPlayback(partyId: partyId), let entry = queue.current else { return }
         do {
@@ -65,7 +65,7 @@ extension PartyState {
         presence.heartbeat(partyId: party.id, at: now)
         defer { sharePresence(partyId: party.id) }
         announceDeviceChanges()
-        // An idle TV reports too (its heartbeat, issue 24); with no song there is no progress to tell anyone.
+        // An idle TV reports too (its heartbeat); with no song there is no progress to tell anyone.
         guard party.playback.currentEntryId != nil else { return }
         publish(.progress(positionMs: report.positionMs, durationMs: report.durationMs, paused: report.paused), partyId: party.id)
         hearMonitor(positionMs: report.positionMs, paused: report.paused, blocked: report.blocked, error: report.error, partyId: party.id)

@@ -1,7 +1,7 @@
 import Foundation
 import PartyStore
 
-/// Issue 26: what each party's event log keeps, and how a stream that resumes is answered from it.
+/// What each party's event log keeps, and how a stream that resumes is answered from it.
 enum EventLog {
     /// Every party keeps at least its last `keptEvents` events, and every event of the last `keptFor`.
     static let keptEvents = 1_000
@@ -40,7 +40,7 @@ extension PartyState {
     /// Appends the logged events recorded since `index` that have no number yet, one batch per party, and numbers
     /// them. Runs inside the transaction that made the change, so an event exists if and only if its change did.
     mutating func appendLoggedEvents(since index: Int) throws {
-        // Plain loops: a closure here captured the whole state, and copied it (a group commit's batch, issue 28).
+        // Plain loops: a closure here captured the whole state, and copied it (a group commit's batch).
         var pending: [(partyId: String, positions: [Int])] = []
         for position in effects.events.indices.dropFirst(index) {
             let event = effects.events[position]

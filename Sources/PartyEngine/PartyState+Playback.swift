@@ -10,7 +10,7 @@ public enum PlayOutcome: Sendable {
 extension PartyState {
     /// R21: whether the party's monitor is connected (an open monitor stream or a fresh heartbeat).
     func deviceActive(partyId: String) -> Bool {
-        // Issue 26: with several instances the player may be connected to any of them.
+        // With several instances the player may be connected to any of them.
         if let view = sharedPlayerView(partyId: partyId) { return view.isActive(at: now) }
         return presence.isActive(partyId: partyId, at: now, monitorStreams: monitorStreams(partyId), reports: live[partyId]?.deviceAddress == nil)
     }
@@ -51,7 +51,9 @@ extension PartyState {
             }
             if let finished = queue.current {
                 try state.store.recordPlayed(uri: finished.track.uri, partyId: partyId, at: now)
-                try state.countPlayed(finished, partyId: partyId)
+                // The next song is chosen by the order with this one played: the order every page showed while it
+                // played, where the playing song counted as its adder's (R9b).
+                if try state.countPlayed(finished, partyId: partyId) { queue.fairness?.playedByAdder[finished.addedBy, default: 0] += 1 }
                 try state.store.deleteEntry(id: finished.id)
                 queue.entries.removeAll { $0.id == finished.id }
                 queue.currentEntryId = nil
@@ -92,9 +94,12 @@ extension PartyState {
 
     /// R9b: a guest's song that played (or was skipped) counts for its adder, whether or not fair order is on now,
     /// so turning it on later is fair from the start.
-    func countPlayed(_ entry: QueueEntry, partyId: String) throws {
-        guard !entry.autofilled, !entry.addedBy.isEmpty else { return }
+    /// Returns whether it counted.
+    @discardableResult
+    func countPlayed(_ entry: QueueEntry, partyId: String) throws -> Bool {
+        guard !entry.autofilled, !entry.addedBy.isEmpty else { return false }
         try store.countPlayed(adder: entry.addedBy, partyId: partyId)
+        return true
     }
 
     mutating func pause(_ party: Party) throws -> Playback {

@@ -65,13 +65,13 @@ extension PartyState {
             try recordActivity(deviceId: deviceId, partyId: party.id)
             guard changed else { return (liked, entry.likeCount) }
             let count = entry.likeCount + (liked ? 1 : -1)
-            // Issue 24: the event carries what changed, the count and the new order of the waiting entries (R9
+            // The event carries what changed, the count and the new order of the waiting entries (R9
             // decided here, once), so pages apply it instead of every page fetching the queue after every like.
             publish(.voteUpdated(uri: uri, likeCount: count, entryId: entry.id, order: queue.waitingIds(likeCount: count, ofEntry: entry.id)),
                     partyId: party.id)
             outcome = (liked, count, entry.id)
         }
-        // Issue 28: the like changed one count and nothing else the cache holds, so the cache moves to the new write
+        // The like changed one count and nothing else the cache holds, so the cache moves to the new write
         // version with that count changed (in place), instead of reading the whole queue again for the next like
         // (which, in a group commit, follows at once). Appending the event moved the version on too (the log is no
         // part of them). Not on a shared store: another instance may commit between this commit and any version read now.
@@ -105,7 +105,7 @@ extension PartyState {
         try store.removeBlacklistWord(Blacklist.normalized(word), partyId: party.id)
     }
 
-    /// Issue 10: library files are served only to a local party: the audio of a song queued in one, the
+    /// Library files are served only to a local party: the audio of a song queued in one, the
     /// covers (search results show them) while one is active.
     func localFileIsServed(trackId: String, audio: Bool) throws -> Bool {
         guard LocalLibrary.isIdentifier(trackId) else { return false }

@@ -2,7 +2,7 @@ import Foundation
 import PartyCore
 import PartyStore
 
-/// Issue 26, several instances: the party's player may be connected to any instance, so each writes what it knows of
+/// Several instances: the party's player may be connected to any instance, so each writes what it knows of
 /// it (`ClusterPresence`), any instance answers `deviceActive` from all of them, and exactly one — the owner of
 /// the party's timer shard (`TimerShards`) — runs R20a's stall detection and announces `device-changed`.
 extension PartyState {
@@ -60,7 +60,7 @@ extension PartyState {
         }
     }
 
-    /// Whether a stream from `address` is the party's web player (issue 13), registered on this instance or, with
+    /// Whether a stream from `address` is the party's web player, registered on this instance or, with
     /// several, on any: an instance that did not register it learns it from the database when its stream opens here.
     mutating func isWebPlayer(partyId: String, address: String) -> Bool {
         if live[partyId]?.deviceAddress == address { return true }

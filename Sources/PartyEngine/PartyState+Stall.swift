@@ -52,7 +52,7 @@ extension PartyState {
         }
     }
 
-    /// Issue 26, several instances: the TV reports to this instance, which did not start the song (another did, or
+    /// Several instances: the TV reports to this instance, which did not start the song (another did, or
     /// this one before a restart; one instance alone listens to every playing party at start instead). From now
     /// on this instance listens to it: a stalled song is taken as `no-monitor`, so the TV's audible report resumes it.
     mutating func adoptPlayback(partyId: String) {
@@ -121,7 +121,7 @@ extension PartyState {
 
     /// R20a: freezes the clock where the audio stopped (the last audible report, at most a second on, never
     /// past the server's own clock) and says why; a stalled song only changes its reason.
-    /// `heard`: the clock to stop (issue 26: the cluster's, merged from every instance's records), else this instance's.
+    /// `heard`: the clock to stop (the cluster's, merged from every instance's records), else this instance's.
     mutating func stall(partyId: String, reason: StallReason, atMs reported: Int? = nil, heard known: Listening? = nil) {
         guard let heard = known ?? live[partyId]?.listening else { return }
         // Alone, this instance's reason is the stored playback's; with several, another may have stalled or resumed it.

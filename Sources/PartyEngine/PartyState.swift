@@ -2,7 +2,7 @@ import Foundation
 import PartyCore
 import PartyStore
 
-/// Everything the party service changes, split by who must share it (issue 26): the store (its connection's one
+/// Everything the party service changes, split by who must share it: the store (its connection's one
 /// serial owner), the guards (limits and pairings: shared through the database when several instances run) and
 /// the live per-party state; and the read cache and the random source. Reached only through `PartyService`'s `Mutex`, never shared (like GRDB's
 /// `Database`, it is explicitly not `Sendable`). Methods record the events they cause in `effects`; the
@@ -21,7 +21,7 @@ struct PartyState {
     var readCache = ReadCache()
     /// Every limit, and the TV pairings (shared through the database when several instances run).
     var guards: Guards
-    /// Issue 26, several instances: every instance's record of each party's player; nil when alone.
+    /// Several instances: every instance's record of each party's player; nil when alone.
     let cluster: ClusterPresence?
     /// The timer shards this instance owns (`TimerShards`); nil: every party's (alone, or not told yet).
     var timerShards: [Int]?
@@ -43,7 +43,7 @@ struct PartyState {
 
         /// How long each list was when a transaction began. Inside one they only grow (numbering a logged event
         /// changes one recorded inside), so a rollback cuts them back to these lengths. A copy of the lists instead
-        /// copied every event of a group commit's batch for each like that appended one (issue 28).
+        /// copied every event of a group commit's batch for each like that appended one.
         struct Mark { let events, closedMonitorStreams, playersToDrive, flushedActivity, admittedGuests: Int }
 
         var mark: Mark {
@@ -85,7 +85,7 @@ struct PartyState {
     }
 
     /// Runs `body` in one database transaction; the outermost one's last statements append the events recorded
-    /// inside to their party's log (issue 26). When it throws, its writes roll back and so do the effects it recorded:
+    /// inside to their party's log. When it throws, its writes roll back and so do the effects it recorded:
     /// nothing is announced, or logged, that did not happen. Effects recorded before it stay; the read cache is emptied if
     /// anything was written, as it may hold what was read inside (the write version does not move back with a rollback).
     mutating func transaction<T>(_ body: (inout PartyState) throws -> T) throws -> T {
@@ -97,7 +97,7 @@ struct PartyState {
             return try store.transaction {
                 let result = try body(&self)
                 // The outermost transaction appends what every nested one recorded (a group commit: one append per
-                // party and batch, issue 28); a nested one that throws took its events back with its effects.
+                // party and batch); a nested one that throws took its events back with its effects.
                 if openTransactions == 1 { try keepingReads { try $0.appendLoggedEvents(since: before.events) } }
                 return result
             }
@@ -110,7 +110,7 @@ struct PartyState {
             // What was read inside may be gone (the write version does not move back with a rollback), and a shared
             // store's party versions roll back too, and the next write hands them out again. A transaction that wrote
             // nothing (a like over its limit, of a song not queued) read only what is committed: the cache stays
-            // (issue 28: in a like storm each refused like emptied it, and every guest's next read rendered anew).
+            // (in a like storm each refused like emptied it, and every guest's next read rendered anew).
             if store.writeVersion != writtenBefore { readCache.clear() }
             throw error
         }
@@ -141,7 +141,7 @@ struct PartyState {
     }
 
     /// Drops cached reads another write made stale: any write of this process (its store's `writeVersion`), and on
-    /// a shared store (issue 26) any committed write of the party by another process, checked once per lock hold.
+    /// a shared store any committed write of the party by another process, checked once per lock hold.
     /// A read that begins after another instance acknowledged a write sees it.
     mutating func alignCache(partyId: String) throws {
         readCache.align(to: store.writeVersion)
@@ -186,9 +186,9 @@ struct PartyState {
     }
 
     /// The party's stored playback state and queue, read together. An ended party has none: a request that
-    /// found the party active before it ended must not write to it (issue 10, item 9).
+    /// found the party active before it ended must not write to it (item 9).
     func storedPlayback(partyId: String) throws -> (Playback, Queue) {
-        // Issue 26: inside a transaction on a shared store, the party's row stays locked until commit: another
+        // Inside a transaction on a shared store, the party's row stays locked until commit: another
         // instance's read-modify-write of it waits for this one (no lost update, no double advance).
         if store.isShared, openTransactions > 0 { try store.lockParty(id: partyId) }
         guard let party = try store.party(id: partyId), party.isActive else { throw PartyError.partyNotFound }
@@ -213,7 +213,7 @@ struct PartyState {
         // Its streams end once `party-ended` went out to them (`EventHub`), after every event before it.
     }
 
-    /// R6: ends overdue parties and purges long-ended ones; issue 26: prunes the event logs to what they keep and
+    /// R6: ends overdue parties and purges long-ended ones; prunes the event logs to what they keep and
     /// drops what it kept in memory for parties another instance ended.
     mutating func expireParties() throws {
         let parties = try store.activeParties()

@@ -2,7 +2,7 @@ import Foundation
 import PartyCore
 import PartyStore
 
-/// Issue 26: a party's player as the whole cluster sees it, merged from every instance's `PresenceRecord`: the
+/// A party's player as the whole cluster sees it, merged from every instance's `PresenceRecord`: the
 /// monitor streams open anywhere, the newest heartbeat, stream close and audible report. R21's rule
 /// (`Presence.isActive`) and R20a's clock read it as they read one instance's own bookkeeping.
 struct PlayerView {

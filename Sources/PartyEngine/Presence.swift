@@ -8,7 +8,7 @@ import PartyCore
 /// keeps counting by its heartbeats.
 /// A value type; `PartyState` owns it.
 ///
-/// Issue 24: a TV that dies without closing its connection (power cut, network switch) keeps its stream "open"
+/// A TV that dies without closing its connection (power cut, network switch) keeps its stream "open"
 /// for minutes. A monitor that proved its token therefore counts only while it also reports: every second (idle
 /// too), and at least once in `monitorDeadline`, so the host reads "no TV" within 10 s whatever the way it died.
 struct Presence {
@@ -26,7 +26,7 @@ struct Presence {
                       reports: reports, at: now)
     }
 
-    /// The rule above, for one instance's record or the records of several merged (issue 26: `PlayerView`).
+    /// The rule above, for one instance's record or the records of several merged (`PlayerView`).
     static func isActive(lastHeartbeat: Date?, lastStreamClosed: Date?, monitorStreams: Int, reports: Bool, at now: Date) -> Bool {
         if monitorStreams > 0 {
             guard reports else { return true }
@@ -37,7 +37,7 @@ struct Presence {
         return now.timeIntervalSince(beat) < heartbeatWindow
     }
 
-    /// This instance's heartbeat and stream-closed times of the party's player (issue 26: what it shares).
+    /// This instance's heartbeat and stream-closed times of the party's player (what it shares).
     func times(partyId: String) -> (lastHeartbeat: Date?, lastStreamClosed: Date?) { (lastHeartbeat[partyId], lastStreamClosed[partyId]) }
 
     mutating func heartbeat(partyId: String, at now: Date) { lastHeartbeat[partyId] = now }

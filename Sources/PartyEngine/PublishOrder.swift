@@ -1,6 +1,6 @@
 import Foundation
 
-/// Issue 26: events reach the hub in the order their transactions committed, so a stream's ids only grow, though
+/// Events reach the hub in the order their transactions committed, so a stream's ids only grow, though
 /// each writer publishes after it let go of the state lock. A writer draws a ticket while it still holds that lock
 /// (commit order) and publishes when its turn comes; it waits without holding the state lock, so other requests go
 /// on meanwhile. Every ticket drawn must be used (`PartyService.withState` does so in a `defer`).

@@ -1,7 +1,7 @@
 import PartyCore
 
 /// Parties, queues and likes read at one `PartyStore.writeVersion`; emptied when the version moves on, so
-/// the database stays the single source of truth: a stale entry cannot be served. Issue 26: on a store other
+/// the database stays the single source of truth: a stale entry cannot be served. On a store other
 /// processes write too (`isShared`), each party's reads also carry the party's `version` and are dropped when a
 /// check of it (once per lock hold, `PartyState.alignCache`) finds it moved on.
 struct ReadCache {
@@ -9,7 +9,7 @@ struct ReadCache {
     private var version: Int64 = -1
     private(set) var parties: [String: Party?] = [:]
     private(set) var queues: [String: Queue] = [:]
-    /// Each cached queue in R9/R9b order: the same for every device, so ordered once per write (issue 27: R9b's fair
+    /// Each cached queue in R9/R9b order: the same for every device, so ordered once per write (R9b's fair
     /// order hashes every adder, a cost worth paying once, not once per phone).
     private(set) var ordered: [String: [QueueEntry]] = [:]
     /// R18: the entries each device liked, keyed `party|device`.
@@ -34,7 +34,7 @@ struct ReadCache {
     mutating func keep(at version: Int64) { self.version = version }
 
     /// As `align(to:)`, keeping the party and queue of `partyId` with one entry's like count changed: the only write
-    /// since the cache's version was that like (issue 28). The queue leaves the cache while it changes, so its entries
+    /// since the cache's version was that like. The queue leaves the cache while it changes, so its entries
     /// are changed in place, not copied.
     mutating func align(to version: Int64, changingLikeCount count: Int, ofEntry entryId: Int64, partyId: String) {
         let party = parties[partyId]

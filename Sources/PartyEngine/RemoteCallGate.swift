@@ -4,9 +4,9 @@ import ClientNetwork
 
 /// Remote provider calls run on worker threads while their connections are suspended. At most `limit` guest calls
 /// per provider run at once, and at most `perClient` of them for one client (one exact address: an IPv6 /64 is a whole Wi-Fi of phones;
-/// one address with a slow upstream once held all 8 and other guests got 0 of 49 searches); the host's and the
+/// one address must not hold them all while the upstream is slow); the host's and the
 /// monitor's calls (authenticated, so never a flood) have `limit + reserved` slots of their own. One more fails fast with 503 instead of queueing:
-/// with a slow upstream, 300 queued searches once took 85 threads and made a cached search wait 72 s (issue 10).
+/// queued calls to a slow upstream would take a thread each and make even a cached search wait.
 public final class RemoteCallGate: Sendable {
     public let limit: Int
     public let perClient: Int

@@ -29,7 +29,7 @@ struct ServerEvent: Sendable {
     /// The `partyId` the payload names when the event travels on another channel (an installation's stream).
     var displayedPartyId: String? = nil
     var at: Date
-    /// The party's sequence number once the event is in its log (issue 26); nil: sent live only, without `id:`.
+    /// The party's sequence number once the event is in its log; nil: sent live only, without `id:`.
     var sequence: Int64? = nil
     /// `message` as the log keeps it, once appended: the frame reuses it instead of encoding it again.
     var encodedMessage: String? = nil
@@ -40,7 +40,7 @@ struct ServerEvent: Sendable {
     }
 
     /// The one encoding of a message: SPEC's shape, payload values strings only.
-    /// Written directly, the bytes `JSON` would serialize for that object (issue 28: each like's event was a value
+    /// Written directly, the bytes `JSON` would serialize for that object (each like's event was a value
     /// tree first; `ServerEventTests` checks both agree).
     static func message(type: String, at: Date, payload: [(String, String)]) -> String {
         var bytes: [UInt8] = []

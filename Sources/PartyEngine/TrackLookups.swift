@@ -4,7 +4,7 @@ import Synchronization
 
 /// What remote providers said about uris: tracks (from searches and look-ups) for 10 minutes, "no such track"
 /// for one. An add of a uri a guest just saw in search results costs no upstream call, and an unknown uri sent
-/// again and again is asked once a minute (issue 23: 4,912 upstream look-ups from one address in 60 s).
+/// again and again is asked once a minute (4,912 upstream look-ups from one address in 60 s).
 public final class TrackLookups: Sendable {
     public static let foundLifetime: TimeInterval = 600
     public static let missingLifetime: TimeInterval = 60

@@ -2,7 +2,7 @@ import CSQLite
 import Dispatch
 import Synchronization
 
-/// Issue 28: copies the write-ahead log back into the database file on a connection and thread of its own. SQLite's
+/// Copies the write-ahead log back into the database file on a connection and thread of its own. SQLite's
 /// automatic checkpoint runs inside the commit that crosses the threshold: 10,000 pages read, written and synced
 /// while every waiting write waits (28-53 ms on the benchmark box, every few tenths of a second in a like storm).
 /// Here the writer waits only for the last pages and a sync (5-30 ms measured).

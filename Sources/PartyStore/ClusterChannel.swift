@@ -1,6 +1,6 @@
 import Foundation
 
-/// Issue 26: an instance's own PostgreSQL session for what the instances of one database tell each other: it LISTENs
+/// An instance's own PostgreSQL session for what the instances of one database tell each other: it LISTENs
 /// on `channel` for the doorbells other instances ring after their commits, rings this instance's own (coalesced by
 /// the caller), and reads the event log rows a doorbell announced. Owns one libpq connection; not thread-safe: one
 /// thread (the engine's `Doorbell`) is its only user.

@@ -2,7 +2,7 @@ import Foundation
 import PartyCore
 import Synchronization
 
-/// Issue 26: pending Spotify OAuth states and the key that signs them, in the database several instances share
+/// Pending Spotify OAuth states and the key that signs them, in the database several instances share
 /// (migration 10), so a callback may land on another instance than the login began on. Its own connection, whose
 /// serial owner is the `Mutex`. The app adapts it to the Spotify provider's `SharedLoginStates`.
 public final class ClusterLogins: Sendable {

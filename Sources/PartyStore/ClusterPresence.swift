@@ -2,7 +2,7 @@ import Foundation
 import PartyCore
 import Synchronization
 
-/// What one instance knows of a party's player (issue 26): its open monitor streams there, the heartbeats and the
+/// What one instance knows of a party's player: its open monitor streams there, the heartbeats and the
 /// audible reports it got. Several instances' records of one party make the cluster's view (`Presence.merged`).
 public struct PresenceRecord: Sendable, Equatable {
     /// Monitor streams open on the instance (0 once its record is past `streamsUntil`: the instance is gone).
@@ -31,7 +31,7 @@ public struct PresenceRecord: Sendable, Equatable {
     }
 }
 
-/// Issue 26: the monitor's presence and the stall clock of every party, shared by the instances on one PostgreSQL
+/// The monitor's presence and the stall clock of every party, shared by the instances on one PostgreSQL
 /// (migration 11, `monitor_presence`): each instance writes its own record of a party's player when it changes and
 /// refreshes it while its streams are open; the instance that owns the party's timers (`TimerShards`) reads them
 /// all. A record's streams count until `streamsUntil`: an instance killed with its streams open stops counting

@@ -38,7 +38,7 @@ final class Database: SQLConnection {
 
     /// WAL pages between checkpoints (SQLite's default: 1,000). A group commit rewrites the same hot pages (a song's
     /// likes, the event log) batch after batch; copied back ten times less often, each is copied once where it was
-    /// copied several times (issue 28: 12,000 -> 17,000 likes/s when it was measured). The WAL file grows to about
+    /// copied several times (12,000 -> 17,000 likes/s when it was measured). The WAL file grows to about
     /// 40 MB and stays that size; `Tests/Benchmarks/bench.py`'s SQLite anchor uses the same setting.
     static let checkpointPages: Int32 = 10_000
 
@@ -103,7 +103,7 @@ final class Database: SQLConnection {
         }
     }
 
-    /// Prepared once and kept, like `run`'s statements (issue 28: a group commit opens a savepoint per write, and
+    /// Prepared once and kept, like `run`'s statements (a group commit opens a savepoint per write, and
     /// `sqlite3_exec` parsed each one anew).
     func control(_ sql: String) throws(DatabaseError) {
         try run(sql)

@@ -16,7 +16,7 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     }
 
     /// PostgreSQL cannot be reached (class 08, or the server is shutting down or starting): the request may succeed
-    /// again in a moment, once the connection is opened again (issue 26: 503, never a hang).
+    /// again in a moment, once the connection is opened again (503, never a hang).
     public var isConnectionFailure: Bool {
         guard let sqlState else { return false }
         return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState)

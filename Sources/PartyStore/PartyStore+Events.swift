@@ -1,6 +1,6 @@
 import Foundation
 
-/// One event of a party's log (issue 26): the `data:` JSON as sent, and who may hear it.
+/// One event of a party's log: the `data:` JSON as sent, and who may hear it.
 public struct LoggedEvent: Sendable, Equatable {
     /// The party's own sequence number: the SSE `id:`, the same on every instance.
     public var sequence: Int64
@@ -29,7 +29,7 @@ extension PartyStore {
     /// - PostgreSQL: the numbers come from the party's counter, whose row stays locked until commit, so numbers follow
     ///   commit order across instances.
     /// - SQLite (one writer): the newest number is read from the log itself (`lastEventSequence`), and no row is
-    ///   rewritten per batch (issue 28: the counter's `UPDATE` and its page were a fourteenth of a like's commit).
+    ///   rewritten per batch (the counter's `UPDATE` and its page were a fourteenth of a like's commit).
     public func appendEvents(_ events: [LoggedEvent], partyId: String) throws -> [Int64] {
         guard !events.isEmpty else { return [] }
         let count = Int64(events.count)

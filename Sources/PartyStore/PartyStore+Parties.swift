@@ -39,7 +39,7 @@ extension PartyStore {
     }
 
     /// R2: whether `pin` is a guest or host PIN of an active party. Two look-ups, one per partial unique
-    /// index: an `OR` of both columns made SQLite scan the whole table (issue 10).
+    /// index: an `OR` of both columns made SQLite scan the whole table.
     public func isPinTaken(_ pin: String) throws -> Bool {
         try Self.pinLookups.contains { try !run($0, [.text(pin)]).isEmpty }
     }

@@ -6,7 +6,7 @@ import PartyCore
 public final class PartyStore: PartyStoring {
     let database: any SQLConnection
     /// Other processes write the database too (PostgreSQL). Kept, not derived: the engine asks several times per
-    /// like, and the dialect is a struct of many strings (issue 28).
+    /// like, and the dialect is a struct of many strings.
     public let isShared: Bool
 
     /// The SQLite file at `path`, created and migrated as needed.
@@ -59,7 +59,7 @@ public final class PartyStore: PartyStoring {
     }
 
     /// `body` as one unit: inside the caller's open transaction, which takes it back as a whole when `body` throws
-    /// past it (issue 28: a savepoint of its own per like in a group commit, where each write has one already), else
+    /// past it (a savepoint of its own per like in a group commit, where each write has one already), else
     /// in a transaction of its own. For statements whose error no caller catches inside its transaction.
     func atomically<T>(_ body: () throws -> T) throws -> T {
         database.isInTransaction ? try body() : try transaction(body)

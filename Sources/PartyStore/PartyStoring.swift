@@ -1,13 +1,13 @@
 import Foundation
 import PartyCore
 
-/// What the party engine asks of its store, whatever the database behind it (issue 26): `PartyStore` on
+/// What the party engine asks of its store, whatever the database behind it: `PartyStore` on
 /// SQLite or PostgreSQL. Not thread-safe: the engine's one `Mutex` is the store's serial owner.
 public protocol PartyStoring: AnyObject {
     /// Changes whenever this store wrote anything: what was read at one value is still true at the same value.
     var writeVersion: Int64 { get }
     /// Whether other processes write the same database (PostgreSQL): then `writeVersion` misses their writes, and a
-    /// cached read of a party is checked against `partyVersion` (issue 26).
+    /// cached read of a party is checked against `partyVersion`.
     var isShared: Bool { get }
     /// The party's version, moved on by every committed write to it from any process (nil: no such party).
     func partyVersion(id: String) throws -> Int64?
@@ -84,7 +84,7 @@ public protocol PartyStoring: AnyObject {
     func tokens(partyId: String) throws -> ProviderTokens?
     func deleteTokens(partyId: String) throws
 
-    /// Issue 26: the party's event log (`PartyStore+Events.swift`).
+    /// The party's event log (`PartyStore+Events.swift`).
     func appendEvents(_ events: [LoggedEvent], partyId: String) throws -> [Int64]
     func lastEventSequence(partyId: String) throws -> Int64?
     func events(partyId: String, after sequence: Int64, limit: Int) throws -> [LoggedEvent]

@@ -11,7 +11,7 @@ final class PostgreSQLConnection: SQLConnection {
     private(set) var writeVersion: Int64 = 0
     var dialect: SQLDialect { .postgreSQL }
 
-    /// Issue 26, faults: how long a statement waits for the server's answer before the session counts as lost. A
+    /// Faults: how long a statement waits for the server's answer before the session counts as lost. A
     /// server that stopped answering (SIGSTOP, a network partition) never closes the socket, and libpq's blocking
     /// calls would wait forever under the state lock: every request of the instance with them. `nil` waits as long
     /// as it takes (the migrations at start-up).
@@ -23,7 +23,7 @@ final class PostgreSQLConnection: SQLConnection {
     private var lastLost: Date?
 
     /// Connects to `url` (`postgres://user:password@host:port/database?…`, libpq's URI form).
-    /// `applicationName` names the session in `pg_stat_activity` (issue 26: the doorbell's and the upkeep's own).
+    /// `applicationName` names the session in `pg_stat_activity` (the doorbell's and the upkeep's own).
     init(url: String, applicationName: String = "musicvoting") throws(DatabaseError) {
         // "If any key word is repeated, the last value is used": anything in the URL wins over ours.
         // connect_timeout bounds a (re)connect to a server that accepts TCP but never answers (2 is libpq's least);
@@ -180,7 +180,7 @@ final class PostgreSQLConnection: SQLConnection {
         lastLost = Date()
     }
 
-    // MARK: Listening (issue 26: the doorbell's connection)
+    // MARK: Listening (the doorbell's connection)
 
     /// The socket to wait on for notifications (`PQsocket`), -1 without a connection.
     var socket: Int32 { PQsocket(handle) }

@@ -19,10 +19,10 @@ struct SQLDialect: Sendable {
     let readSchemaVersion: String
     let prepareSchemaVersion: String?
     let writeSchemaVersion: @Sendable (Int) -> String
-    /// Issue 26: what keeps `parties.version` moving with every write to a party's rows, when several processes
+    /// What keeps `parties.version` moving with every write to a party's rows, when several processes
     /// share the database (PostgreSQL: triggers). SQLite has one writer and keys its caches by its change counter.
     let partyVersionTriggers: String
-    /// Migration 10 (issue 27): the crowd's tables move their party's version too.
+    /// Migration 10: the crowd's tables move their party's version too.
     let crowdVersionTriggers: String
     /// Locks a party's row until the transaction ends, so writes of one party from several processes take turns
     /// (SQLite's `BEGIN IMMEDIATE` already serializes every write).

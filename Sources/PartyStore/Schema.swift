@@ -6,7 +6,7 @@ enum Schema {
 
     static func migrations(_ dialect: SQLDialect) -> [String] {
         let integer = dialect.integer, real = dialect.real
-        // Issue 26's event log (migration 5), as migration 17 builds it again.
+        // The event log of several instances (migration 5), as migration 17 builds it again.
         let eventColumns = """
 
                 party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
@@ -87,22 +87,22 @@ enum Schema {
             """
             ALTER TABLE parties DROP COLUMN monitor_device_id;
             """,
-            // Issue 23: wrong host PINs evaluated over the party's life (a sweep stops at `SecretGuard.lifetimeLimit`).
+            // Wrong host PINs evaluated over the party's life (a sweep stops at `SecretGuard.lifetimeLimit`).
             """
             ALTER TABLE parties ADD COLUMN wrong_pin_checks \(integer) NOT NULL DEFAULT 0;
             """,
-            // Issue 26: each party's events as a log, written in the transaction of the change they tell of. The
+            // Each party's events as a log, written in the transaction of the change they tell of. The
             // party's counter hands out the SSE ids (per party, in commit order: its row is locked until commit);
             // `message` is the `data:` JSON exactly as sent; the audience columns keep a scoped event scoped on replay.
             """
             ALTER TABLE parties ADD COLUMN last_event_seq \(integer) NOT NULL DEFAULT 0;
             CREATE TABLE party_events (\(eventColumns))\(dialect.withoutRowID);
             """,
-            // 6, issue 27 (R10a): the recording's ISRC, when the provider gives one, so versions count as duplicates.
+            // 6 (R10a): the recording's ISRC, when the provider gives one, so versions count as duplicates.
             """
             ALTER TABLE queue_entries ADD COLUMN isrc TEXT;
             """,
-            // 7, issue 27 (R9b, R17a): the host's settings, and songs played per adder (a counter, not a history).
+            // 7 (R9b, R17a): the host's settings, and songs played per adder (a counter, not a history).
             """
             ALTER TABLE parties ADD COLUMN fair_queue \(integer) NOT NULL DEFAULT 0;
             ALTER TABLE parties ADD COLUMN veto_share \(real) NOT NULL DEFAULT 0;
@@ -113,19 +113,19 @@ enum Schema {
                 PRIMARY KEY (party_id, adder)
             )\(dialect.withoutRowID);
             """,
-            // 8, issue 28: each entry's like count kept with it, changed with its votes. Counting the votes on every read
+            // 8: each entry's like count kept with it, changed with its votes. Counting the votes on every read
             // cost a like time in proportion to the likes before it (a song with 5,000 likes: 5,000 index steps a read).
             """
             ALTER TABLE queue_entries ADD COLUMN like_count \(integer) NOT NULL DEFAULT 0;
             UPDATE queue_entries SET like_count = (SELECT COUNT(*) FROM votes v WHERE v.entry_id = queue_entries.id);
             """,
-            // 9, issue 26: a party's version, for read caches in several processes (PostgreSQL keeps it moving with
+            // 9: a party's version, for read caches in several processes (PostgreSQL keeps it moving with
             // triggers; SQLite, one writer, keys its caches by its connection's change counter and leaves it at 0).
             """
             ALTER TABLE parties ADD COLUMN version \(integer) NOT NULL DEFAULT 0;
             \(dialect.partyVersionTriggers)
             """,
-            // 10, issue 27 (R17a, R30): vetoes like votes; when each device was last active in a party (joined, added,
+            // 10 (R17a, R30): vetoes like votes; when each device was last active in a party (joined, added,
             // liked, vetoed: the veto's threshold counts them); bans by the entry the host pointed at, so the host
             // names no one and a second ban of the same entry finds it.
             """
@@ -149,7 +149,7 @@ enum Schema {
             CREATE INDEX bans_adder ON bans(party_id, adder);
             \(dialect.crowdVersionTriggers)
             """,
-            // 11, issue 26 (shared state): what one instance kept in memory, for several instances on one database:
+            // 11 (shared state): what one instance kept in memory, for several instances on one database:
             // limit counts in fixed buckets (`WindowBucket`), clients that proved a secret, TV pairings waiting to be
             // claimed, Spotify OAuth states and the key that signs them. SQLite (one instance) leaves them empty.
             """
@@ -190,7 +190,7 @@ enum Schema {
                 value TEXT NOT NULL
             );
             """,
-            // 12, issue 26: each instance's record of each party's player (`ClusterPresence`): its monitor streams, the
+            // 12: each instance's record of each party's player (`ClusterPresence`): its monitor streams, the
             // heartbeats and audible reports it got; the instance owning the party's timers reads them all.
             """
             CREATE \(dialect.unlogged)TABLE monitor_presence (
@@ -208,7 +208,7 @@ enum Schema {
                 PRIMARY KEY (party_id, instance)
             )\(dialect.withoutRowID);
             """,
-            // 13, issue 26: what every instance needs of the party's player: its Spotify SDK device and the monitor tokens
+            // 13: what every instance needs of the party's player: its Spotify SDK device and the monitor tokens
             // it replaced. No foreign key: written on a session of its own, which must never wait for a party row the
             // request's own transaction has locked.
             """
@@ -218,17 +218,17 @@ enum Schema {
                 retired_monitor_tokens TEXT NOT NULL DEFAULT ''
             );
             """,
-            // 14, issue 26: the address of the original web player registered as the party's device (it opens its
+            // 14: the address of the original web player registered as the party's device (it opens its
             // stream without a monitor token, on whichever instance the balancer picks): every instance counts its
             // streams.
             "ALTER TABLE party_players ADD COLUMN web_player_address TEXT;",
-            // 15, issue 26: the `deviceActive` last announced (`device-changed`), so whichever instance sees the change
+            // 15: the `deviceActive` last announced (`device-changed`), so whichever instance sees the change
             // first announces it, once for the cluster.
             "ALTER TABLE party_players ADD COLUMN announced_active \(integer);",
-            // 16, R20a and issue 26: why a stalled song is not heard, stored with the playback (any instance, and the
+            // 16, R20a: why a stalled song is not heard, stored with the playback (any instance, and the
             // server after a restart, tells it).
             "ALTER TABLE parties ADD COLUMN stall_reason TEXT;",
-            // 17, issue 28: the event log as a table of rows appended in rowid order, its key an index beside it. Without
+            // 17: the event log as a table of rows appended in rowid order, its key an index beside it. Without
             // a rowid the log is one tree of whole events keyed by party and number: every few commits of a like storm
             // split its last page among three (SQLite's append shortcut is for rowid tables), 5 pages written per commit
             // for the log instead of 2-4, about 4% of the likes. PostgreSQL's tables are heaps either way.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Issue 26: which instance runs each party's timers (R20a's stall detection, `device-changed`): parties fall into
+/// Which instance runs each party's timers (R20a's stall detection, `device-changed`): parties fall into
 /// `count` shards by a hash PostgreSQL computes (`shardOf`), and an instance runs the parties of the shards whose
 /// session-level advisory lock its own session holds. Each instance takes free shards up to its fair share of
 /// the instances alive on the database (their sessions, by name) and gives back what is over it, so shards spread out. When an

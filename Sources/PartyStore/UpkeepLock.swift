@@ -1,6 +1,6 @@
 import Foundation
 
-/// Issue 26: which of the instances sharing one database runs the party upkeep (R6's auto-end, the purge, the log
+/// Which of the instances sharing one database runs the party upkeep (R6's auto-end, the purge, the log
 /// pruning, the start-up repair): the one whose own session holds a session-level advisory lock. When that
 /// instance dies its session ends, PostgreSQL frees the lock, and the next instance to ask takes it. Owns one libpq
 /// connection; not thread-safe: the application's upkeep queue is its only user.

@@ -30,9 +30,9 @@ public enum ProviderError: Error, Equatable, Sendable {
     case notLoggedIn
     /// The player device the server wanted to control is gone (Spotify 404 on /me/player).
     case deviceNotFound
-    /// This server already has as many calls to the service under way as it allows (issue 10).
+    /// This server already has as many calls to the service under way as it allows.
     case busy
-    /// A guest or the party searched the service more often than the server allows (quota, issue 10).
+    /// A guest or the party searched the service more often than the server allows (quota).
     case searchRateLimited(retryAfterSeconds: Int)
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPServer
 
-// Build tool of the EmbedResources plugin (issue 15): writes one Swift file holding Public/ (as served: bytes,
+// Build tool of the EmbedResources plugin: writes one Swift file holding Public/ (as served: bytes,
 // entity tag, gzip variant, made by the server's own code, so they equal what `--resources` computes) and
 // Templates/ (bytes). Base64 string literals: a byte-array literal of this size would take the type checker minutes.
 // Usage: ResourceEmbedder OUTPUT PUBLIC_DIR TEMPLATES_DIR

@@ -2,7 +2,7 @@ import Foundation
 
 /// The terminal: whole-screen redraws (clear and home), and the typed lines as an async sequence. Text from the
 /// server (song names, messages) is never written as it came: an escape sequence in a song name could retitle the
-/// window, clear the screen or worse (security issue 23), so control characters are dropped first.
+/// window, clear the screen or worse, so control characters are dropped first.
 enum Terminal {
     static func draw(_ lines: [String]) {
         let screen = "\u{1B}[2J\u{1B}[H" + lines.map(printable).joined(separator: "\n") + "\n> "

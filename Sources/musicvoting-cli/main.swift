@@ -1,7 +1,7 @@
 import Foundation
 import MusicVotingKit
 
-// musicvoting-cli: a terminal client built only on MusicVotingKit (issue 16).
+// musicvoting-cli: a terminal client built only on MusicVotingKit.
 let usage = """
     usage: musicvoting-cli [--server URL] COMMAND
       join PIN          live view of a party as a guest: search, add and like from the keyboard

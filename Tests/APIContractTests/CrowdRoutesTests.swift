@@ -21,6 +21,20 @@ struct CrowdRoutesTests {
         try party.queue().filter { $0["autofilled"] as? Bool == false }.compactMap { $0["uri"] as? String }
     }
 
+    /// R9b: the playing song counts as its adder's, in the order the pages show and in the song that plays next.
+    @Test func theNextSongIsTheOneTheFairOrderShowedWhileTheLastOnePlayed() throws {
+        let party = try TestParty(TestServer(), settings: ["fairQueue": true])
+        _ = try party.registerMonitor()
+        try party.add(1, device: "flooder")
+        try party.add(2, device: "flooder")
+        try party.add(3, device: "other")
+        #expect(try party.currentUri() == "demo:track:1")
+        let shown = try Self.guestSongs(party)
+        #expect(shown == ["demo:track:1", "demo:track:3", "demo:track:2"], "the flooder's second waits behind the other's first")
+        #expect(try party.host("POST", "/track/next").status == 200)
+        #expect(try party.currentUri() == "demo:track:3", "the song shown next plays next")
+    }
+
     @Test func withTheVetoOffTheEndpointSaysSoAndTheQueueKeepsItsShape() throws {
         let party = try TestParty.given()
         try party.add(1)
@@ -120,7 +134,7 @@ struct CrowdRoutesTests {
         #expect(try party.entry(2)?["vetoNeeded"] == nil, "a song one guest alone could veto offers none")
     }
 
-    /// Issue 28: a phone's activity is written at most once a minute, and with one writer kept in memory until a
+    /// A phone's activity is written at most once a minute, and with one writer kept in memory until a
     /// flush (once a second, or before the veto's threshold counts it): a like storm of new phones wrote a row per like.
     @Test func aPhonesActivityIsWrittenOnceAMinuteAndCountedBeforeItIsWritten() throws {
         let clock = ManualClock()

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("The Host check against DNS rebinding (issue 10)")
+@Suite("The Host check against DNS rebinding")
 struct HostNameTests {
     @Test func aForeignHostNameIsRefused() throws {
         let server = try TestServer { $0.allowedHosts = ["party.lan"] }

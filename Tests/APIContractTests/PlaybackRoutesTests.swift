@@ -225,7 +225,7 @@ struct RefillAndAdvanceTests {
         }
     }
 
-    /// Issue 24: ▶ on an empty party starts the refill (R15) instead of doing nothing.
+    /// ▶ on an empty party starts the refill (R15) instead of doing nothing.
     @Test func startOnAnEmptyPartyStartsTheRefill() throws {
         let party = try TestParty.given()
         _ = try party.registerMonitor()

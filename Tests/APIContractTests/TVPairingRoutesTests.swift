@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("Issue 14: pairing a TV in one step")
+@Suite("Pairing a TV in one step")
 struct TVPairingRoutesTests {
     @Test func theHostClaimsTheCodeTheTVShowsAndTheTVBecomesTheMonitor() throws {
         let party = try TestParty.given()

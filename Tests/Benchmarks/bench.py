@@ -13,7 +13,7 @@
 3. Like toggles acknowledged per second by 16, then 64 keep-alive clients, one like in flight each (likeload.c, one
    epoll thread like wrk and sseclient.c, built here; --like-clients),
    then kill -9 and a restart: every acknowledged like must still be counted; next to SQLite's own rate of one-row commits on the same
-   disk with the server's settings (WAL, synchronous=NORMAL, a checkpoint every 10,000 pages), measured by this script (issue 28).
+   disk with the server's settings (WAL, synchronous=NORMAL, a checkpoint every 10,000 pages), measured by this script.
    --like-rounds (3) alternates the anchor and the like runs and prints each round's ratio and the median.
 --parts picks sections (queue,fanout,likes; default all).
 Both servers run on 127.0.0.1 with two workers each; the load generators share the same 2 cores, so compare

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""MusicVoting on several instances (issue 26), side by side with one instance on SQLite in the same run: prints
+"""MusicVoting on several instances, side by side with one instance on SQLite in the same run: prints
 figures and the issue's targets next to them, asserts nothing.
 
   apt-get install -y postgresql nginx      # .ci/apt-bench.txt

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What a party-creation flood costs guests in time (issue 10, item 4): prints, asserts nothing.
+"""What a party-creation flood costs guests in time: prints, asserts nothing.
 
   swift build && python3 Tests/Benchmarks/creation_flood.py [--binary .build/debug/musicvoting] [--likes 40]
 

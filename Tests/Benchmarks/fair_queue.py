@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 27: what R9b's fair order and R18a's start times cost GET /track/queue on a 500-entry queue. Prints figures,
+"""What R9b's fair order and R18a's start times cost GET /track/queue on a 500-entry queue. Prints figures,
 asserts nothing.
 
   swift build -c release && python3 Tests/Benchmarks/fair_queue.py [--seconds 5]
@@ -7,7 +7,7 @@ asserts nothing.
 Two parties on one server, in one run, each with the same 500 guest songs from 50 adders: one created with the API
 defaults (R9 order), one with fairQueue on. startsInMs is part of every queue answer since R18a, so the party with
 the defaults is the "without" figure for the fair order alone; the start times cost both the same. With
-`--baseline BINARY` (built from a commit before issue 27: no startsInMs, no fair order) a third server with the
+`--baseline BINARY` (a build without startsInMs and fair order) a third server with the
 same 500 songs is measured beside them: that is "without" both. Each is measured
 twice with wrk (-t2 -c64, like bench.py): the same URL (the rendering cached for its write version and second, what
 a room of phones mostly gets), and a new deviceId on every request (a Lua script), so every answer is ordered,
@@ -37,7 +37,7 @@ def fill(data, party_id, count=500, adders=50):
             " added_by, autofilled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
             (party_id, f"demo:track:bench{index}", f"bench{index}", f"Bench song {index}", "Bench Artist", "Bench Album",
              "/demo/cover/1.svg", 180000, now + index, f"device{index % adders}"))
-    # Some songs played per adder, so the fair order has counters to weigh (a baseline before issue 27 has no table).
+    # Some songs played per adder, so the fair order has counters to weigh (a baseline without fair order has no table).
     for adder in range(0, adders, 3) if has_table(database, "played_counts") else ():
         database.execute("INSERT INTO played_counts (party_id, adder, played) VALUES (?, ?, ?)", (party_id, f"device{adder}", adder % 4))
     database.commit()
@@ -58,7 +58,7 @@ def main():
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/musicvoting"))
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the best of each is reported")
-    parser.add_argument("--baseline", help="a binary built before issue 27 (no startsInMs, no fair order), measured beside")
+    parser.add_argument("--baseline", help="a binary without startsInMs and fair order, measured beside")
     arguments = parser.parse_args()
     data = tempfile.mkdtemp(prefix="mv-bench-fair-")
     script = os.path.join(data, "rotating.lua")

@@ -1,4 +1,4 @@
-/* The benchmark's like load (issue 28): CLIENTS keep-alive connections, each toggling likes as fast as the server
+/* The benchmark's like load: CLIENTS keep-alive connections, each toggling likes as fast as the server
    answers it (one like in flight per connection, a closed loop like CLIENTS phones), every like by a new device. The
    server limits likes per address, so a connection moves to a fresh loopback source address (a new connection) every
    PER_ADDRESS likes. One epoll thread drives them all, like sseclient.c and wrk: a thread per connection cost the

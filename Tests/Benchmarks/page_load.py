@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Page weight on slow party Wi-Fi (issue 14): prints figures, asserts nothing.
+"""Page weight on slow party Wi-Fi: prints figures, asserts nothing.
 
   apt-get install -y nginx chromium chromium-driver python3-selenium     # .ci/apt-bench.txt, .ci/apt-test.txt
   swift build -c release && python3 Tests/Benchmarks/page_load.py [--runs 3]

@@ -4,7 +4,7 @@
    sockets in a few milliseconds.
 
    usage: sseclient PORT SUBSCRIBE_PATH SUBSCRIBERS EVENTS MARKER PUBLISH_PATH PUBLISH_BODY
-     PORT may be a comma-separated list (several instances, issue 26): the streams take the ports in turn and the
+     PORT may be a comma-separated list (several instances): the streams take the ports in turn and the
      publish goes to the first.
      PUBLISH_BODY may hold {i}, replaced by the event's number. Prints "ready" once every stream has its
      headers, waits for a line on stdin, publishes EVENTS times (each when the previous one reached everyone,

@@ -155,7 +155,7 @@ def visible_text(driver):
 
 
 def reporting_tv(server, party, device="tv-api"):
-    """A TV registered through the API that reports once a second, as the monitor page does (issue 24: a TV silent for
+    """A TV registered through the API that reports once a second, as the monitor page does (a TV silent for
     8 s is gone): the position the server says, audible unless the host paused. The thread ends with the server."""
     import threading
     token = server.api("PUT", f"/api/party/{party['id']}/device", {"deviceId": device, "kind": "monitor"},
@@ -178,7 +178,7 @@ def reporting_tv(server, party, device="tv-api"):
 
 def open_paired_tv(driver, url):
     """Opens a TV page that registers with the host PIN (`#party=…&hostPin=…`) and waits for its stage. A later TV of a
-    party whose TV is connected asks before it takes over (issue 24): the test says yes."""
+    party whose TV is connected asks before it takes over: the test says yes."""
     from selenium.webdriver.common.by import By
     driver.get(url)
 

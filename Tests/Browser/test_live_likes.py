@@ -1,4 +1,4 @@
-"""Issue 24: a like reaches every page as an event that carries the new count and order; pages apply it without
+"""A like reaches every page as an event that carries the new count and order; pages apply it without
 fetching the queue (at 50 guests every like once cost ~100 requests)."""
 from selenium.webdriver.common.by import By
 

@@ -1,4 +1,4 @@
-"""Issue 24: liveness on every page. A page whose connections die, silently or not, says so with a reason and
+"""Liveness on every page. A page whose connections die, silently or not, says so with a reason and
 comes back by itself, without a reload, and shows what it missed. The faults are real: Chromium's offline switch,
 and a TCP proxy (fault_proxy.py) that holds packets or silently drops the connections open at a network switch."""
 import re

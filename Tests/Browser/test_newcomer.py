@@ -1,4 +1,4 @@
-"""Issue 14: a party a newcomer runs from across the room, at the viewports of real devices.
+"""A party a newcomer runs from across the room, at the viewports of real devices.
 
 TV 1920×1080 and 1280×720, phones 390×844 and 360×640, desktop 1440×900; German and English; axe-core on every
 state; a screenshot of each state in test-output/screenshots/.
@@ -95,14 +95,14 @@ def test_a_tv_pairs_in_one_step_with_its_code_or_its_qr_code(server, browsers):
     screenshot(phone, "host-login-for-tv-phone-360")
     assert axe_violations(phone) == []
     type_code(phone, "login", session["hostPin"])
-    # Issue 23: a code from a link is claimed only after the host compared it with the TV's.
+    # A code from a link is claimed only after the host compared it with the TV's.
     confirm = wait(phone, lambda: phone.find_element(By.CSS_SELECTOR, "dialog[open]"), message="asked before pairing")
     assert f"{code2[:3]} {code2[3:]}" in confirm.text
     screenshot(phone, "host-pair-link-confirm-phone-360")
     assert axe_violations(phone) == []
     assert server.api("GET", f"/api/party/{party['id']}/track/current")["deviceActive"] is True, "nothing claimed yet"
     confirm.find_element(By.CSS_SELECTOR, "[data-answer=yes]").click()
-    # The first TV is connected: the host is asked whether the new one replaces it (issue 24: never silently).
+    # The first TV is connected: the host is asked whether the new one replaces it (never silently).
     replace = wait(phone, lambda: phone.find_element(By.CSS_SELECTOR, "dialog[open]"), message="asked before replacing")
     assert "ersetzen" in replace.text
     screenshot(phone, "host-pair-replace-confirm-phone-360")
@@ -120,7 +120,7 @@ def test_a_tv_pairs_in_one_step_with_its_code_or_its_qr_code(server, browsers):
     tv3.get(server.base + "/tv")
     tv3.find_element(By.CSS_SELECTOR, "#pair-fallback summary").click()
     type_code(tv3, "pair", session["hostPin"])
-    # Issue 24: the second TV is connected, so the third asks on its own screen before it takes over.
+    # The second TV is connected, so the third asks on its own screen before it takes over.
     replace = wait(tv3, lambda: tv3.find_element(By.CSS_SELECTOR, "dialog[open]"), message="the TV asks before replacing")
     screenshot(tv3, "tv-replace-confirm-720")
     assert axe_violations(tv3) == []
@@ -174,7 +174,7 @@ def test_a_guest_promotes_an_auto_song_and_sees_the_queue_at_once_on_a_small_pho
     wait(guest, lambda: len(guest.find_elements(By.CSS_SELECTOR, "#results .track")) == 10)
     target = auto[3]["name"]
     # Rows re-render whenever the queue changes (the refill, other guests): every look at a row happens inside a wait,
-    # which looks again when the row it held was replaced (issue 24: this test failed now and then on a stale row).
+    # which looks again when the row it held was replaced (this test failed now and then on a stale row).
     def offer():
         row = result_row(guest, target)
         return row and (row.find_element(By.CSS_SELECTOR, ".track-badge").text,
@@ -206,9 +206,9 @@ def test_the_english_guest_sees_no_german_and_likes_keep_focus(server, browsers)
     wait(guest, lambda: guest.execute_script(
         "return document.activeElement.classList.contains('liked') && document.activeElement.closest('.track').dataset.uri") == uri,
         message="focus stays on the liked row's button")
-    # The like count is text a screen reader reads: "1 likes" inside the row, not an aria-label on a span.
+    # The like count is text a screen reader reads: "1 like" inside the row, not an aria-label on a span.
     assert guest.execute_script("""return [...document.querySelectorAll('#queue-list .track')]
-        .find(r => r.dataset.uri === arguments[0]).querySelector('.like-button').getAttribute('aria-label')""", uri).endswith("(1 likes)")
+        .find(r => r.dataset.uri === arguments[0]).querySelector('.like-button').getAttribute('aria-label')""", uri).endswith("(1 like)")
 
     guest.find_element(By.ID, "tab-search").click()
     guest.find_element(By.ID, "search").send_keys("Bahnsteig")

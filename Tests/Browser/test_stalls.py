@@ -110,7 +110,7 @@ def test_a_closed_tv_freezes_the_song_and_a_reopened_one_continues_there(server,
     heard, read_at = audio(monitor)["time"] * 1000, time.monotonic()
     monitor.get("about:blank")  # the TV tab goes away (pagehide)
     closed_after = (time.monotonic() - read_at) * 1000
-    wait(host, lambda: "Kein Fernseher verbunden" in banner(host), message="the host is told")
+    wait(host, lambda: "verbindet sich von selbst wieder" in banner(host), message="the host is told the paired TV is away")
     frozen = current(server, party)
     assert frozen["state"] == "stalled" and frozen["stallReason"] == "no-monitor" and not frozen["deviceActive"]
     stopped_at = frozen["progressMs"]

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// Issue 26 (SPEC R31): three instances of the real binary share one PostgreSQL; an event committed on one reaches the
+/// SPEC R31: three instances of the real binary share one PostgreSQL; an event committed on one reaches the
 /// streams on every other, reads never miss another instance's acknowledged write, and the upkeep runs on one.
 @Suite("Several instances on one PostgreSQL", .serialized)
 struct ClusterTests {
@@ -80,7 +80,7 @@ struct ClusterTests {
         for number in 1...3 { #expect(try party.add(number).status == 200) }
         #expect(try party.vote(3, device: "guest-2").status == 200)
         #expect(try party.queueUris().prefix(3) == ["demo:track:3", "demo:track:1", "demo:track:2"], "R9 on whichever instance answers")
-        // The TV's presence is not shared yet (issue 26 leaves it for later): it reports to each instance once.
+        // The TV's presence is not shared yet : it reports to each instance once.
         let token = try party.registerMonitor()
         for _ in 0..<3 { #expect(try party.reportProgress(token: token).status == 204) }
         #expect(try party.host("POST", "/track/start").status == 200)

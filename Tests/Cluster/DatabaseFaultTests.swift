@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Issue 26, faults: PostgreSQL goes away under running instances and comes back. A PostgreSQL server of the test's
+/// Faults: PostgreSQL goes away under running instances and comes back. A PostgreSQL server of the test's
 /// own (the shared one serves other suites meanwhile).
 @Suite("PostgreSQL down and back", .serialized)
 struct DatabaseFaultTests {

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// Issue 26, item 6: an instance killed with -9 in the middle of a like storm, behind nginx (party hash, a failed
+/// Item 6: an instance killed with -9 in the middle of a like storm, behind nginx (party hash, a failed
 /// upstream retried on the next). No acknowledged like is lost, and every stream it held comes back through nginx
 /// on another instance with `Last-Event-ID` and goes on with the next id: no gap, nothing twice.
 @Suite("An instance killed with -9 during a like storm", .serialized)
@@ -79,7 +79,7 @@ struct InstanceKillTests {
     }
 }
 
-/// Issue 26, item 5: correctness does not depend on affinity. With plain round-robin the likes of one party
+/// Item 5: correctness does not depend on affinity. With plain round-robin the likes of one party
 /// commit on all three instances and each page's stream sits on any of them: every stream still gets every event
 /// once, in order (its ids go up by exactly one).
 @Suite("A like storm through nginx with round-robin", .serialized)

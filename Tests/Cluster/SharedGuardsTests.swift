@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Issue 26, item 4 (SPEC R31 with R24, R24a, R27): nothing that guards a party lives in one process only. Guesses
+/// Item 4 (SPEC R31 with R24, R24a, R27): nothing that guards a party lives in one process only. Guesses
 /// spread over three instances get no more than one instance allows, a TV pairs through any instance, and a Spotify
 /// login may end on another instance than it began on.
 @Suite("Several instances share their guards", .serialized)
@@ -73,7 +73,7 @@ struct SharedGuardsTests {
         #expect(try party.likeCount(1) == 60)
     }
 
-    /// Issue 14 with several instances: the TV opens its pairing on A, the host's phone claims the code on B, and the
+    /// TV pairing with several instances: the TV opens its pairing on A, the host's phone claims the code on B, and the
     /// TV learns its party and monitor token on C.
     @Test func aTVPairingOpenedOnOneInstanceIsClaimedOnAnother() throws {
         let cluster = try TestCluster()

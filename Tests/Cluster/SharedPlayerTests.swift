@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Issue 26, item 4: the monitor's presence and the stall clock are the cluster's, and each party's timers run on
+/// Item 4: the monitor's presence and the stall clock are the cluster's, and each party's timers run on
 /// exactly one instance — the holder of its timer shard's advisory lock — and move when it dies.
 @Suite("Several instances share the player", .serialized)
 struct SharedPlayerTests {
@@ -21,7 +21,7 @@ struct SharedPlayerTests {
         #expect(eventually { (try? onB.current())?["deviceActive"] as? Bool == false }, "and sees it leave")
     }
 
-    /// Issue 24 across instances: a TV replaced through A that keeps calling B is told it was replaced, and its old
+    /// Across instances: a TV replaced through A that keeps calling B is told it was replaced, and its old
     /// token counts as no guess there either.
     @Test func aReplacedTVIsToldSoByEveryInstance() throws {
         let cluster = try TestCluster()

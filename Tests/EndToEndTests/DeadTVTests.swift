@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Issue 24, items 2 and 3: the truth about a TV that died without a word, and one TV on purpose.
+/// Items 2 and 3: the truth about a TV that died without a word, and one TV on purpose.
 @Suite("A TV that stops answering, and a second TV", .alsoOnRoundRobinCluster)
 struct DeadTVTests {
     static func report(_ party: TestParty, token: String) throws -> Int {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Where a test's party lives (issue 26: "the end-to-end suite also passes with plain round-robin over 3 instances").
+/// Where a test's party lives ("the end-to-end suite also passes with plain round-robin over 3 instances").
 enum Deployment: Sendable {
     /// One instance of the binary on its own SQLite file: what the README's first command runs.
     case single

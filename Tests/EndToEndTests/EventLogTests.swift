@@ -3,7 +3,7 @@ import PartyStore
 import TestSupport
 import Testing
 
-/// Issue 26, item 2: the SSE id is the party's sequence number in its event log, which outlives the process; a
+/// Item 2: the SSE id is the party's sequence number in its event log, which outlives the process; a
 /// client that comes back with `Last-Event-ID` gets exactly what it missed, or is told to reload.
 @Suite("Event log: resume with Last-Event-ID")
 struct EventLogTests {

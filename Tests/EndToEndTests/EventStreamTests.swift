@@ -39,7 +39,7 @@ struct EventStreamTests {
         let progress = try stream.waitFor("progress")
         #expect(progress.payload["position"] as? String == "1500" && progress.payload["duration"] as? String == "32000")
         #expect(progress.payload["paused"] as? String == "true")
-        // Issue 26: every logged event has the party's next sequence number as its id. The monitor's progress is sent
+        // Every logged event has the party's next sequence number as its id. The monitor's progress is sent
         // live only, without one; with several instances it goes through the log too (the way it reaches the streams
         // on the other instances, in order with the rest), so it has one there (and is never replayed).
         let alone = Deployment.current == .single
@@ -80,7 +80,7 @@ struct EventStreamTests {
         #expect(resumed.received.allSatisfy { ($0.id ?? 0) > (firstEvent.id ?? 0) })
     }
 
-    /// Issue 26: the TV's progress is sent live and never replayed (stale a second later), also with several
+    /// The TV's progress is sent live and never replayed (stale a second later), also with several
     /// instances, where it goes through the party's log to reach the streams held by the others.
     @Test func aResumedStreamIsNeverSentOldProgress() throws {
         let party = try TestParty.given()
@@ -127,7 +127,7 @@ struct EventStreamTests {
         #expect(streams.allSatisfy { $0.received.count == 1 })
     }
 
-    /// Issue 11: every TV reload leaked its monitor stream in the hub (two owners of one finish slot).
+    /// Every TV reload leaked its monitor stream in the hub (two owners of one finish slot).
     @Test func aThousandMonitorReloadsLeaveMemoryFlat() throws {
         // One malloc arena: with several, glibc spreads 300 freed connections over arenas and RSS creeps up
         // for many rounds without any leak (measured: flat from the fourth round with one arena).
@@ -155,7 +155,7 @@ struct EventStreamTests {
         #expect(try party.current()["deviceActive"] as? Bool == false, "closed monitor streams no longer count")
     }
 
-    /// Issue 24: a like's event carries the new count and the new order of the waiting songs (R9 decided by the
+    /// A like's event carries the new count and the new order of the waiting songs (R9 decided by the
     /// server), so pages need not fetch the queue after every like.
     @Test func aLikeSaysItsCountAndTheNewOrder() throws {
         let party = try TestParty.given()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Issue 15: `musicvoting install` / `uninstall`, run below a temporary root (`--root`): the same files as on a
+/// `musicvoting install` / `uninstall`, run below a temporary root (`--root`): the same files as on a
 /// real system, without users or systemd.
 @Suite("Install as a service")
 struct InstallerTests {

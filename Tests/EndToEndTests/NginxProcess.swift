@@ -5,7 +5,7 @@ import TestSupport
 /// error log and temp folders in a temporary folder of its own (`/tmp/mv-nginx-…`). Stopped in `stop()` and deinit.
 final class NginxProcess {
     enum Balancing {
-        /// Issue 26's routing: `hash … consistent` on the party id from the path (or the stream's `partyId`).
+        /// Routing: `hash … consistent` on the party id from the path (or the stream's `partyId`).
         case partyHash
         /// Plain round-robin: correctness must not depend on affinity.
         case roundRobin

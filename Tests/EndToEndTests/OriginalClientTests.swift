@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Issue 13: requests as the original MusicVoting clients send them (the Angular web frontend with its web
+/// Requests as the original MusicVoting clients send them (the Angular web frontend with its web
 /// player, and the SwiftUI iOS app), written from their documented behaviour: no device ids, the host PIN only
 /// through the web interceptor, stream listeners that reconnect at once, relative assumptions about covers.
 /// (Their Spotify login flows, first login without a PIN and the partyId-less iOS stream, are in SpotifyTests,

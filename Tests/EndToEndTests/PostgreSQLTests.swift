@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Issue 26, slice 1: the real binary on `--database postgres://…` (a server this test process starts), and the
+/// Slice 1: the real binary on `--database postgres://…` (a server this test process starts), and the
 /// start-up sentences for a wrong URL and a server out of reach.
 @Suite("PostgreSQL backend")
 struct PostgreSQLTests {

@@ -42,7 +42,7 @@ struct RestartTests {
         #expect(playing["state"] as? String == "playing" && (playing["progressMs"] as? Int ?? 0) >= frozen, "the TV continues it there")
     }
 
-    /// R20a: a stall's reason is stored with the playback (issue 26: every instance tells the same); after a restart
+    /// R20a: a stall's reason is stored with the playback (every instance tells the same); after a restart
     /// no TV is connected, so a song the TV had refused to play waits as `no-monitor`, not as "tap to play".
     @Test func aStallOfAnotherReasonIsNoMonitorAfterARestart() throws {
         let first = try ServerProcess()

@@ -361,7 +361,7 @@ struct SpotifyTests {
     }
 }
 
-/// Issue 23: `GET …/spotify/login` before the first login is open (SPEC), so it is budgeted: 53,748 OAuth states
+/// `GET …/spotify/login` before the first login is open (SPEC), so it is budgeted: 53,748 OAuth states
 /// were once made in 50 s.
 @Suite("Attack: the open Spotify login is budgeted", .serialized)
 struct SpotifyLoginFloodAttackTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 15: what keeps the server from starting is one sentence naming the path or port and what to do, and
+/// What keeps the server from starting is one sentence naming the path or port and what to do, and
 /// exit code 1; `--host ::` listens on IPv6 and IPv4.
 @Suite("Start-up errors and listening")
 struct StartupTests {

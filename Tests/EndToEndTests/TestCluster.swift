@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 
-/// Issue 26: a database of its own on the test process's PostgreSQL, `count` instances of the real binary on it
+/// A database of its own on the test process's PostgreSQL, `count` instances of the real binary on it
 /// (127.0.0.1, port 0, `--database`), and optionally Debian's nginx in front. Everything ends with the value (or a
 /// crash of the test process: see `watchForExit`).
 final class TestCluster: PartyHost {

@@ -19,7 +19,7 @@ struct TestParty {
     let pin: String
     let hostPin: String
     let joinUrl: String
-    /// Where the host created the party from: it proved the host PIN there (issue 23).
+    /// Where the host created the party from: it proved the host PIN there.
     let creatorAddress: String
 
     /// Given a party: a server of its own (with `arguments`) and a party on it, in place of the preamble
@@ -91,7 +91,7 @@ struct TestParty {
     }
 
     /// Pairs a monitor with the host PIN; returns its token. It replaces a connected TV, as a host who was asked
-    /// would say (issue 24; `DeadTVTests` checks the question itself).
+    /// would say (`DeadTVTests` checks the question itself).
     func registerMonitor(device: String = "tv-1") throws -> String {
         let response = try host("PUT", "/device", json: ["deviceId": device, "kind": "monitor", "replace": true])
         guard response.status == 200, let token = response.json["monitorToken"] as? String else {

@@ -90,10 +90,10 @@ struct YouTubeTests {
         #expect(failure.payload["message"] as? String == "Kein Nachschub für die Warteschlange: "
                 + "Das YouTube-Kontingent für heute ist aufgebraucht. Bitte später noch einmal versuchen.")
         #expect(failure.payload["code"] as? String == "refill_failed")
-        // Issue 24: ▶ on the empty party tries the refill; when there is none it says so (SPEC's `empty`), and why.
+        // ▶ on the empty party tries the refill; when there is none it says so (SPEC's `empty`), and why.
         let empty = try party.host("POST", "/track/start")
         #expect(empty.json["status"] as? String == "empty" && empty.json["message"] as? String == "Warteschlange ist leer")
-        // A `playback-error` is sent live only (issue 26: not logged, no id): the second one is the second received.
+        // A `playback-error` is sent live only (not logged, no id): the second one is the second received.
         #expect(eventually { stream.received.filter { $0.type == "playback-error" }.count >= 2 })
         #expect(stream.received.filter { $0.type == "playback-error" }.last?.payload["message"] as? String
                 == failure.payload["message"] as? String, "the reason is told again")

@@ -1,7 +1,7 @@
 import Testing
 @testable import HTTPServer
 
-/// Issue 10's DNS-rebinding guard: the configured names, IP literals and localhost pass, in any letter case and with
+/// DNS-rebinding guard: the configured names, IP literals and localhost pass, in any letter case and with
 /// any port; every other name is refused.
 @Suite("Allowed host names")
 struct AllowedHostsTests {

@@ -79,7 +79,7 @@ struct RangeTests {
         }
     }
 
-    /// Issue 11: bytes and files answer validators the same way (files once ignored a list of tags).
+    /// Bytes and files answer validators the same way (files once ignored a list of tags).
     @Test func bytesAndFilesAgreeOnIfNoneMatchAndRanges() throws {
         let bytes = Array("0123456789".utf8)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("mv-rep-\(UUID().uuidString)").path

@@ -56,7 +56,7 @@ struct GuestPartyTests {
         #expect(rolledBack.likeCount == 0 && rolledBack.hasVoted == false, "the optimistic like is rolled back: \(rolledBack)")
     }
 
-    /// Issue 26: the server says `resync` when a stream's Last-Event-ID is older than the party's log keeps; the
+    /// The server says `resync` when a stream's Last-Event-ID is older than the party's log keeps; the
     /// guest then reloads what it shows, as after any reconnect.
     @Test func aResyncFromTheServerReloadsTheQueue() async throws {
         let server = try KitServer()

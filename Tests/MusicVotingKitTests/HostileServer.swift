@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// A server that misbehaves on purpose (security issue 23): a listening socket on 127.0.0.1, port 0, answering every
+/// A server that misbehaves on purpose: a listening socket on 127.0.0.1, port 0, answering every
 /// connection on its own thread with `answer`, and recording the request heads it received.
 final class HostileServer: @unchecked Sendable {
     // @unchecked: `heads`, `connections` and `stopped` are guarded by `lock`; `listener` and `port` never change.

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 @testable import MusicVotingKit
 
-/// Security issue 23: a hostile server (or one in the middle) must not grow the app's memory without bound, hang a
+/// A hostile server (or one in the middle) must not grow the app's memory without bound, hang a
 /// request forever, collect the host PIN on another origin, smuggle bytes into a header or into the terminal.
 @Suite("A hostile server")
 struct HostileServerTests {

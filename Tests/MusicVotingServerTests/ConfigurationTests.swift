@@ -46,7 +46,7 @@ struct ConfigurationTests {
     }
 }
 
-@Suite("Each option is declared once (issue 11)")
+@Suite("Each option is declared once")
 struct ConfigurationOptionTableTests {
     @Test func helpEnvironmentConfigFileAndHostingGuideComeFromOneTable() throws {
         for option in ConfigurationOption.all {

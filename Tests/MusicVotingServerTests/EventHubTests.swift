@@ -7,7 +7,7 @@ import Testing
 @testable import MusicVotingServer
 @testable import PartyEngine
 
-/// Issue 11: the hub alone owns each stream's end; a slow client is dropped (it resumes from the party's log,
+/// The hub alone owns each stream's end; a slow client is dropped (it resumes from the party's log,
 /// `EventLogServiceTests`).
 @Suite("Event hub: stream lifetimes")
 struct EventHubTests {
@@ -53,7 +53,7 @@ struct EventHubTests {
     }
 
     /// Keepalives (one `pingIdle` a second) go to the streams that heard nothing for the interval; a party's events
-    /// reach its streams instead, so a busy party's streams get no ping to meet its next event (issue 28: every
+    /// reach its streams instead, so a busy party's streams get no ping to meet its next event (every
     /// stream was pinged at the same instant every 4 s, a second fan-out that delayed the event it met).
     @Test func aPingGoesOnlyToStreamsThatHeardNothingForTheInterval() throws {
         let hub = EventHub(clock: clock)
@@ -91,9 +91,9 @@ struct EventHubTests {
         #expect(Self.drain(other).contains("id: 5"), "the other stream heard it")
     }
 
-    /// Issue 26: a stream whose first bytes replayed the log up to 7 is not sent 6 or 7 again when their writers
+    /// A stream whose first bytes replayed the log up to 7 is not sent 6 or 7 again when their writers
     /// hand them to the hub after it joined; an event that is not logged has no id.
-    /// Issue 26, several instances: a party's streams get its logged events in sequence order, each once. An event
+    /// Several instances: a party's streams get its logged events in sequence order, each once. An event
     /// written here after one another instance wrote waits until the doorbell read the missing one from the log.
     @Test func withOtherWritersAnEventPastAGapWaitsForTheLog() throws {
         let hub = EventHub(clock: clock)
@@ -116,7 +116,7 @@ struct EventHubTests {
         #expect(hub.servedParties().isEmpty, "a party without streams here is not followed")
     }
 
-    /// Issue 26: `party-ended` ends the party's streams once it went out, after every event before it: on the
+    /// `party-ended` ends the party's streams once it went out, after every event before it: on the
     /// instance that ended the party (which may be behind another instance's events) and on the others.
     @Test func aPartyEndedPastAGapEndsTheStreamsOnlyAfterTheEventsBeforeIt() throws {
         let hub = EventHub(clock: clock)
@@ -186,7 +186,7 @@ extension EventHub {
     }
 }
 
-/// Issue 23: reserved capacity. A flood of guest streams never takes the TV's or the host's place, streams
+/// Reserved capacity. A flood of guest streams never takes the TV's or the host's place, streams
 /// waiting for an iOS login have their own small cap, and one network holds at most its share.
 @Suite("Event hub: reserved and shared capacity")
 struct EventHubCapacityTests {

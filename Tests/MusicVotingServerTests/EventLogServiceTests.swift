@@ -6,7 +6,7 @@ import Testing
 @testable import MusicVotingServer
 @testable import PartyEngine
 
-/// Issue 26: streams resume from the party's event log, the one code path for replay.
+/// Streams resume from the party's event log, the one code path for replay.
 @Suite("Event log through the service")
 struct EventLogServiceTests {
     let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))

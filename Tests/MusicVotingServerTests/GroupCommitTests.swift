@@ -7,7 +7,7 @@ import TestSupport
 @testable import MusicVotingServer
 @testable import PartyEngine
 
-/// Issue 28: writes that arrive while a batch commits go together as the next one; each answer comes after the
+/// Writes that arrive while a batch commits go together as the next one; each answer comes after the
 /// commit holding it, a failing write fails alone, and events keep commit order.
 @Suite("Group commit")
 struct GroupCommitTests {
@@ -41,7 +41,7 @@ struct GroupCommitTests {
         #expect(Self.batches(of: 3, maxBatch: 64) == [[0], [1, 2]], "nothing waits for a batch to fill")
     }
 
-    /// The committer is a thread of its own (issue 28); the `GroupCommit` dropped while jobs wait, those jobs still
+    /// The committer is a thread of its own; the `GroupCommit` dropped while jobs wait, those jobs still
     /// run, and then its thread ends (a server makes one, the tests make hundreds).
     @Test func aDroppedGroupCommitRunsWhatWaitsAndThenItsThreadEnds() throws {
         /// This thread's folder in /proc ("PID/task/TID").
@@ -142,7 +142,7 @@ struct GroupCommitTests {
         #expect(likes == ["demo:track:2=1", "demo:track:2=2", "demo:track:1=1"], "events in commit order: \(text)")
     }
 
-    /// Issue 28: a like refused before it wrote anything (over its limit, of a song not queued) keeps the rendered
+    /// A like refused before it wrote anything (over its limit, of a song not queued) keeps the rendered
     /// queue every guest reads; one that wrote and then failed empties it, as its reads may be gone.
     @Test func aRefusedLikeKeepsTheRenderedQueueAndAFailedWriteDropsIt() throws {
         struct Failed: Error {}
@@ -170,7 +170,7 @@ struct GroupCommitTests {
         #expect(try service.queue(of: party).entries.map(\.likeCount) == [0], "the like rolled back")
     }
 
-    /// Issue 28: guests' activity waits in memory for a flush; a flush whose transaction rolls back (a veto that
+    /// Guests' activity waits in memory for a flush; a flush whose transaction rolls back (a veto that
     /// failed after counting, a batch whose commit failed) leaves it pending, so it is written with the next one.
     @Test func activityFlushedInARolledBackTransactionIsWrittenByTheNextFlush() throws {
         struct Failed: Error {}

@@ -5,7 +5,7 @@ import PartyEngine
 import TestSupport
 @testable import MusicVotingServer
 
-/// Issue 26: `musicvoting nginx-config` prints what docs/scaling.md puts in front of the instances.
+/// `musicvoting nginx-config` prints what docs/scaling.md puts in front of the instances.
 @Suite struct NginxConfigurationTests {
     @Test func partyHashOverEveryUpstreamWithUnbufferedStreamsAndTheNextUpstreamOnError() throws {
         let text = try NginxConfiguration(arguments: ["--upstream", "10.0.0.2:8080", "--upstream", "10.0.0.3:8080",

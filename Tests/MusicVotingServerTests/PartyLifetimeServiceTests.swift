@@ -84,7 +84,7 @@ struct PinExhaustionTests {
     }
 }
 
-@Suite("Party creation is throttled (issue 10)")
+@Suite("Party creation is throttled")
 struct PartyCreationThrottleTests {
     @Test func tenPartiesAMinuteFromOneAddressSixtyInAllButNeverLockingOutANewNetworkAndAtMostTheActiveCap() throws {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
@@ -92,7 +92,7 @@ struct PartyCreationThrottleTests {
         for _ in 0..<10 { _ = try service.createParty(provider: "demo", clientAddress: "10.0.0.1") }
         #expect(throws: PartyError.tooManyParties(retryAfterSeconds: 60)) { try service.createParty(provider: "demo", clientAddress: "10.0.0.1") }
         for index in 0..<10 { _ = try service.createParty(provider: "demo", clientAddress: "10.0.0.\(index + 2)") }
-        #expect(throws: PartyError.tooManyParties(retryAfterSeconds: 60), "20 a minute from one network (issue 23)") {
+        #expect(throws: PartyError.tooManyParties(retryAfterSeconds: 60), "20 a minute from one network") {
             try service.createParty(provider: "demo", clientAddress: "10.0.0.99")
         }
         for index in 0..<40 { _ = try service.createParty(provider: "demo", clientAddress: "10.\(index + 1).0.1") }
@@ -109,7 +109,7 @@ struct PartyCreationThrottleTests {
     }
 }
 
-@Suite("Writes never land in an ended party (issue 10, item 9)")
+@Suite("Writes never land in an ended party")
 struct EndedPartyWriteTests {
     /// The add looked the party up (active), then the host ended it before the add took the lock.
     @Test func anAddThatRacesTheEndOfThePartyIsRefusedAndLeavesNoRow() throws {

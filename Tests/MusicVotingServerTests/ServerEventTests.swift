@@ -3,7 +3,7 @@ import JSONKit
 import Testing
 @testable import PartyEngine
 
-/// Issue 28: an event's message is written directly; it must be the very bytes the JSON value would serialize to
+/// An event's message is written directly; it must be the very bytes the JSON value would serialize to
 /// (the shape SPEC gives clients, and what the log keeps), escapes included.
 @Suite("Server event messages")
 struct ServerEventTests {

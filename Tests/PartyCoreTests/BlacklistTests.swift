@@ -2,8 +2,8 @@ import Foundation
 import PartyCore
 import Testing
 
-/// R12 with issue 23: a blacklisted word is found however it is disguised, in the title, any artist or the album.
-@Suite("Blacklist folding (R12, issue 23)")
+/// R12: a blacklisted word is found however it is disguised, in the title, any artist or the album.
+@Suite("Blacklist folding (R12)")
 struct BlacklistTests {
     static let blacklist = Blacklist(words: ["Spam"])
 

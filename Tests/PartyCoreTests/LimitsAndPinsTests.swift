@@ -82,7 +82,7 @@ struct SlidingWindowTests {
         #expect(admitted == 20, "6 a minute, 20 in ten minutes")
     }
 
-    /// Issue 28: a key's stamps kept inline while there is one, in a list from two: counts, waits and take-backs agree
+    /// A key's stamps kept inline while there is one, in a list from two: counts, waits and take-backs agree
     /// across the change in both directions.
     @Test func aKeyCountsTheSameWithOneStampAndWithMany() {
         var stamps = WindowStamps()
@@ -120,7 +120,7 @@ struct SlidingWindowTests {
         #expect(limiter.trackedKeys == 0)
     }
 
-    /// Issue 28: a key a record (a new device per like) keeps fewer than twice the live keys (+1,024) without a
+    /// A key a record (a new device per like) keeps fewer than twice the live keys (+1,024) without a
     /// prune on every record: 20,000 keys over 200 s, 6,000 of them in any minute.
     @Test func recordsPruneByThemselvesInProportionToTheKeysHeld() {
         var limiter = SlidingWindowLimiter(limit: 30)

@@ -27,7 +27,7 @@ struct NumberBoundsTests {
     }
 }
 
-@Suite("Track text is capped (issue 10)")
+@Suite("Track text is capped")
 struct TrackCapTests {
     /// A 200 kB title once overflowed every event stream of the party.
     @Test func titlesArtistsAndAlbumsKeepAtMost500Characters() {

@@ -26,7 +26,7 @@ struct QueueOrderingTests {
         #expect(queue.ordered().map(\.id) == [2, 3, 1])
     }
 
-    /// Issue 28: a like's event carries the order after it, computed without changing (copying) the queue: the same
+    /// A like's event carries the order after it, computed without changing (copying) the queue: the same
     /// as changing the count and ordering, for every entry, count and playing entry of a mixed queue, with and
     /// without fair order; and a vote finds its entry without ordering when one copy waits, as R10 says.
     @Test func theOrderAfterALikeIsTheOrderOfTheQueueWithThatLike() {

@@ -65,7 +65,7 @@ struct SecretGuardTests {
 
 }
 
-@Suite("Issue 23: one address is not one person")
+@Suite("One address is not one person")
 struct AddressPrefixTests {
     @Test(arguments: [
         ("192.168.1.77", "192.168.1.0/24", "192.168.1.77"),

@@ -3,7 +3,7 @@ import PartyCore
 import TestSupport
 import Testing
 
-@Suite("Issue 14: a TV pairs by a code it shows and the host claims")
+@Suite("A TV pairs by a code it shows and the host claims")
 struct TVPairingTests {
     @Test func aClaimedCodeHandsTheTVItsPartyOnceAndOnlyByItsSecret() throws {
         var pairings = TVPairings()
@@ -50,7 +50,7 @@ struct TVPairingTests {
     }
 }
 
-@Suite("Issue 23: a flood of pairings cannot keep a real TV from pairing")
+@Suite("A flood of pairings cannot keep a real TV from pairing")
 struct TVPairingFloodTests {
     @Test func oneNetworkHoldsAtMostItsShare() throws {
         var pairings = TVPairings(capacity: 100, perNetwork: 3)

@@ -12,7 +12,7 @@ private func temporaryDatabase() -> String {
     return folder.appendingPathComponent("test.sqlite").path
 }
 
-/// Issue 26: the store's rules hold on both backends; each test gets a new SQLite file or a new database on the
+/// The store's rules hold on both backends; each test gets a new SQLite file or a new database on the
 /// test process's PostgreSQL server (`PostgreSQLCluster`).
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite, postgreSQL
@@ -165,7 +165,7 @@ struct PartyStoreTests {
         return location
     }
 
-    /// Issue 28: migration 8 keeps each entry's like count with it; a database made before carries its votes over.
+    /// Migration 8 keeps each entry's like count with it; a database made before carries its votes over.
     @Test(arguments: Backend.allCases) func likeCountsOfAnOlderDatabaseAreCarriedOver(_ backend: Backend) throws {
         let location = try olderDatabase(backend, migrations: 7, rows: """
                 INSERT INTO parties (id, guest_pin, host_pin, provider, created_at) VALUES ('p1', '11111', '22222', 'demo', 0);
@@ -182,7 +182,7 @@ struct PartyStoreTests {
         #expect(try store.entries(partyId: "p1").sorted { $0.track.uri < $1.track.uri }.map(\.likeCount) == [1, 2])
     }
 
-    /// Issue 28: migration 17 rebuilds the event log as a rowid table; what an older database logged is still replayed,
+    /// Migration 17 rebuilds the event log as a rowid table; what an older database logged is still replayed,
     /// and the next event is numbered after it.
     @Test(arguments: Backend.allCases) func theEventLogOfAnOlderDatabaseIsCarriedOver(_ backend: Backend) throws {
         let location = try olderDatabase(backend, migrations: 16, rows: """
@@ -200,7 +200,7 @@ struct PartyStoreTests {
         #expect(try store.events(partyId: "p1", after: 2, limit: 10).map(\.message) == [#"{"n":3}"#])
     }
 
-    /// Issue 28: SQLite numbers events after its log's newest, or after the party's counter where that is higher (a
+    /// SQLite numbers events after its log's newest, or after the party's counter where that is higher (a
     /// database whose older version pruned events, counting on in the counter).
     @Test(arguments: Backend.allCases) func aCounterAheadOfItsLogNumbersOn(_ backend: Backend) throws {
         let location = try olderDatabase(backend, migrations: 17, rows: """
@@ -314,7 +314,7 @@ struct WriteVersionTests {
         #expect(store.writeVersion > version)
     }
 
-    /// Issue 10: each PIN check is an index look-up, not a scan of every party ever created.
+    /// Each PIN check is an index look-up, not a scan of every party ever created.
     @Test func pinChecksUseThePartialUniqueIndexes() throws {
         let store = try PartyStore(path: temporaryDatabase())
         for (index, lookup) in PartyStore.pinLookups.enumerated() {
@@ -326,7 +326,7 @@ struct WriteVersionTests {
         #expect(try store.activePartyCount() == 1)
     }
 
-    /// Issue 11: a database error names the statement that failed.
+    /// A database error names the statement that failed.
     @Test(arguments: Backend.allCases) func aDatabaseErrorCarriesItsSQL(_ backend: Backend) throws {
         let store = try backend.newStore()
         try store.insert(party("p1"))
@@ -350,7 +350,7 @@ struct SQLDialectTests {
     }
 }
 
-/// Issue 26: each party's events as a log, on both backends.
+/// Each party's events as a log, on both backends.
 @Suite("Event log")
 struct EventLogStoreTests {
     static func event(_ type: String, at date: Date = epoch, audience: (String, String?)? = nil) -> LoggedEvent {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PartyStore
 
-/// Issue 28: how the SQLite store writes its log. A commit's pages go to the file in one write (`WALBuffer.c`), and a
+/// How the SQLite store writes its log. A commit's pages go to the file in one write (`WALBuffer.c`), and a
 /// checkpointer of its own copies them back (`Checkpointer`).
 @Suite("Write-ahead log")
 struct WriteAheadLogTests {

@@ -79,7 +79,7 @@ struct ISODurationTests {
         for broken in ["", "4M13S", "PT", "PTXS", "PT4X", "PT1M2"] { #expect(ISODuration.milliseconds(broken) == nil, "\(broken)") }
     }
 
-    /// Issue 10: `P9999999999999999W` from a hostile or broken upstream trapped converting to Int.
+    /// `P9999999999999999W` from a hostile or broken upstream trapped converting to Int.
     @Test func absurdDurationsAreRefusedInsteadOfCrashing() {
         for absurd in ["P9999999999999999W", "PT1e400S", "P99999999999999999999999999999999999999D", "PT9999999999999999999S",
                        "P31D", "PT\(String(repeating: "9", count: 400))S"] {
@@ -89,7 +89,7 @@ struct ISODurationTests {
     }
 }
 
-@Suite("Hostile demo numbers (issue 10)")
+@Suite("Hostile demo numbers")
 struct DemoBoundsTests {
     static let hostile = ["-9223372036854775808", "9223372036854775807", "-1", "0", "25", "+1", "01", " 1", "1 ",
                           "99999999999999999999", "", "1e3", "0x1", "１"]

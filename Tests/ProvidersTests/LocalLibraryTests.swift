@@ -78,7 +78,7 @@ struct LocalLibraryTests {
     }
 }
 
-@Suite("The music folder is never left (issue 10)")
+@Suite("The music folder is never left")
 struct LibraryEscapeTests {
     @Test(.timeLimit(.minutes(1))) func linksOutOfTheLibraryLoopsAndDotFilesAreSkipped() throws {
         let manager = FileManager.default

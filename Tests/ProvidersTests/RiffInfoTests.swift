@@ -3,7 +3,7 @@ import PartyCore
 import Testing
 @testable import Providers
 
-/// Issue 15: a WAV whose title and artist are only in its RIFF `LIST/INFO` chunk (Windows, most editors).
+/// A WAV whose title and artist are only in its RIFF `LIST/INFO` chunk (Windows, most editors).
 @Suite("WAV RIFF INFO tags")
 struct RiffInfoTests {
     static func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }

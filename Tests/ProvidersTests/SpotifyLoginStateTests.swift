@@ -2,7 +2,7 @@ import Foundation
 import Providers
 import Testing
 
-/// Issue 23: OAuth states are bounded per party and in all, and expire without a scan of all of them.
+/// OAuth states are bounded per party and in all, and expire without a scan of all of them.
 @Suite("Spotify OAuth states are bounded")
 struct SpotifyLoginStateTests {
     let start = Date(timeIntervalSince1970: 1_800_000_000)

@@ -1,4 +1,4 @@
-"""Issue 15: the release binary is the one file to copy.
+"""The release binary is the one file to copy.
 
 Copied alone into an empty folder (no checkout, no --resources) it serves every page and asset with the same bytes
 as the checkout's files; it needs no Swift runtime library, only the Debian packages of .ci/apt-target.txt.

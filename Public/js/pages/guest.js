@@ -317,7 +317,7 @@ function start() {
 
   const events = connectEvents(partyId, {
     onEvent: (event) => {
-      // Issue 24: likes and song changes are applied from the event; a page that holds something else reloads.
+      // Likes and song changes are applied from the event; a page that holds something else reloads.
       if (event.type === 'entry-removed') tellRemoval(event.payload);
       if (event.type === 'veto-updated' && applyVeto(queue, event.payload)) { renderQueue(); return; }
       if (event.type === 'vote-updated') {

@@ -40,7 +40,7 @@ function ended() {
   forget(STORAGE_KEY);
   view.hidden = true;
   document.getElementById('ended').hidden = false;
-  // The controls are gone: focus goes to the message, not to the page's top (issue 24).
+  // The controls are gone: focus goes to the message, not to the page's top.
   document.getElementById('ended-message').focus();
 }
 
@@ -101,7 +101,7 @@ async function run(partyId, secret) {
   }, { once: true });
   qr.src = `${base}/qr`;
 
-  // Issue 14: the TV shows a code; the host types it here or scanned the TV's QR code (`#pairTv=CODE`).
+  // The TV shows a code; the host types it here or scanned the TV's QR code (`#pairTv=CODE`).
   const pairTv = tvPairing(party, credential, {
     address: document.getElementById('host-tv-address'), status: document.getElementById('tv-paired'), onPaired: () => toast(t('tv.paired')),
   });
@@ -124,7 +124,7 @@ async function run(partyId, secret) {
       if (!enabled && !away) stallBanner.append(' ', el('a', { href: '#tv-card', text: t('host.enterCode'), onclick: focusTvCode }));
     }
     stallBanner.hidden = !stalled;
-    // A host in another tab sees the stall in the tab's title (issue 24).
+    // A host in another tab sees the stall in the tab's title.
     document.title = stalled ? `⚠ ${t(`now.stalled.${current.stallReason}`) || t('now.stalled.no-monitor')} · ${t('app.name')}` : pageTitle;
     deviceHint.hidden = enabled || stalled;
     const playing = Boolean(current.isPlaying && current.track);
@@ -203,7 +203,7 @@ async function run(partyId, secret) {
     search.render();
     return true;
   };
-  /** A song change applied from its event (issue 24); false when the page must reload instead. */
+  /** A song change applied from its event; false when the page must reload instead. */
   const applySongChange = (event) => {
     const advanced = applyTrackChange(lastQueue, event.payload);
     const shown = currentFromTrackChange(event, current);
@@ -237,7 +237,7 @@ async function run(partyId, secret) {
         onclick: () => unblock(word, index) }),
     ])));
   };
-  /** Issue 24: after an unblock, focus goes to the word now in its place, else the one before, else the heading. */
+  /** After an unblock, focus goes to the word now in its place, else the one before, else the heading. */
   const unblock = async (word, index) => {
     showError('blacklist', '');
     try {
@@ -307,7 +307,7 @@ async function run(partyId, secret) {
     if (!await command('POST', '/track/next')) return;
     if (!current.track) toast(t('host.skippedToEmpty'));
     else if (current.track.id === before) toast(t('host.skipNotTaken'));
-    // Issue 24: the TV cannot hear right now; the skip waits for it (it plays what the server says when back).
+    // The TV cannot hear right now; the skip waits for it (it plays what the server says when back).
     else if (current.state === 'stalled') toast(t('host.skipPending', { name: current.track.name }));
     else toast(t('host.skippedTo', { name: current.track.name }));
   });
@@ -334,7 +334,7 @@ async function run(partyId, secret) {
     await offerToRemove(answer.matching || []);
   });
 
-  /** Issue 24: the waiting songs the new word blocks (the server's rule, `matching`), removed when the host says so. */
+  /** The waiting songs the new word blocks (the server's rule, `matching`), removed when the host says so. */
   async function offerToRemove(uris) {
     if (!uris.length) return;
     const message = uris.length === 1 ? t('host.blacklist.matchingOne') : t('host.blacklist.matchingMany', { count: uris.length });
@@ -373,7 +373,7 @@ async function run(partyId, secret) {
     }
   });
 
-  // Issue 24: logging out asks first and shows the PIN the way back needs.
+  // Logging out asks first and shows the PIN the way back needs.
   document.getElementById('logout').addEventListener('click', async () => {
     if (!await ask({ message: t('host.logoutConfirm', { pin: party.hostPin }), confirm: t('host.logout'), cancel: t('dialog.cancel') })) return;
     forget(STORAGE_KEY);
@@ -411,7 +411,7 @@ async function run(partyId, secret) {
         renderQueue();
         renderNowVeto();
       } else if (event.type === 'vote-updated' && applyLike(event.payload)) {
-        // Applied from the event (issue 24): no queue fetch per like.
+        // Applied from the event: no queue fetch per like.
       } else if (event.type === 'track-changed' && applySongChange(event)) {
         // Applied from the event too; the `queue-updated` (advance) that follows says nothing more.
       } else if (event.type === 'queue-updated' && event.payload.reason === 'advance') {

@@ -30,7 +30,7 @@ function monitorDeviceId() {
   return id;
 }
 
-/** Registers this TV. With the host PIN while another TV is connected, the TV asks first (issue 24: never silently). */
+/** Registers this TV. With the host PIN while another TV is connected, the TV asks first (never silently). */
 async function register(partyId, credential) {
   const put = (replace) => api('PUT', `${partyPath(partyId)}/device`, {
     token: credential, body: { deviceId: monitorDeviceId(), kind: 'monitor', replace },
@@ -48,7 +48,7 @@ async function register(partyId, credential) {
 }
 
 /**
- * Issue 14: an unpaired TV shows a code and a QR code of the host page that claims it, and asks the server every
+ * An unpaired TV shows a code and a QR code of the host page that claims it, and asks the server every
  * 1.5 s whether the host did; an expired code is replaced. The host PIN typed with the remote stays the fallback.
  */
 async function showPairing() {
@@ -304,7 +304,7 @@ async function run(partyId, token) {
     document.getElementById('ended').hidden = false;
   }
 
-  /** Issue 23/24: the host paired another TV; this one stops, says so, and never competes. */
+  /** The host paired another TV; this one stops, says so, and never competes. */
   function replaced() {
     partyEnded();
     document.querySelector('#ended h1').textContent = t('monitor.replaced');
@@ -341,7 +341,7 @@ async function run(partyId, token) {
 
   // R23: about once a second, the position the TV really plays; R20a: and whether it can play at all.
   function report() {
-    // Idle too: the report is the TV's heartbeat, without it the server says "no TV" within 10 s (issue 24).
+    // Idle too: the report is the TV's heartbeat, without it the server says "no TV" within 10 s.
     const body = !current || !current.track ? { position: 0, duration: 0, paused: true } : player
       ? { position: player.positionMs(), duration: player.durationMs(), paused: player.isPaused() || blocked, blocked }
       : { position: now.positionMs(), duration: current.track.duration_ms || 0, paused: true };

@@ -27,7 +27,7 @@ public final class SpotifyLoginState: @unchecked Sendable {
     public static let perParty = 8
     public static let capacity = 10_000
     private let key: [UInt8]
-    /// Issue 26: several instances keep the states, and the key that signs them, in their shared database: the
+    /// Several instances keep the states, and the key that signs them, in their shared database: the
     /// callback may reach another instance than the one the login began on.
     private let shared: (any SharedLoginStates)?
     private let lock = NSLock()
@@ -128,7 +128,7 @@ public final class SpotifyLoginState: @unchecked Sendable {
     }
 }
 
-/// Issue 26: where several instances keep pending OAuth states (single use, `perParty` newest per party and
+/// Where several instances keep pending OAuth states (single use, `perParty` newest per party and
 /// `capacity` in all, as in memory) and the one key that signs them.
 public protocol SharedLoginStates: AnyObject, Sendable {
     /// The key every instance signs with: the one already kept, else `proposal` (kept from now on).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 23, item 3 (and issue 24, item 9): limits that hold when the attacker has many addresses.
+/// Limits that hold when the attacker has many addresses.
 @Suite("Attack: many addresses against the host PIN and party creation", .alsoOnRoundRobinCluster)
 struct AddressRotationAttackTests {
     @Test func aNewNetworkForEveryGuessGetsThirtyEvaluatedGuessesAMinuteAndNoMore() throws {

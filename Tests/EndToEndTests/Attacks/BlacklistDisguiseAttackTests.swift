@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
-/// Issue 23: the host banned a word and a guest got 10 of 13 disguises of it into the queue (full-width letters,
+/// The host banned a word and a guest got 10 of 13 disguises of it into the queue (full-width letters,
 /// hidden characters, combining marks, look-alike letters of other scripts, spaced letters, mathematical letters;
 /// the album was not checked). The songs come from a local library of WAV files whose RIFF INFO tags the test
 /// writes, so every title, artist and album is the attacker's.
-@Suite("Attack: a blacklisted word in disguise is refused (R12, issue 23)")
+@Suite("Attack: a blacklisted word in disguise is refused (R12)")
 struct BlacklistDisguiseAttackTests {
     /// (title, artist, album); the album carries the search key "Probe NN".
     static let disguised: [(title: String, artist: String, album: String)] = [

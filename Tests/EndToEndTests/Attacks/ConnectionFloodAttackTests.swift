@@ -5,7 +5,7 @@ import Glibc
 import TestSupport
 #endif
 
-/// Issue 10, item 3: floods of connections from one or many phones must leave a new guest able to join.
+/// Item 3: floods of connections from one or many phones must leave a new guest able to join.
 @Suite("Attack: connection floods do not lock guests out", .alsoOnRoundRobinCluster)
 struct ConnectionFloodAttackTests {
     /// Raises this test process's own descriptor limit: it plays a thousand phones.
@@ -89,7 +89,7 @@ struct ConnectionFloodAttackTests {
         let server = try ServerProcess(arguments: ["--max-streams-per-party", "3"])
         defer { server.stop() }
         let party = try TestParty(server)
-        // Of 3, one is kept for the host and the TV (issue 23): guests get 2.
+        // Of 3, one is kept for the host and the TV: guests get 2.
         var streams = try (1...2).map { try party.events(source: "127.0.14.\($0)") }
         #expect(streams.allSatisfy { $0.status == 200 })
         let third = try SSEClient(port: server.port, path: "\(party.base)/events", source: "127.0.14.3")

@@ -2,7 +2,7 @@ import Foundation
 import PartyStore
 import Testing
 
-/// Issue 10, item 8: half-written playback after a crash (item 9 is in PartyLifetimeServiceTests).
+/// Half-written playback after a crash (writes into an ended party are in PartyLifetimeServiceTests).
 @Suite("Attack: no half-written state")
 struct ConsistencyAttackTests {
     @Test func aCurrentEntryThatNoLongerExistsIsRepairedOnStartInsteadOfPlayingSilence() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 10, item 1: one unauthenticated request killed the server (integer overflow on `number - 1`).
+/// Item 1: one unauthenticated request killed the server (integer overflow on `number - 1`).
 @Suite("Attack: no request crashes the server (R24b)", .alsoOnRoundRobinCluster)
 struct CrashAttackTests {
     static let edgeNumbers = ["-9223372036854775808", "9223372036854775807", "-9223372036854775809",

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// Issue 10, item 4: 16,280 parties in 150 s from one script made every guest wait.
+/// Item 4: 16,280 parties in 150 s from one script made every guest wait.
 @Suite("Attack: a party-creation flood is throttled", .alsoOnRoundRobinCluster)
 struct CreationFloodAttackTests {
     /// The statuses of `count` like toggles, each by a guest of its own (likes are limited per guest).

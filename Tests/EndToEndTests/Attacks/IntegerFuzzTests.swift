@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 10 acceptance: every route of the OpenAPI document with integer edge values in its path, query
+/// Every route of the OpenAPI document with integer edge values in its path, query
 /// and body; the process stays up and nothing answers 5xx but what SPEC allows: 503 `Anbieter nicht konfiguriert.` from
 /// a provider route of a provider that is not set up, and 501 from saveToPlaylist.
 @Suite("Attack: integer edge values on every route")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 10, item 11: unmatched paths were logged raw; `%0a` forged lines and paths can carry PINs.
+/// Item 11: unmatched paths were logged raw; `%0a` forged lines and paths can carry PINs.
 @Suite("Attack: the log cannot be forged")
 struct LogInjectionAttackTests {
     @Test func unmatchedPathsAreLoggedAsAFixedTokenAndNoRequestAddsALine() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 23: an attacker with many addresses of one network (IPv4 /24, IPv6 /64) cannot take every connection.
+/// An attacker with many addresses of one network (IPv4 /24, IPv6 /64) cannot take every connection.
 @Suite("Attack: many addresses of one network")
 struct NetworkPrefixAttackTests {
     /// On a dual-stack socket IPv4 clients arrive as ::ffff:a.b.c.d; they must count as their /24, not as one

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 10, items 2 and 7; SPEC R24, R24a, R25.
+/// Items 2 and 7; SPEC R24, R24a, R25.
 @Suite("Attack: the host PIN cannot be guessed", .alsoOnRoundRobinCluster)
 struct PinOracleAttackTests {
     /// A wrong PIN that is not the party's, different from `right`.
@@ -89,7 +89,7 @@ struct PinOracleAttackTests {
         let hostPhone = party.client.from(party.creatorAddress)
         #expect(try hostPhone.send("GET", "\(party.base)/blacklist", auth: party.hostPin).status == 200,
                 "the host's right PIN is not refused because of other clients' failures")
-        // Issue 23: a device that never proved the PIN waits while the party is under attack, and is told why.
+        // A device that never proved the PIN waits while the party is under attack, and is told why.
         let newDevice = try party.client.from("127.0.2.1").send("GET", "\(party.base)/blacklist", auth: party.hostPin)
         #expect(newDevice.status == 429 && newDevice.json["code"] as? String == "pin_guessing")
         #expect((newDevice.error ?? "").contains("schon angemeldet"), "the message says where it still works")

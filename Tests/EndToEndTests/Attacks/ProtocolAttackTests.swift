@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 10, item 12: libmicrohttpd's own error answers, DNS rebinding, and world-readable secrets.
+/// Item 12: libmicrohttpd's own error answers, DNS rebinding, and world-readable secrets.
 @Suite("Attack: protocol edges and the data folder")
 struct ProtocolAttackTests {
     /// Sends raw bytes, reads one response.

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// Issue 10, item 5: searches spent the party's YouTube quota, and a slow upstream starved every client.
+/// Item 5: searches spent the party's YouTube quota, and a slow upstream starved every client.
 @Suite("Attack: provider quota and threads", .serialized)
 struct ProviderQuotaAttackTests {
     /// Counts the slow searches the fake has answered, so a test can tell what came before the first of them.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 23, HTTP layer: libmicrohttpd's edge cases answer once, with the JSON error shape, and a request head
+/// HTTP layer: libmicrohttpd's edge cases answer once, with the JSON error shape, and a request head
 /// can neither fill the connection's memory nor take forever.
 @Suite("Attack: request heads and libmicrohttpd's edges")
 struct RequestHeadAttackTests {
@@ -63,7 +63,7 @@ struct RequestHeadAttackTests {
             if status == 201 { created += 1 }
             if status == 431 { #expect(Self.singleAnswer(text)?.body["code"] as? String == "request_too_big") }
         }
-        // The pool (5 KiB, issue 28: memory per subscriber) holds a head up to the limit and the largest answer head
+        // The pool (5 KiB: memory per subscriber) holds a head up to the limit and the largest answer head
         // there is, the monitor page's (its Content-Security-Policy): byte by byte up to the limit, a page, then 431.
         var pages = 0
         for padding in stride(from: 3_640, through: 3_780, by: 7) {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Issue 23, item 5: a flood of guest streams from many addresses leaves the TV and the host their streams.
+/// Item 5: a flood of guest streams from many addresses leaves the TV and the host their streams.
 @Suite("Attack: stream slots under a flood")
 struct StreamReservationAttackTests {
     @Test func guestsFillingAPartyLeaveTheTVAndTheHostTheirStreams() throws {

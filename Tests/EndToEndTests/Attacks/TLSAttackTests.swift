@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 23: HTTPS speaks TLS 1.2+ with forward-secret key exchange only, and tells browsers to stay on it.
+/// HTTPS speaks TLS 1.2+ with forward-secret key exchange only, and tells browsers to stay on it.
 @Suite("Attack: TLS downgrade")
 struct TLSAttackTests {
     /// `openssl` with the arguments; its exit status and standard output.

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// Issue 23, item 4: every upstream call is admitted, adds included, and the remote slots are shared fairly.
+/// Item 4: every upstream call is admitted, adds included, and the remote slots are shared fairly.
 @Suite("Attack: the provider's quota through adds and the remote slots", .serialized)
 struct UpstreamAdmissionAttackTests {
     static func lookups(_ fake: FakeService) -> Int {
