@@ -115,7 +115,11 @@ let requestCompleted: MHD_RequestCompletedCallback = { context, connection, requ
 let acceptPolicy: MHD_AcceptPolicyCallback = { context, address, _ in
     guard let context, let address else { return .YES }
     let connections = Unmanaged<Server>.fromOpaque(context).takeUnretainedValue().connections
-    return (connections?.admit(AddressPrefix(address)) ?? true) ? .YES : .NO
+    guard connections?.admit(AddressPrefix(address)) ?? true else {
+        HTTPMetrics.refusedConnections.add()
+        return .NO
+    }
+    return .YES
 }
 
 /// Each connection's socket context is its request-head budget (RequestHead.c); the guard tracks its prefix

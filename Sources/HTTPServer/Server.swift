@@ -85,12 +85,16 @@ public final class Server: @unchecked Sendable {
     /// slowly it trickles: libmicrohttpd's idle timeout alone is reset by every byte.
     public static let headDeadline: TimeInterval = 10
 
-    let respond: @Sendable (Request) -> Response
+    /// Answers every request; replaced only before `start` (its metrics need the server made first).
+    public var respond: @Sendable (Request) -> Response
     private var daemon: OpaquePointer?
     /// Set before the daemon starts, read by its callbacks.
     private(set) var connections: ConnectionGuard?
     private var sweep: DispatchSourceTimer?
     public private(set) var port: UInt16 = 0
+
+    /// Connections open now (event streams, kept-alive and busy ones).
+    public var openConnections: Int { connections?.openCount ?? 0 }
 
     public init(respond: @escaping @Sendable (Request) -> Response) {
         self.respond = respond

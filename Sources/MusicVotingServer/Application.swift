@@ -1,6 +1,7 @@
 import EmbeddedResources
 import Foundation
 import HTTPServer
+import Metrics
 import PartyCore
 import PartyEngine
 import PartyStore
@@ -25,6 +26,11 @@ public final class Application: @unchecked Sendable {
     /// Issue 26: with a shared database, which parties' timers this instance runs. Used on `upkeep` only.
     private let timerShards: TimerShards?
     private var timer: DispatchSourceTimer?
+    /// What `/metrics` shows; `metricsServer` serves it on `--metrics ADDRESS:PORT`.
+    let metrics: MetricsRegistry
+    private let metricsServer: Server?
+    /// Active parties and recently active guests, read by the upkeep every `countInterval` ticks, shown by `/metrics`.
+    private let operationalCounts = OperationalCounts()
     // Guarded by `upkeep`: ticks since start (one a second), for the 60 s expiry.
     private var ticks = 0
 
@@ -83,9 +89,45 @@ public final class Application: @unchecked Sendable {
                             pages: try PageRenderer(files: templateFiles, assetBase: "/assets/v-" + publicFiles.version,
                                                             publicBase: { [service] in service.publicBase })).router()
         let allowedHosts = AllowedHosts(names: configuration.allowedHosts + Self.ownHostNames(publicURL: configuration.publicURL))
-        let pipeline = RequestPipeline(router: router, trustedProxies: configuration.trustedProxies, allowedHosts: allowedHosts)
+        let requestMetrics = RequestMetrics(patterns: router.patterns)
+        let server = Server(respond: { _ in Response(error: .notFound) })
+        let metrics = Self.registry(requests: requestMetrics, server: server, hub: hub, counts: operationalCounts)
+        self.metrics = metrics
+        let exposition: @Sendable () -> String = { metrics.exposition() }
+        let pipeline = RequestPipeline(router: router, trustedProxies: configuration.trustedProxies, allowedHosts: allowedHosts,
+                                       metrics: requestMetrics, exposition: configuration.metricsListener == nil ? exposition : nil)
         self.pipeline = pipeline
-        server = Server(respond: pipeline.respond)
+        server.respond = pipeline.respond
+        self.server = server
+        metricsServer = configuration.metricsListener.map { _ in
+            Server(respond: { request in
+                request.path == RequestPipeline.metricsRoute ? .text(exposition(), contentType: MetricsRegistry.contentType) : Response(error: .notFound)
+            })
+        }
+    }
+
+    /// Every metric `/metrics` shows, in order: requests, connections and streams, the party service, the stores,
+    /// providers, the process.
+    private static func registry(requests: RequestMetrics, server: Server, hub: EventHub, counts: OperationalCounts) -> MetricsRegistry {
+        let gauges: [any MetricFamily] = [
+            Gauge("musicvoting_http_connections", help: "HTTP connections open now, event streams included.") { Double(server.openConnections) },
+            Gauge("musicvoting_event_streams", help: "Event streams open now.") { Double(hub.streamCount()) },
+            Gauge("musicvoting_event_stream_slowest_backlog_bytes",
+                  help: "Bytes the slowest event stream has queued and not yet written (a stream is dropped at 64 KiB).") {
+                Double(hub.slowestBacklog())
+            },
+            Gauge("musicvoting_parties_active", help: "Parties not ended (read every 10 s).") { Double(counts.read().activeParties) },
+            Gauge("musicvoting_guests_active", help: "Devices that joined, added, liked or vetoed in the last 10 minutes (read every 10 s).") {
+                Double(counts.read().activeGuests)
+            },
+            Gauge("musicvoting_parties_with_tv", help: "Parties whose TV (registered monitor) holds an event stream to this instance.") {
+                Double(hub.partiesWithMonitor())
+            },
+        ]
+        return MetricsRegistry(requests.families + [HTTPMetrics.refusedConnections] + gauges
+                               + [EngineMetrics.eventsPublished, HTTPMetrics.eventStreamBytes]
+                               + EngineMetrics.families.filter { $0.name != EngineMetrics.eventsPublished.name }
+                               + StoreMetrics.families + ProviderMetrics.families + ProcessMetrics.families)
     }
 
     /// Starts listening; returns the bound port.
@@ -103,6 +145,13 @@ public final class Application: @unchecked Sendable {
             http.tlsKeyPEM = try StartupError.readTLSFile(key, option: "--tls-key")
         }
         do { try server.start(http) } catch { throw StartupError.listen(error) }
+        if let metricsServer, let listener = configuration.metricsListener {
+            // The operator's own listener: no per-address limits, a few connections.
+            let scrape = Server.Configuration(host: listener.host, port: listener.port, threads: 1, connectionLimit: 64,
+                                              perAddressConnectionLimit: 0, perPrefixConnectionLimit: 0)
+            do { try metricsServer.start(scrape) } catch { throw StartupError.listen(error) }
+        }
+        readOperationalCounts()
         service.setJoinBase(configuration.publicURL ?? defaultPublicURL(port: server.port))
         if upkeepLock == nil {
             do {
@@ -122,6 +171,13 @@ public final class Application: @unchecked Sendable {
 
     public var port: UInt16 { server.port }
 
+    /// The port of `--metrics ADDRESS:PORT` (the one picked, for port 0); nil without it.
+    public var metricsPort: UInt16? { metricsServer?.port }
+
+    private func readOperationalCounts() {
+        do { operationalCounts.store(try service.operationalCounts()) } catch { Log.error("counts for /metrics: \(error)") }
+    }
+
     public var scheme: String { configuration.tlsCertificatePath == nil ? "http" : "https" }
 
     /// Closes every event stream, then the HTTP server (NOTES: resume suspended streams before stopping).
@@ -132,6 +188,7 @@ public final class Application: @unchecked Sendable {
         hub.closeAll()
         Thread.sleep(forTimeInterval: 0.2)
         server.stop()
+        metricsServer?.stop()
         do { try service.flushActivityNow() } catch { Log.error("guest activity on shutdown: \(error)") }
         do { try service.checkpoint() } catch { Log.error("checkpoint on shutdown: \(error)") }
         Log.flush()
@@ -144,6 +201,7 @@ public final class Application: @unchecked Sendable {
         service.watchPlayback()
         service.flushActivity()
         hub.pingIdle()
+        if ticks % OperationalCounts.interval == 0 { readOperationalCounts() }
         if ticks % 60 == 0, runsUpkeep {
             do { try service.expireParties() } catch { Log.error("party expiry: \(error)") }
         }

@@ -34,12 +34,19 @@ public struct Configuration: Sendable, Equatable {
     public var limits = PartyLimits()
     /// Connections one network prefix (IPv4 /24, IPv6 /64) may hold; nil: `Server.defaultPerPrefixConnectionLimit`.
     public var connectionsPerPrefix: Int?
+    /// `--metrics ADDRESS:PORT`: `/metrics` on a listener of its own; nil: on the main one, to local clients.
+    public var metricsListener: ListenAddress?
 
     public init() {}
 
-    /// The README's option table (`musicvoting --help-markdown`), rendered from the same option table.
-    public static var markdownTable: String {
-        (["| option | environment | default | what it does |", "|---|---|---|---|"] + ConfigurationOption.all.map { option in
+    /// The README's option table (`musicvoting --help-markdown` prints it first), rendered from the same option table.
+    public static var markdownTable: String { markdownTable(ConfigurationOption.hosting) }
+
+    /// docs/operations.md's option table (`musicvoting --help-markdown` prints it second).
+    public static var operationsMarkdownTable: String { markdownTable(ConfigurationOption.operations) }
+
+    static func markdownTable(_ options: [ConfigurationOption]) -> String {
+        (["| option | environment | default | what it does |", "|---|---|---|---|"] + options.map { option in
             "| `\(option.flag) \(option.value)` | `\(option.environment)` | \(option.defaultText) | \(option.help) |"
         }).joined(separator: "\n")
     }
@@ -60,7 +67,7 @@ public struct Configuration: Sendable, Equatable {
         public var description: String {
             switch self {
             case .help: return Configuration.usage
-            case .helpMarkdown: return Configuration.markdownTable
+            case .helpMarkdown: return Configuration.markdownTable + "\n\n" + Configuration.operationsMarkdownTable
             case .unknownOption(let option): return "unknown option \(option)\n\n\(Configuration.usage)"
             case .missingValue(let option): return "\(option) needs a value"
             case let .invalidValue(option, value): return "invalid value for \(option): \(value)"

@@ -289,6 +289,7 @@ public final class EventHub: @unchecked Sendable {
     /// Sends to the party's streams its audience admits, except those whose first bytes covered it; under `lock`.
     private func send(_ delivery: Delivery, partyId: String) {
         guard let listeners = streams[partyId] else { return }
+        EngineMetrics.eventsPublished.add()
         // Only a delivery that reached every stream counts as the party's streams having heard (`pingIdle`): one a
         // stream skipped (its audience, or its first bytes covered it, maybe seconds ago with several instances)
         // left that stream as silent as before.
@@ -338,8 +339,23 @@ public final class EventHub: @unchecked Sendable {
         for ping in idle { ping.stream.send(Self.ping) }
     }
 
+    /// Parties whose registered monitor (the TV) holds a stream here.
+    public func partiesWithMonitor() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return monitorStreams.count
+    }
+
+    /// The most bytes one stream has queued and not yet written: how far the slowest client lags behind.
+    public func slowestBacklog() -> Int {
+        lock.lock()
+        let sinks = streams.values.flatMap { $0.values.map(\.stream) }
+        lock.unlock()
+        return sinks.reduce(0) { max($0, $1.pendingByteCount) }
+    }
+
     /// Open streams: of one party, or of the whole server.
-    func streamCount(partyId: String? = nil) -> Int {
+    public func streamCount(partyId: String? = nil) -> Int {
         lock.lock()
         defer { lock.unlock() }
         return partyId.map { streams[$0]?.count ?? 0 } ?? total

@@ -43,7 +43,7 @@ do {
     print(Configuration.usage)
     exit(0)
 } catch .helpMarkdown {
-    print(Configuration.markdownTable)
+    print(Configuration.markdownTable + "\n\n" + Configuration.operationsMarkdownTable)
     exit(0)
 } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
@@ -62,6 +62,10 @@ do {
 }
 let shownHost = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
 FileHandle.standardOutput.write(Data("MusicVoting listening on \(application.scheme)://\(shownHost):\(application.port)\n".utf8))
+if let listener = configuration.metricsListener, let port = application.metricsPort {
+    let host = listener.host.contains(":") ? "[\(listener.host)]" : listener.host
+    FileHandle.standardOutput.write(Data("MusicVoting metrics on http://\(host):\(port)/metrics\n".utf8))
+}
 signals.wait()
 application.stop()
 print("MusicVoting stopped")
