@@ -31,6 +31,8 @@ public final class Application: @unchecked Sendable {
     private let metricsServer: Server?
     /// Active parties and recently active guests, read by the upkeep every `countInterval` ticks, shown by `/metrics`.
     private let operationalCounts = OperationalCounts()
+    /// `/readyz`: start-up done, not draining, the database takes writes.
+    let readiness: Readiness
     // Guarded by `upkeep`: ticks since start (one a second), for the 60 s expiry.
     private var ticks = 0
 
@@ -85,7 +87,11 @@ public final class Application: @unchecked Sendable {
         let resources = configuration.resourcesDirectory.map { URL(fileURLWithPath: $0) }
         let publicFiles = resources.map { StaticFiles(directory: $0.appendingPathComponent("Public")) } ?? EmbeddedResources.publicFiles()
         let templateFiles = resources.map { FolderFiles.read($0.appendingPathComponent("Templates")) } ?? EmbeddedResources.templates()
-        let router = Routes(service: service, publicFiles: publicFiles, library: library,
+        readiness = Readiness(probe: try configuration.databaseURL.map { url in
+            let probe = try Self.openPostgreSQLSession(url) { try WriteProbe(url: $0) }
+            return { probe.canWrite() }
+        })
+        let router = Routes(service: service, readiness: readiness, publicFiles: publicFiles, library: library,
                             pages: try PageRenderer(files: templateFiles, assetBase: "/assets/v-" + publicFiles.version,
                                                             publicBase: { [service] in service.publicBase })).router()
         let allowedHosts = AllowedHosts(names: configuration.allowedHosts + Self.ownHostNames(publicURL: configuration.publicURL))
@@ -166,6 +172,7 @@ public final class Application: @unchecked Sendable {
         timer.setEventHandler { [weak self] in self?.tick() }
         timer.resume()
         self.timer = timer
+        readiness.started()
         return server.port
     }
 
