@@ -187,14 +187,32 @@ public final class Application: @unchecked Sendable {
 
     public var scheme: String { configuration.tlsCertificatePath == nil ? "http" : "https" }
 
+    /// What a stream is told on drain: come back after 1 to 6 s, drawn for each (`EventHub.drain`).
+    static let comeBackAfterMilliseconds = 1_000...6_000
+
+    /// SIGTERM: `/readyz` turns 503, new connections are refused, every event stream is told to come back later and
+    /// ends, requests already read (a like waiting for its group commit among them) are answered; then `stop`. Waits
+    /// at most `seconds` in all: what is still running then is cut off.
+    public func drain(within seconds: TimeInterval) {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, seconds) * 1e9)
+        func remaining() -> TimeInterval { Double(Int64(bitPattern: deadline &- DispatchTime.now().uptimeNanoseconds)) / 1e9 }
+        readiness.drain()
+        server.stopAccepting()
+        hub.drain(retry: Self.comeBackAfterMilliseconds)
+        // The last half second (at most a quarter of the time) is for `stop` itself.
+        let margin = min(0.5, seconds / 4)
+        while server.requestsInProgress > 0, remaining() > margin { Thread.sleep(forTimeInterval: 0.01) }
+        stop(patience: max(0, remaining() - margin))
+    }
+
     /// Closes every event stream, then the HTTP server (NOTES: resume suspended streams before stopping).
-    public func stop() {
+    public func stop(patience: TimeInterval = 12) {
         timer?.cancel()
         timer = nil
         doorbell?.stop()
         hub.closeAll()
-        Thread.sleep(forTimeInterval: 0.2)
-        server.stop()
+        Thread.sleep(forTimeInterval: min(0.2, patience))
+        server.stop(patience: patience)
         metricsServer?.stop()
         do { try service.flushActivityNow() } catch { Log.error("guest activity on shutdown: \(error)") }
         do { try service.checkpoint() } catch { Log.error("checkpoint on shutdown: \(error)") }

@@ -36,6 +36,8 @@ public struct Configuration: Sendable, Equatable {
     public var connectionsPerPrefix: Int?
     /// `--metrics ADDRESS:PORT`: `/metrics` on a listener of its own; nil: on the main one, to local clients.
     public var metricsListener: ListenAddress?
+    /// On SIGTERM: how long requests, commits and streams get to finish before the process exits.
+    public var drainSeconds = 10
 
     public init() {}
 

@@ -127,5 +127,10 @@ extension ConfigurationOption {
             guard let listener = ListenAddress(text) else { throw .invalidValue(option: "--metrics", value: text) }
             configuration.metricsListener = listener
         },
+        ConfigurationOption(name: "drain-seconds", value: "N", help: "on SIGTERM, the longest wait for requests and streams to finish before exit",
+                            defaultText: "10") { configuration, text throws(Configuration.ParseError) in
+            guard let seconds = Int(boundedDigits: text, in: 0...3_600) else { throw .invalidValue(option: "--drain-seconds", value: text) }
+            configuration.drainSeconds = seconds
+        },
     ]
 }

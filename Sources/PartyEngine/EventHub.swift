@@ -99,6 +99,8 @@ public final class EventHub: @unchecked Sendable {
     /// that came before the ones between them (written by another instance, still to be read from the log).
     private var delivered: [String: Int64] = [:]
     private var heldBack: [String: [Int64: Delivery]] = [:]
+    /// Set by `drain`: a stream opened from then on is told to come back and ends at once.
+    private var drainRetry: ClosedRange<Int>?
     /// Parties whose `party-ended` went out under the lock: their streams end once it is released.
     private var endedParties: [String] = []
     /// Set when other instances write the same log (`followLog`): asked to read a party's log after `delivered`.
@@ -248,6 +250,7 @@ public final class EventHub: @unchecked Sendable {
             guard let self, let stream else { return }
             self.remove(stream, partyId: partyId)
         }
+        if let drainRetry { Self.sendAway(stream, retry: drainRetry) }
         return stream
     }
 
@@ -375,6 +378,23 @@ public final class EventHub: @unchecked Sendable {
         let monitors = streams[partyId].map { $0.values.filter(\.isMonitor) } ?? []
         lock.unlock()
         for subscriber in monitors { subscriber.stream.close() }
+    }
+
+    /// The instance is going away: every stream is told when to come back (SSE `retry:`, a time drawn from `retry`
+    /// in milliseconds for each, so a party's pages reconnect spread out instead of all in one instant, to whichever
+    /// instance is there), then ends after what it has queued. Streams opened later get the same.
+    public func drain(retry: ClosedRange<Int>) {
+        lock.lock()
+        drainRetry = retry
+        let all = streams.values.flatMap(\.values)
+        lock.unlock()
+        for subscriber in all { Self.sendAway(subscriber.stream, retry: retry) }
+    }
+
+    private static func sendAway(_ stream: any EventSink, retry: ClosedRange<Int>) {
+        // A block with only `retry:` sets the client's reconnection time and dispatches no event.
+        stream.send(Array("retry: \(Int.random(in: retry))\n\n".utf8))
+        stream.close()
     }
 
     public func closeAll() {

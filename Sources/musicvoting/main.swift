@@ -67,5 +67,6 @@ if let listener = configuration.metricsListener, let port = application.metricsP
     FileHandle.standardOutput.write(Data("MusicVoting metrics on http://\(host):\(port)/metrics\n".utf8))
 }
 signals.wait()
-application.stop()
+signals.endProcess(after: configuration.drainSeconds)
+application.drain(within: TimeInterval(configuration.drainSeconds))
 print("MusicVoting stopped")
