@@ -33,6 +33,8 @@ public final class Application: @unchecked Sendable {
     private let operationalCounts = OperationalCounts()
     /// `/readyz`: start-up done, not draining, the database takes writes.
     let readiness: Readiness
+    /// Held while the server runs on a SQLite data folder: `musicvoting restore` refuses while it is held.
+    private let dataFolderLock: DataFolderLock?
     // Guarded by `upkeep`: ticks since start (one a second), for the 60 s expiry.
     private var ticks = 0
 
@@ -42,6 +44,15 @@ public final class Application: @unchecked Sendable {
         // The database holds PINs and provider tokens: what this server creates is for its own user only.
         umask(0o077)
         if let library = configuration.libraryDirectory { try StartupError.checkMusicFolder(library) }
+        if configuration.databaseURL == nil {
+            try StartupError.checkDataFolder(configuration.dataDirectory)
+            guard let lock = try DataFolderLock(folder: configuration.dataDirectory, mode: .shared) else {
+                throw StartupError.restoreRunning(path: configuration.dataDirectory)
+            }
+            dataFolderLock = lock
+        } else {
+            dataFolderLock = nil
+        }
         let store = try configuration.databaseURL.map(Self.openPostgreSQL) ?? Self.openSQLite(in: configuration.dataDirectory)
         connectionLimit = OpenFileLimit.connectionLimit(openFiles: OpenFileLimit.raiseToHardLimit())
         let limits = configuration.limits

@@ -23,6 +23,18 @@ if CommandLine.arguments.dropFirst().first == "nginx-config" {
     }
 }
 
+if let command = CommandLine.arguments.dropFirst().first, let action = BackupCommand.Action(rawValue: command) {
+    do {
+        let backup = try BackupCommand(action: action, arguments: Array(CommandLine.arguments.dropFirst(2)),
+                                       environment: ProcessInfo.processInfo.environment)
+        print(try backup.run())
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("musicvoting: \(error.description)\n".utf8))
+        exit(error.status)
+    }
+}
+
 if CommandLine.arguments.dropFirst().first == "host-link" {
     do {
         let link = try HostRecoveryLink.make(arguments: Array(CommandLine.arguments.dropFirst(2)), environment: ProcessInfo.processInfo.environment)
