@@ -141,6 +141,14 @@ let connectionNotified: MHD_NotifyConnectionCallback = { context, connection, so
     }
 }
 
+/// libmicrohttpd's diagnostics, one formatted line each (shim.h), to the handler `Server.sendLibraryLog` set.
+let forwardLibraryLog: mv_library_log = { line in
+    guard let line else { return }
+    var text = String(cString: line)
+    while text.last?.isNewline == true { text.removeLast() }
+    Server.libraryLog.withLock { $0 }?(text)
+}
+
 private let streamReader: MHD_ContentReaderCallback = { context, _, buffer, max in
     guard let context, let buffer else { return mv_reader_end_with_error() }
     return Unmanaged<EventStream>.fromOpaque(context).takeUnretainedValue().read(into: buffer, max: max)

@@ -116,6 +116,11 @@ public final class Server: @unchecked Sendable {
         self.respond = respond
     }
 
+    /// Where libmicrohttpd's own diagnostics go (nil: its standard error, as text): set before a server starts.
+    static let libraryLog = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    public static func sendLibraryLog(to handler: @escaping @Sendable (String) -> Void) { libraryLog.withLock { $0 = handler } }
+
     public func start(_ configuration: Configuration) throws(StartError) {
         // Epoll (select resets sockets numbered ≥ 1024) with suspend/resume for SSE; a small thread pool,
         // not a thread per connection (NOTES-libmicrohttpd: that combination delays and loses events).
@@ -133,7 +138,7 @@ public final class Server: @unchecked Sendable {
             flags | (socket.isIPv6 ? UInt32(MHD_USE_IPv6.rawValue) : 0), socket.handOver(), accessHandler, context, callbacks,
             UInt32(clamping: configuration.connectionLimit), UInt32(clamping: configuration.perAddressConnectionLimit),
             UInt32(clamping: max(1, configuration.threads)), UInt32(clamping: configuration.idleTimeout),
-            configuration.tlsKeyPEM, configuration.tlsCertificatePEM)
+            configuration.tlsKeyPEM, configuration.tlsCertificatePEM, Self.libraryLog.withLock { $0 } == nil ? nil : forwardLibraryLog)
         guard let daemon else { throw .cannotStart(tls: configuration.tlsKeyPEM != nil) }
         port = mv_daemon_port(daemon)
         let sweep = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "musicvoting.http.head-deadline"))

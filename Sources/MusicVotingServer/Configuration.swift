@@ -38,8 +38,17 @@ public struct Configuration: Sendable, Equatable {
     public var metricsListener: ListenAddress?
     /// On SIGTERM: how long requests, commits and streams get to finish before the process exits.
     public var drainSeconds = 10
+    /// `--log-format json`: one JSON object per log line.
+    public var logFormat = LogFormat.text
 
     public init() {}
+
+    /// Sets the log's format for the process, before its first line.
+    public func useLogFormat() {
+        Log.use(logFormat)
+        // libmicrohttpd writes its own lines to standard error; in JSON they become lines of the log.
+        if logFormat == .json { Server.sendLibraryLog { Log.error("libmicrohttpd: " + $0) } }
+    }
 
     /// The README's option table (`musicvoting --help-markdown` prints it first), rendered from the same option table.
     public static var markdownTable: String { markdownTable(ConfigurationOption.hosting) }

@@ -132,5 +132,10 @@ extension ConfigurationOption {
             guard let seconds = Int(boundedDigits: text, in: 0...3_600) else { throw .invalidValue(option: "--drain-seconds", value: text) }
             configuration.drainSeconds = seconds
         },
+        ConfigurationOption(name: "log-format", value: "FORMAT", help: "text, or json: one JSON object per line", defaultText: "text") {
+            configuration, text throws(Configuration.ParseError) in
+            guard let format = LogFormat(rawValue: text) else { throw .invalidValue(option: "--log-format", value: text) }
+            configuration.logFormat = format
+        },
     ]
 }

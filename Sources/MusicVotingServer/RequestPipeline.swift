@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Metrics
+import PartyCore
 import PartyEngine
 
 /// What every request goes through, with or without a socket: the client address behind a trusted proxy, the
@@ -23,7 +24,8 @@ struct RequestPipeline: Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         @Sendable func finished(_ route: String, _ response: Response, method: String) -> Response {
             let now = DispatchTime.now().uptimeNanoseconds
-            Log.access(method: method, route: route, status: response.status, milliseconds: Double(now &- started) / 1e6)
+            Log.access(method: method, route: route, status: response.status, milliseconds: Double(now &- started) / 1e6,
+                       partyId: Log.writesFields ? Self.partyId(of: received, route: route) : nil)
             metrics?.record(route: route, response: response, nanoseconds: now &- started)
             return response
         }
@@ -44,6 +46,21 @@ struct RequestPipeline: Sendable {
         let (route, response) = router.handle(request)
         guard case .deferred(let deferred) = response.body else { return finished(route, response, method: request.method) }
         return deferred.map { finished(route, $0, method: request.method) }
+    }
+}
+
+extension RequestPipeline {
+    /// The party a request concerns, for the log: the `{id}` of a party route, or an event stream's `partyId`;
+    /// only a well-formed id (R3), so nothing else a client writes there reaches the log.
+    static func partyId(of request: Request, route: String) -> String? {
+        let candidate: String?
+        if route.hasPrefix("/api/party/{id}") {
+            let segments = request.path.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: true)
+            candidate = segments.count > 2 ? String(segments[2]) : nil
+        } else {
+            candidate = request.query["partyId"]
+        }
+        return candidate.flatMap { Identifiers.isWellFormedToken($0) ? $0 : nil }
     }
 }
 

@@ -62,6 +62,7 @@ do {
     exit(2)
 }
 
+configuration.useLogFormat()
 let signals = ShutdownSignals()
 let application: Application
 do {
