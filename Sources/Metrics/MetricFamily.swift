@@ -16,11 +16,6 @@ public struct LabelSet: Sendable {
         values = labels.map(\.value)
     }
 
-    init(names: [String], values: [[String]]) {
-        self.names = names
-        self.values = values
-    }
-
     /// How many label combinations (samples) there are.
     public var combinations: Int { values.reduce(1) { $0 * $1.count } }
 

@@ -141,10 +141,8 @@ public final class Application: @unchecked Sendable {
                 Double(hub.partiesWithMonitor())
             },
         ]
-        return MetricsRegistry(requests.families + [HTTPMetrics.refusedConnections] + gauges
-                               + [EngineMetrics.eventsPublished, HTTPMetrics.eventStreamBytes]
-                               + EngineMetrics.families.filter { $0.name != EngineMetrics.eventsPublished.name }
-                               + StoreMetrics.families + ProviderMetrics.families + ProcessMetrics.families)
+        return MetricsRegistry(requests.families + [HTTPMetrics.refusedConnections, HTTPMetrics.eventStreamBytes] + gauges
+                               + EngineMetrics.families + StoreMetrics.families + ProviderMetrics.families + ProcessMetrics.families)
     }
 
     /// Starts listening; returns the bound port.
