@@ -9,7 +9,8 @@ final class PrometheusProcess {
     private let pid: pid_t
 
     init(scraping target: String) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("mv-prometheus-\(testRunTag)\(UUID().uuidString.prefix(8))").path
+        // The run's tag in the name: Tests/run-all.sh looks for this run's leftovers by it.
+        folder = "/tmp/mv-prometheus-" + testRunTag + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         port = try freeLoopbackPort()
         try """
