@@ -18,7 +18,7 @@ struct BackupTests {
         let storm = DispatchGroup()
         let (client, base) = (party.client, party.base)
         for thread in 0..<4 {
-            DispatchQueue.global().async(group: storm) {
+            onOwnThread(storm) {
                 var number = 0
                 while !stop.isSet {
                     let device = "backup-\(thread)-\(number)"

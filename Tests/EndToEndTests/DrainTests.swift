@@ -21,7 +21,7 @@ struct DrainTests {
     }
 
     @Test func streamsComeBackSpreadOutLikesSentAreKeptAndTheProcessExitsCleanly() throws {
-        let server = try ServerProcess(arguments: ["--drain-seconds", "10"])
+        let server = try ServerProcess(arguments: ["--drain-seconds", "10"] + MetricsEndToEndTests.unrationed)
         defer { server.stop() }
         let party = try TestParty(server)
         #expect(try party.add(1, device: "adder").status == 200)
@@ -34,7 +34,7 @@ struct DrainTests {
         let storm = DispatchGroup()
         let (client, base) = (party.client, party.base)
         for thread in 0..<4 {
-            DispatchQueue.global().async(group: storm) {
+            onOwnThread(storm) {
                 for number in 0..<10_000 {
                     let device = "drain-\(thread)-\(number)"
                     guard let answer = try? client.send("POST", "\(base)/track/vote", json: ["uri": "demo:track:1", "deviceId": device, "liked": true]) else { return }
