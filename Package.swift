@@ -40,14 +40,16 @@ let package = Package(
         .target(name: "CMicroHTTPDErrors", dependencies: ["CMicroHTTPD"], linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("gnutls")]),
         // The JSON value, parser and serializer: used by the HTTP layer, the event stream frames and the tests.
         .target(name: "JSONKit"),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors", "CZlib", "JSONKit", "ClientNetwork"]),
+        // Counters, gauges and histograms in Prometheus' text format: atomics only, so every layer may count its own work.
+        .target(name: "Metrics"),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors", "CZlib", "JSONKit", "ClientNetwork", "Metrics"]),
         // Issue 28: SQLite's default VFS with a commit's WAL frames written in one call (see WALBuffer.c).
         .target(name: "CSQLiteWALBuffer", dependencies: ["CSQLite"]),
-        .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite", "CSQLiteWALBuffer", "CPostgreSQL"]),
-        .target(name: "Providers", dependencies: ["PartyCore", "CTagLib", "CGnuTLS"]),
+        .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite", "CSQLiteWALBuffer", "CPostgreSQL", "Metrics"]),
+        .target(name: "Providers", dependencies: ["PartyCore", "CTagLib", "CGnuTLS", "Metrics"]),
         .target(name: "Rendering", dependencies: ["CQREncode", "CPNG"]),
         // The party service: rules applied to the store, one owner of the state, the event hub. No HTTP.
-        .target(name: "PartyEngine", dependencies: ["PartyCore", "PartyStore", "Providers", "JSONKit", "ClientNetwork"]),
+        .target(name: "PartyEngine", dependencies: ["PartyCore", "PartyStore", "Providers", "JSONKit", "ClientNetwork", "Metrics"]),
         // Public/ and Templates/ inside the binary (issue 15): a build plugin runs ResourceEmbedder, which uses the
         // server's own StaticContent for tags and gzip; `--resources DIR` overrides them for development.
         .executableTarget(name: "ResourceEmbedder", dependencies: ["HTTPServer"]),
@@ -57,7 +59,7 @@ let package = Package(
         .target(
             name: "MusicVotingServer",
             dependencies: ["PartyCore", "PartyStore", "Providers", "Rendering", "HTTPServer", "JSONKit", "PartyEngine",
-                           "EmbeddedResources"]
+                           "EmbeddedResources", "Metrics"]
         ),
         // `--static-swift-stdlib` links FoundationNetworking statically, and it calls libcurl (issue 15): name it.
         .executableTarget(name: "musicvoting", dependencies: ["MusicVotingServer"],

@@ -22,6 +22,8 @@ swift test --skip-build --filter MusicVotingKitTests
 # The tests' own PostgreSQL servers (Tests/TestSupport/PostgreSQLCluster.swift) end with the tests.
 sleep 2
 if pgrep -u postgres -f "postgres -D /tmp/mv-pg-$MUSICVOTING_TEST_TAG-" >/dev/null; then echo "a test left its PostgreSQL server running" >&2; exit 1; fi
+# The metrics tests' Prometheus (Tests/EndToEndTests/PrometheusProcess.swift) ends with them too.
+if pgrep -f "prometheus --config.file=/tmp/mv-prometheus-$MUSICVOTING_TEST_TAG-" >/dev/null; then echo "a test left its Prometheus running" >&2; exit 1; fi
 # The cluster tests' nginx (Tests/Cluster/NginxProcess.swift) and instances on a test database end with them too.
 if pgrep -f "nginx.*-p /tmp/mv-nginx-$MUSICVOTING_TEST_TAG-" >/dev/null; then echo "a test left its nginx running" >&2; exit 1; fi
 for pid in $(pgrep -f "musicvoting .*--database postgres://mv@127.0.0.1"); do

@@ -48,10 +48,13 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
   let connectedOnce = false;
   /** Until the first stream announces it; only used once a stream is live, and so has announced it. */
   let keepaliveMs = OPEN_TIMEOUT_MS;
+  /** When a draining server said to come back (a `retry:` of its own before it ends the stream), in ms. */
+  let comeBackMs = null;
 
   /** One try at a stream: how to abort it, when it last heard a byte, and whether it got any. */
   async function open() {
     clearTimeout(retryTimer);
+    comeBackMs = null;
     if (attempt) attempt.abort();
     const ours = { abort: () => {}, lastByteAt: Date.now(), live: false, reason: 'unreachable' };
     attempt = ours;
@@ -87,6 +90,9 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
       // us, except the interval a stream announces first.
       const announced = /^: ?keepalive-ms (\d+)$/m.exec(message);
       if (announced) keepaliveMs = Math.max(1000, Number(announced[1]));
+      // A server going away names when to come back, drawn for each page so a party's phones return spread out.
+      const comeBack = !announced && /^retry: ?(\d+)$/m.exec(message);
+      if (comeBack) comeBackMs = Math.min(Number(comeBack[1]), LAST_RETRY_MS * 2);
       const data = message.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).replace(/^ /, '')).join('\n');
       if (!data || stopped) continue;
       let event;
@@ -119,6 +125,10 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
     attempt = null;
     streamStatus(false, reason);
     call(onStatus, null, false);
+    if (comeBackMs !== null) {
+      retryTimer = setTimeout(open, comeBackMs);
+      return;
+    }
     const ceiling = Math.min(FIRST_RETRY_MS * 2 ** failures, LAST_RETRY_MS);
     failures += 1;
     retryTimer = setTimeout(open, ceiling * (0.5 + Math.random() / 2));

@@ -6,6 +6,8 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <microhttpd.h>
+#include <stdarg.h>
+#include <stdio.h>
 
 /* Each connection's memory pool (libmicrohttpd's default: 32 KiB): request line and headers must fit in it
    (past it: 414/431), and an idle event stream keeps it, so it sets the memory per subscriber. 0.9.75 zeroes what
@@ -30,17 +32,34 @@ struct mv_daemon_callbacks {
     void *(*requestLineReceived)(void *context, const char *uri, struct MHD_Connection *connection);
 };
 
+/* Where libmicrohttpd's own diagnostics go when the server's log takes them (JSON lines); NULL: its standard error. */
+typedef void (*mv_library_log)(const char *line);
+
+/* MHD_OPTION_EXTERNAL_LOGGER hands a printf format and a va_list, which Swift cannot format: made one line here.
+   Without a log of ours, what libmicrohttpd's own logger does (vfprintf to standard error). */
+static inline void mv_format_library_log(void *context, const char *format, va_list arguments) {
+    if (context == NULL) {
+        vfprintf(stderr, format, arguments);
+        return;
+    }
+    char line[1024];
+    vsnprintf(line, sizeof line, format, arguments);
+    ((mv_library_log)context)(line);
+}
+
 /* MHD_start_daemon is variadic and does not import; this wrapper fixes the option list we use. */
 static inline struct MHD_Daemon *mv_start_daemon(unsigned int flags, int listenSocket,
                                                  MHD_AccessHandlerCallback handler, void *handlerContext,
                                                  struct mv_daemon_callbacks callbacks,
                                                  unsigned int connectionLimit, unsigned int perAddressLimit,
                                                  unsigned int threadPoolSize, unsigned int connectionTimeout,
-                                                 const char *tlsKey, const char *tlsCert) {
+                                                 const char *tlsKey, const char *tlsCert, mv_library_log libraryLog) {
     /* The socket is bound by the caller (ListeningSocket), so a bind failure can name its cause. */
     const int tls = tlsKey != NULL && tlsCert != NULL;
     return MHD_start_daemon(flags | (tls ? MHD_USE_TLS : 0), 0, callbacks.acceptPolicy, callbacks.acceptPolicyContext,
                             handler, handlerContext,
+                            /* First: libmicrohttpd reads the options in order and logs with the one it has. */
+                            MHD_OPTION_EXTERNAL_LOGGER, mv_format_library_log, (void *)libraryLog,
                             MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listenSocket,
                             MHD_OPTION_NOTIFY_COMPLETED, callbacks.completed, callbacks.completedContext,
                             MHD_OPTION_NOTIFY_CONNECTION, callbacks.connectionNotified, callbacks.connectionNotifiedContext,

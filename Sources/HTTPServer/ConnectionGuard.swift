@@ -49,6 +49,9 @@ final class ConnectionGuard: Sendable {
         }
     }
 
+    /// Connections open now.
+    var openCount: Int { state.withLock { $0.connections.count } }
+
     /// MHD_CONNECTION_NOTIFY_STARTED: the clock for the first head starts.
     func opened(_ connection: OpaquePointer, socket: Int32, prefix: AddressPrefix?) {
         let deadline = DispatchTime.now().uptimeNanoseconds + headDeadline

@@ -92,6 +92,7 @@ public final class EventStream: @unchecked Sendable {
             pending.withUnsafeBufferPointer { source in
                 UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress!, byteCount: count)
             }
+            HTTPMetrics.eventStreamBytes.add(count)
             if count == pending.count {
                 // An idle stream keeps no buffer (thousands wait between events: memory per subscriber);
                 // the next event's shared bytes become its buffer without an allocation.

@@ -14,6 +14,8 @@ public struct Response: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: Body
+    /// The stable code of an error answer (`HTTPError.code`), for counting refusals without reading the body.
+    public var errorCode: String?
 
     public init(status: Int, headers: [(String, String)] = [], body: Body = .bytes([])) {
         self.status = status
@@ -58,6 +60,7 @@ public struct Response: Sendable {
         members += error.fields
         self = .json(.object(members), status: error.status)
         headers += error.headers
+        errorCode = error.code
     }
 
     public func header(_ name: String) -> String? {

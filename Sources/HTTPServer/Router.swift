@@ -92,6 +92,12 @@ public struct Router: Sendable {
 
     var registered: [Route] { routes }
 
+    /// Every route's pattern, once each, in the order added: the fixed set of route labels a metric may carry.
+    public var patterns: [String] {
+        var seen: Set<String> = []
+        return routes.map(\.pattern).filter { seen.insert($0).inserted }
+    }
+
     /// The matched route's pattern (safe to log: no PINs or ids) and its handler, or the 404/405 error.
     public func resolve(_ request: Request) -> Result<(pattern: String, handler: Handler, parameters: [String: String]), HTTPError> {
         let segments = Self.split(request.path)

@@ -43,6 +43,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
             pending.tooLarge = true
         }
         requestContext.pointee = Unmanaged.passRetained(pending).toOpaque()
+        server.requestStarted()
         return .YES
     }
     let pending = Unmanaged<PendingRequest>.fromOpaque(raw).takeUnretainedValue()
@@ -66,7 +67,8 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     if let deferred = pending.deferred {
         // Called again after the worker resumed the connection: answer with what it computed.
         pending.deferred = nil
-        return queue(deferred.result?() ?? Response(error: HTTPError(status: 500, message: "Interner Fehler.")), on: connection)
+        return queue(deferred.result?() ?? Response(error: HTTPError(status: 500, message: "Interner Fehler.")), on: connection,
+                     closing: server.isDraining)
     }
     var request = Request(
         method: method.map { String(cString: $0) } ?? "GET",
@@ -77,7 +79,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         clientAddress: clientAddress(connection))
     if request.path.isEmpty { request.path = "/" }
     let response = server.respond(request)
-    guard case .deferred(let deferred) = response.body else { return queue(response, on: connection) }
+    guard case .deferred(let deferred) = response.body else { return queue(response, on: connection, closing: server.isDraining) }
     pending.deferred = deferred
     // Suspend before the work starts, so its resume can never come first (NOTES: suspend from the handler).
     MHD_suspend_connection(connection)
@@ -103,10 +105,10 @@ private struct ResumableConnection: @unchecked Sendable {
 }
 
 let requestCompleted: MHD_RequestCompletedCallback = { context, connection, requestContext, _ in
-    if let context, let connection {
-        Unmanaged<Server>.fromOpaque(context).takeUnretainedValue().connections?.requestCompleted(connection)
-    }
+    let server = context.map { Unmanaged<Server>.fromOpaque($0).takeUnretainedValue() }
+    if let server, let connection { server.connections?.requestCompleted(connection) }
     guard let requestContext, let raw = requestContext.pointee else { return }
+    server?.requestFinished()
     Unmanaged<PendingRequest>.fromOpaque(raw).release()
     requestContext.pointee = nil
 }
@@ -115,7 +117,11 @@ let requestCompleted: MHD_RequestCompletedCallback = { context, connection, requ
 let acceptPolicy: MHD_AcceptPolicyCallback = { context, address, _ in
     guard let context, let address else { return .YES }
     let connections = Unmanaged<Server>.fromOpaque(context).takeUnretainedValue().connections
-    return (connections?.admit(AddressPrefix(address)) ?? true) ? .YES : .NO
+    guard connections?.admit(AddressPrefix(address)) ?? true else {
+        HTTPMetrics.refusedConnections.add()
+        return .NO
+    }
+    return .YES
 }
 
 /// Each connection's socket context is its request-head budget (RequestHead.c); the guard tracks its prefix
@@ -135,6 +141,14 @@ let connectionNotified: MHD_NotifyConnectionCallback = { context, connection, so
     }
 }
 
+/// libmicrohttpd's diagnostics, one formatted line each (shim.h), to the handler `Server.sendLibraryLog` set.
+let forwardLibraryLog: mv_library_log = { line in
+    guard let line else { return }
+    var text = String(cString: line)
+    while text.last?.isNewline == true { text.removeLast() }
+    Server.libraryLog.withLock { $0 }?(text)
+}
+
 private let streamReader: MHD_ContentReaderCallback = { context, _, buffer, max in
     guard let context, let buffer else { return mv_reader_end_with_error() }
     return Unmanaged<EventStream>.fromOpaque(context).takeUnretainedValue().read(into: buffer, max: max)
@@ -148,7 +162,9 @@ private let streamFreed: MHD_ContentReaderFreeCallback = { context in
     stream.release()
 }
 
-private func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Result {
+/// `closing`: the server drains, and the connection ends after this answer (a kept-alive client opens its next
+/// connection elsewhere).
+private func queue(_ response: Response, on connection: OpaquePointer, closing: Bool = false) -> MHD_Result {
     let handle: OpaquePointer?
     switch response.body {
     case .bytes(let bytes):
@@ -173,6 +189,7 @@ private func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Re
     }
     guard let handle else { return .NO }
     for (name, value) in response.headers { MHD_add_response_header(handle, name, value) }
+    if closing, response.header("Connection") == nil { MHD_add_response_header(handle, "Connection", "close") }
     let result = MHD_queue_response(connection, UInt32(response.status), handle)
     MHD_destroy_response(handle)
     return result

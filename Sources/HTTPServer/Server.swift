@@ -1,6 +1,7 @@
 import Foundation
 import CMicroHTTPD
 import CMicroHTTPDErrors
+import Synchronization
 
 /// An HTTP server on libmicrohttpd. Owns the daemon; handlers run synchronously on its worker threads.
 public final class Server: @unchecked Sendable {
@@ -85,16 +86,40 @@ public final class Server: @unchecked Sendable {
     /// slowly it trickles: libmicrohttpd's idle timeout alone is reset by every byte.
     public static let headDeadline: TimeInterval = 10
 
-    let respond: @Sendable (Request) -> Response
+    /// Answers every request; replaced only before `start` (its metrics need the server made first).
+    public var respond: @Sendable (Request) -> Response
     private var daemon: OpaquePointer?
     /// Set before the daemon starts, read by its callbacks.
     private(set) var connections: ConnectionGuard?
     private var sweep: DispatchSourceTimer?
     public private(set) var port: UInt16 = 0
+    /// The listening socket once `stopAccepting` took it from the daemon; closed after the daemon stopped.
+    private var quiescedSocket: Int32 = -1
+    /// Set by `stopAccepting`: every answer from then on closes its connection.
+    private let draining = Atomic(false)
+    /// Requests read and not yet answered to the end (an open event stream is one until it ends).
+    private let inProgress = Atomic(0)
+
+    var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// Requests read and not yet fully answered: a drain waits for them.
+    public var requestsInProgress: Int { inProgress.load(ordering: .relaxed) }
+
+    func requestStarted() { inProgress.wrappingAdd(1, ordering: .relaxed) }
+
+    func requestFinished() { inProgress.wrappingSubtract(1, ordering: .relaxed) }
+
+    /// Connections open now (event streams, kept-alive and busy ones).
+    public var openConnections: Int { connections?.openCount ?? 0 }
 
     public init(respond: @escaping @Sendable (Request) -> Response) {
         self.respond = respond
     }
+
+    /// Where libmicrohttpd's own diagnostics go (nil: its standard error, as text): set before a server starts.
+    static let libraryLog = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    public static func sendLibraryLog(to handler: @escaping @Sendable (String) -> Void) { libraryLog.withLock { $0 = handler } }
 
     public func start(_ configuration: Configuration) throws(StartError) {
         // Epoll (select resets sockets numbered ≥ 1024) with suspend/resume for SSE; a small thread pool,
@@ -113,7 +138,7 @@ public final class Server: @unchecked Sendable {
             flags | (socket.isIPv6 ? UInt32(MHD_USE_IPv6.rawValue) : 0), socket.handOver(), accessHandler, context, callbacks,
             UInt32(clamping: configuration.connectionLimit), UInt32(clamping: configuration.perAddressConnectionLimit),
             UInt32(clamping: max(1, configuration.threads)), UInt32(clamping: configuration.idleTimeout),
-            configuration.tlsKeyPEM, configuration.tlsCertificatePEM)
+            configuration.tlsKeyPEM, configuration.tlsCertificatePEM, Self.libraryLog.withLock { $0 } == nil ? nil : forwardLibraryLog)
         guard let daemon else { throw .cannotStart(tls: configuration.tlsKeyPEM != nil) }
         port = mv_daemon_port(daemon)
         let sweep = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "musicvoting.http.head-deadline"))
@@ -123,16 +148,34 @@ public final class Server: @unchecked Sendable {
         self.sweep = sweep
     }
 
-    /// Stops accepting and closes every connection. Streams must be closed (and resumed) first.
-    public func stop() {
+    /// The first step of a drain: new connections are refused (a proxy in front tries the next instance at once),
+    /// while the open ones are served; each answer from now on closes its connection, so kept-alive clients leave.
+    /// "MHD_quiesce_daemon: stop accepting connections from the listening socket. Allows clients to continue
+    /// processing" — the socket stays ours to close, after MHD_stop_daemon; shut down now, it refuses connections.
+    public func stopAccepting() {
+        guard let daemon, quiescedSocket < 0 else { return }
+        draining.store(true, ordering: .relaxed)
+        let socket = MHD_quiesce_daemon(daemon)
+        guard socket >= 0 else { return }
+        shutdown(socket, Int32(SHUT_RDWR))
+        quiescedSocket = socket
+    }
+
+    /// Stops accepting and closes every connection. Streams must be closed (and resumed) first. Deferred work
+    /// still running gets up to `patience` seconds (the providers' timeout is 10 s).
+    public func stop(patience: TimeInterval = 12) {
         guard let daemon else { return }
         self.daemon = nil
         sweep?.cancel()
         sweep = nil
-        // Deferred work ends within the providers' timeout (10 s); its connections must be resumed first.
-        _ = DeferredResponse.inFlight.wait(timeout: .now() + 12)
+        // Deferred work's connections must be resumed before the daemon stops.
+        _ = DeferredResponse.inFlight.wait(timeout: .now() + max(0, patience))
         Thread.sleep(forTimeInterval: 0.05)
         MHD_stop_daemon(daemon)
+        if quiescedSocket >= 0 {
+            close(quiescedSocket)
+            quiescedSocket = -1
+        }
     }
 
     deinit { stop() }

@@ -1,6 +1,7 @@
 import EmbeddedResources
 import Foundation
 import HTTPServer
+import Metrics
 import PartyCore
 import PartyEngine
 import PartyStore
@@ -25,6 +26,15 @@ public final class Application: @unchecked Sendable {
     /// With a shared database, which parties' timers this instance runs. Used on `upkeep` only.
     private let timerShards: TimerShards?
     private var timer: DispatchSourceTimer?
+    /// What `/metrics` shows; `metricsServer` serves it on `--metrics ADDRESS:PORT`.
+    let metrics: MetricsRegistry
+    private let metricsServer: Server?
+    /// Active parties and recently active guests, read by the upkeep every `countInterval` ticks, shown by `/metrics`.
+    private let operationalCounts = OperationalCounts()
+    /// `/readyz`: start-up done, not draining, the database takes writes.
+    let readiness: Readiness
+    /// Held while the server runs on a SQLite data folder: `musicvoting restore` refuses while it is held.
+    private let dataFolderLock: DataFolderLock?
     // Guarded by `upkeep`: ticks since start (one a second), for the 60 s expiry.
     private var ticks = 0
 
@@ -34,6 +44,15 @@ public final class Application: @unchecked Sendable {
         // The database holds PINs and provider tokens: what this server creates is for its own user only.
         umask(0o077)
         if let library = configuration.libraryDirectory { try StartupError.checkMusicFolder(library) }
+        if configuration.databaseURL == nil {
+            try StartupError.checkDataFolder(configuration.dataDirectory)
+            guard let lock = try DataFolderLock(folder: configuration.dataDirectory, mode: .shared) else {
+                throw StartupError.restoreRunning(path: configuration.dataDirectory)
+            }
+            dataFolderLock = lock
+        } else {
+            dataFolderLock = nil
+        }
         let store = try configuration.databaseURL.map(Self.openPostgreSQL) ?? Self.openSQLite(in: configuration.dataDirectory)
         connectionLimit = OpenFileLimit.connectionLimit(openFiles: OpenFileLimit.raiseToHardLimit())
         let limits = configuration.limits
@@ -79,13 +98,51 @@ public final class Application: @unchecked Sendable {
         let resources = configuration.resourcesDirectory.map { URL(fileURLWithPath: $0) }
         let publicFiles = resources.map { StaticFiles(directory: $0.appendingPathComponent("Public")) } ?? EmbeddedResources.publicFiles()
         let templateFiles = resources.map { FolderFiles.read($0.appendingPathComponent("Templates")) } ?? EmbeddedResources.templates()
-        let router = Routes(service: service, publicFiles: publicFiles, library: library,
+        readiness = Readiness(probe: try configuration.databaseURL.map { url in
+            let probe = try Self.openPostgreSQLSession(url) { try WriteProbe(url: $0) }
+            return { probe.canWrite() }
+        })
+        let router = Routes(service: service, readiness: readiness, publicFiles: publicFiles, library: library,
                             pages: try PageRenderer(files: templateFiles, assetBase: "/assets/v-" + publicFiles.version,
                                                             publicBase: { [service] in service.publicBase })).router()
         let allowedHosts = AllowedHosts(names: configuration.allowedHosts + Self.ownHostNames(publicURL: configuration.publicURL))
-        let pipeline = RequestPipeline(router: router, trustedProxies: configuration.trustedProxies, allowedHosts: allowedHosts)
+        let requestMetrics = RequestMetrics(patterns: router.patterns)
+        let server = Server(respond: { _ in Response(error: .notFound) })
+        let metrics = Self.registry(requests: requestMetrics, server: server, hub: hub, counts: operationalCounts)
+        self.metrics = metrics
+        let exposition: @Sendable () -> String = { metrics.exposition() }
+        let pipeline = RequestPipeline(router: router, trustedProxies: configuration.trustedProxies, allowedHosts: allowedHosts,
+                                       metrics: requestMetrics, exposition: configuration.metricsListener == nil ? exposition : nil)
         self.pipeline = pipeline
-        server = Server(respond: pipeline.respond)
+        server.respond = pipeline.respond
+        self.server = server
+        metricsServer = configuration.metricsListener.map { _ in
+            Server(respond: { request in
+                request.path == RequestPipeline.metricsRoute ? .text(exposition(), contentType: MetricsRegistry.contentType) : Response(error: .notFound)
+            })
+        }
+    }
+
+    /// Every metric `/metrics` shows, in order: requests, connections and streams, the party service, the stores,
+    /// providers, the process.
+    private static func registry(requests: RequestMetrics, server: Server, hub: EventHub, counts: OperationalCounts) -> MetricsRegistry {
+        let gauges: [any MetricFamily] = [
+            Gauge("musicvoting_http_connections", help: "HTTP connections open now, event streams included.") { Double(server.openConnections) },
+            Gauge("musicvoting_event_streams", help: "Event streams open now.") { Double(hub.streamCount()) },
+            Gauge("musicvoting_event_stream_slowest_backlog_bytes",
+                  help: "Bytes the slowest event stream has queued and not yet written (a stream is dropped at 64 KiB).") {
+                Double(hub.slowestBacklog())
+            },
+            Gauge("musicvoting_parties_active", help: "Parties not ended (read every 10 s).") { Double(counts.read().activeParties) },
+            Gauge("musicvoting_guests_active", help: "Devices that joined, added, liked or vetoed in the last 10 minutes (read every 10 s).") {
+                Double(counts.read().activeGuests)
+            },
+            Gauge("musicvoting_parties_with_tv", help: "Parties whose TV (registered monitor) holds an event stream to this instance.") {
+                Double(hub.partiesWithMonitor())
+            },
+        ]
+        return MetricsRegistry(requests.families + [HTTPMetrics.refusedConnections, HTTPMetrics.eventStreamBytes] + gauges
+                               + EngineMetrics.families + StoreMetrics.families + ProviderMetrics.families + ProcessMetrics.families)
     }
 
     /// Starts listening; returns the bound port.
@@ -103,6 +160,13 @@ public final class Application: @unchecked Sendable {
             http.tlsKeyPEM = try StartupError.readTLSFile(key, option: "--tls-key")
         }
         do { try server.start(http) } catch { throw StartupError.listen(error) }
+        if let metricsServer, let listener = configuration.metricsListener {
+            // The operator's own listener: no per-address limits, a few connections.
+            let scrape = Server.Configuration(host: listener.host, port: listener.port, threads: 1, connectionLimit: 64,
+                                              perAddressConnectionLimit: 0, perPrefixConnectionLimit: 0)
+            do { try metricsServer.start(scrape) } catch { throw StartupError.listen(error) }
+        }
+        readOperationalCounts()
         service.setJoinBase(configuration.publicURL ?? defaultPublicURL(port: server.port))
         if upkeepLock == nil {
             do {
@@ -117,21 +181,48 @@ public final class Application: @unchecked Sendable {
         timer.setEventHandler { [weak self] in self?.tick() }
         timer.resume()
         self.timer = timer
+        readiness.started()
         return server.port
     }
 
     public var port: UInt16 { server.port }
 
+    /// The port of `--metrics ADDRESS:PORT` (the one picked, for port 0); nil without it.
+    public var metricsPort: UInt16? { metricsServer?.port }
+
+    private func readOperationalCounts() {
+        do { operationalCounts.store(try service.operationalCounts()) } catch { Log.error("counts for /metrics: \(error)") }
+    }
+
     public var scheme: String { configuration.tlsCertificatePath == nil ? "http" : "https" }
 
+    /// What a stream is told on drain: come back after 1 to 6 s, drawn for each (`EventHub.drain`).
+    static let comeBackAfterMilliseconds = 1_000...6_000
+
+    /// SIGTERM: `/readyz` turns 503, new connections are refused, every event stream is told to come back later and
+    /// ends, requests already read (a like waiting for its group commit among them) are answered; then `stop`. Waits
+    /// at most `seconds` in all: what is still running then is cut off.
+    public func drain(within seconds: TimeInterval) {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, seconds) * 1e9)
+        func remaining() -> TimeInterval { Double(Int64(bitPattern: deadline &- DispatchTime.now().uptimeNanoseconds)) / 1e9 }
+        readiness.drain()
+        server.stopAccepting()
+        hub.drain(retry: Self.comeBackAfterMilliseconds)
+        // The last half second (at most a quarter of the time) is for `stop` itself.
+        let margin = min(0.5, seconds / 4)
+        while server.requestsInProgress > 0, remaining() > margin { Thread.sleep(forTimeInterval: 0.01) }
+        stop(patience: max(0, remaining() - margin))
+    }
+
     /// Closes every event stream, then the HTTP server (NOTES: resume suspended streams before stopping).
-    public func stop() {
+    public func stop(patience: TimeInterval = 12) {
         timer?.cancel()
         timer = nil
         doorbell?.stop()
         hub.closeAll()
-        Thread.sleep(forTimeInterval: 0.2)
-        server.stop()
+        Thread.sleep(forTimeInterval: min(0.2, patience))
+        server.stop(patience: patience)
+        metricsServer?.stop()
         do { try service.flushActivityNow() } catch { Log.error("guest activity on shutdown: \(error)") }
         do { try service.checkpoint() } catch { Log.error("checkpoint on shutdown: \(error)") }
         Log.flush()
@@ -144,6 +235,7 @@ public final class Application: @unchecked Sendable {
         service.watchPlayback()
         service.flushActivity()
         hub.pingIdle()
+        if ticks % OperationalCounts.interval == 0 { readOperationalCounts() }
         if ticks % 60 == 0, runsUpkeep {
             do { try service.expireParties() } catch { Log.error("party expiry: \(error)") }
         }

@@ -34,12 +34,30 @@ public struct Configuration: Sendable, Equatable {
     public var limits = PartyLimits()
     /// Connections one network prefix (IPv4 /24, IPv6 /64) may hold; nil: `Server.defaultPerPrefixConnectionLimit`.
     public var connectionsPerPrefix: Int?
+    /// `--metrics ADDRESS:PORT`: `/metrics` on a listener of its own; nil: on the main one, to local clients.
+    public var metricsListener: ListenAddress?
+    /// On SIGTERM: how long requests, commits and streams get to finish before the process exits.
+    public var drainSeconds = 10
+    /// `--log-format json`: one JSON object per log line.
+    public var logFormat = LogFormat.text
 
     public init() {}
 
-    /// docs/hosting.md's option table (`musicvoting --help-markdown`), rendered from the same option table.
-    public static var markdownTable: String {
-        (["| option | environment | default | what it does |", "|---|---|---|---|"] + ConfigurationOption.all.map { option in
+    /// Sets the log's format for the process, before its first line.
+    public func useLogFormat() {
+        Log.use(logFormat)
+        // libmicrohttpd writes its own lines to standard error; in JSON they become lines of the log.
+        if logFormat == .json { Server.sendLibraryLog { Log.error("libmicrohttpd: " + $0) } }
+    }
+
+    /// docs/hosting.md's option table (`musicvoting --help-markdown` prints it first), rendered from the same option table.
+    public static var markdownTable: String { markdownTable(ConfigurationOption.hosting) }
+
+    /// docs/operations.md's option table (`musicvoting --help-markdown` prints it second).
+    public static var operationsMarkdownTable: String { markdownTable(ConfigurationOption.operations) }
+
+    static func markdownTable(_ options: [ConfigurationOption]) -> String {
+        (["| option | environment | default | what it does |", "|---|---|---|---|"] + options.map { option in
             "| `\(option.flag) \(option.value)` | `\(option.environment)` | \(option.defaultText) | \(option.help) |"
         }).joined(separator: "\n")
     }
@@ -60,7 +78,7 @@ public struct Configuration: Sendable, Equatable {
         public var description: String {
             switch self {
             case .help: return Configuration.usage
-            case .helpMarkdown: return Configuration.markdownTable
+            case .helpMarkdown: return Configuration.markdownTable + "\n\n" + Configuration.operationsMarkdownTable
             case .unknownOption(let option): return "unknown option \(option)\n\n\(Configuration.usage)"
             case .missingValue(let option): return "\(option) needs a value"
             case let .invalidValue(option, value): return "invalid value for \(option): \(value)"

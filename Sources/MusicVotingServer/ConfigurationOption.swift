@@ -54,7 +54,10 @@ extension ConfigurationOption {
     }
 
     /// Every option the server has, in `--help` order.
-    static let all: [ConfigurationOption] = [
+    static var all: [ConfigurationOption] { hosting + operations }
+
+    /// What someone hosting a party sets (README's table).
+    static let hosting: [ConfigurationOption] = [
         ConfigurationOption(name: "host", value: "ADDRESS", help: "address to listen on; :: for IPv6 and IPv4", defaultText: "0.0.0.0") { $0.host = $1 },
         ConfigurationOption(name: "port", value: "N", help: "TCP port; 0 picks a free one and prints it", defaultText: "8080") {
             configuration, text throws(Configuration.ParseError) in
@@ -114,5 +117,25 @@ extension ConfigurationOption {
                0...1_000_000, \.newGuestsPerNetwork),
         ConfigurationOption(name: "config", value: "FILE", help: "'name = value' lines with these option names, # comments",
                             defaultText: "none") { _, _ in },
+    ]
+
+    /// What someone running it as a service sets (docs/operations.md's table).
+    static let operations: [ConfigurationOption] = [
+        ConfigurationOption(name: "metrics", value: "ADDRESS:PORT",
+                            help: "serve /metrics (Prometheus) on a listener of its own, and no longer to local clients of the main one",
+                            defaultText: "local clients of the main listener") { configuration, text throws(Configuration.ParseError) in
+            guard let listener = ListenAddress(text) else { throw .invalidValue(option: "--metrics", value: text) }
+            configuration.metricsListener = listener
+        },
+        ConfigurationOption(name: "drain-seconds", value: "N", help: "on SIGTERM, the longest wait for requests and streams to finish before exit",
+                            defaultText: "10") { configuration, text throws(Configuration.ParseError) in
+            guard let seconds = Int(boundedDigits: text, in: 0...3_600) else { throw .invalidValue(option: "--drain-seconds", value: text) }
+            configuration.drainSeconds = seconds
+        },
+        ConfigurationOption(name: "log-format", value: "FORMAT", help: "text, or json: one JSON object per line", defaultText: "text") {
+            configuration, text throws(Configuration.ParseError) in
+            guard let format = LogFormat(rawValue: text) else { throw .invalidValue(option: "--log-format", value: text) }
+            configuration.logFormat = format
+        },
     ]
 }

@@ -95,7 +95,10 @@ public struct NginxConfiguration: Equatable {
                 default $musicvoting_party_in_path;
             }
             upstream musicvoting {
-            \(balancing)\(servers)
+            \(balancing)    # Passive health only (open-source nginx has no active checks): an instance that refused or dropped a
+                # connection gets no requests for fail_timeout, then one to try. A draining instance refuses connections,
+                # so it leaves at once; /readyz is for checkers that poll (docs/operations.md).
+            \(servers)
             }
             server {
                 listen \(listen);

@@ -9,6 +9,7 @@ import Rendering
 /// The HTTP API of SPEC.md, as route registrations on one router.
 struct Routes: Sendable {
     let service: PartyService
+    let readiness: Readiness
     let publicFiles: StaticFiles
     let library: LocalLibrary?
     let pages: PageRenderer
@@ -37,6 +38,12 @@ struct Routes: Sendable {
             if let upkeep = service.runsUpkeep { fields.append(("upkeep", .bool(upkeep))) }
             if let shards = service.timerShards { fields.append(("timerShards", .array(shards.map { .integer($0) }))) }
             return .json(.object(fields))
+        }
+        router.add("GET", "/readyz", summary: "Readiness: 503 before start-up finished, while draining, while the database takes no write") {
+            [readiness] _ in
+            guard let reason = readiness.reasonNotReady() else { return .json(["status": "ready"]) }
+            // Not an error answer (no code): a load balancer asks every few seconds, no refusal to count.
+            return .json(.object([("status", "not ready"), ("reason", .string(reason))]), status: 503)
         }
         router.unknownHostPage = { [pages, service] request, host in
             var response = pages.render("unknown-host", for: request, title: "unknownHost.title",

@@ -11,6 +11,7 @@ public enum StartupError: Error, CustomStringConvertible {
     case musicFolder(path: String, reason: String)
     case tlsFile(option: String, path: String, reason: String)
     case listen(Server.StartError)
+    case restoreRunning(path: String)
 
     public var description: String {
         switch self {
@@ -28,6 +29,8 @@ public enum StartupError: Error, CustomStringConvertible {
             return "Cannot read the TLS file \(path) (\(reason)): check the path given with \(option) and that this user may read it."
         case .listen(let error):
             return error.description
+        case .restoreRunning(let path):
+            return "The data folder \(path) is being restored (musicvoting restore): start the server once the restore has finished."
         }
     }
 

@@ -162,6 +162,7 @@ public final class Doorbell: @unchecked Sendable {
                 payload += item
             }
             try channel.notify(payload)
+            EngineMetrics.doorbellRings.add(at: 0)
         } catch {
             // Not rung: ring it with the next one (the others' polls find it meanwhile).
             shared.withLock { shared in for (partyId, sequence) in rung { shared.rung[partyId] = max(shared.rung[partyId] ?? 0, sequence) } }
@@ -174,6 +175,7 @@ public final class Doorbell: @unchecked Sendable {
     private func heard(_ payload: String) {
         let words = payload.split(separator: " ")
         guard let sender = words.first, sender != instance else { return }
+        EngineMetrics.doorbellRings.add(at: 1)
         let served = hub.servedParties()
         var behind: [String] = []
         for word in words.dropFirst() {
@@ -191,6 +193,7 @@ public final class Doorbell: @unchecked Sendable {
         guard !served.isEmpty else { return }
         let newest = try channel.lastEventSequences(partyIds: Array(served.keys))
         let behind = served.compactMap { partyId, sent in (newest[partyId] ?? 0) > sent ? partyId : nil }
+        EngineMetrics.pollCatchUps.add(behind.count)
         if !behind.isEmpty { shared.withLock { $0.catchUp.formUnion(behind) } }
     }
 

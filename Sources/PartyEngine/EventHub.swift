@@ -99,6 +99,8 @@ public final class EventHub: @unchecked Sendable {
     /// that came before the ones between them (written by another instance, still to be read from the log).
     private var delivered: [String: Int64] = [:]
     private var heldBack: [String: [Int64: Delivery]] = [:]
+    /// Set by `drain`: a stream opened from then on is told to come back and ends at once.
+    private var drainRetry: ClosedRange<Int>?
     /// Parties whose `party-ended` went out under the lock: their streams end once it is released.
     private var endedParties: [String] = []
     /// Set when other instances write the same log (`followLog`): asked to read a party's log after `delivered`.
@@ -248,6 +250,7 @@ public final class EventHub: @unchecked Sendable {
             guard let self, let stream else { return }
             self.remove(stream, partyId: partyId)
         }
+        if let drainRetry { Self.sendAway(stream, retry: drainRetry) }
         return stream
     }
 
@@ -289,6 +292,7 @@ public final class EventHub: @unchecked Sendable {
     /// Sends to the party's streams its audience admits, except those whose first bytes covered it; under `lock`.
     private func send(_ delivery: Delivery, partyId: String) {
         guard let listeners = streams[partyId] else { return }
+        EngineMetrics.eventsPublished.add()
         // Only a delivery that reached every stream counts as the party's streams having heard (`pingIdle`): one a
         // stream skipped (its audience, or its first bytes covered it, maybe seconds ago with several instances)
         // left that stream as silent as before.
@@ -338,8 +342,23 @@ public final class EventHub: @unchecked Sendable {
         for ping in idle { ping.stream.send(Self.ping) }
     }
 
+    /// Parties whose registered monitor (the TV) holds a stream here.
+    public func partiesWithMonitor() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return monitorStreams.count
+    }
+
+    /// The most bytes one stream has queued and not yet written: how far the slowest client lags behind.
+    public func slowestBacklog() -> Int {
+        lock.lock()
+        let sinks = streams.values.flatMap { $0.values.map(\.stream) }
+        lock.unlock()
+        return sinks.reduce(0) { max($0, $1.pendingByteCount) }
+    }
+
     /// Open streams: of one party, or of the whole server.
-    func streamCount(partyId: String? = nil) -> Int {
+    public func streamCount(partyId: String? = nil) -> Int {
         lock.lock()
         defer { lock.unlock() }
         return partyId.map { streams[$0]?.count ?? 0 } ?? total
@@ -359,6 +378,23 @@ public final class EventHub: @unchecked Sendable {
         let monitors = streams[partyId].map { $0.values.filter(\.isMonitor) } ?? []
         lock.unlock()
         for subscriber in monitors { subscriber.stream.close() }
+    }
+
+    /// The instance is going away: every stream is told when to come back (SSE `retry:`, a time drawn from `retry`
+    /// in milliseconds for each, so a party's pages reconnect spread out instead of all in one instant, to whichever
+    /// instance is there), then ends after what it has queued. Streams opened later get the same.
+    public func drain(retry: ClosedRange<Int>) {
+        lock.lock()
+        drainRetry = retry
+        let all = streams.values.flatMap(\.values)
+        lock.unlock()
+        for subscriber in all { Self.sendAway(subscriber.stream, retry: retry) }
+    }
+
+    private static func sendAway(_ stream: any EventSink, retry: ClosedRange<Int>) {
+        // A block with only `retry:` sets the client's reconnection time and dispatches no event.
+        stream.send(Array("retry: \(Int.random(in: retry))\n\n".utf8))
+        stream.close()
     }
 
     public func closeAll() {

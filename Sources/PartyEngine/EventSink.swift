@@ -8,4 +8,10 @@ public protocol EventSink: AnyObject, Sendable {
     func close()
     /// Runs `action` once the stream has ended, for whatever reason.
     func whenFinished(_ action: @escaping @Sendable () -> Void)
+    /// Bytes queued and not yet written to the client.
+    var pendingByteCount: Int { get }
+}
+
+extension EventSink {
+    public var pendingByteCount: Int { 0 }
 }

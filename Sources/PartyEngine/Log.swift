@@ -11,6 +11,14 @@ public enum Log {
     private static let flushDelay = DispatchTimeInterval.milliseconds(50)
     private static let maxPending = 1 << 20
 
+    /// Set once at start (`--log-format json`), before the first line.
+    private static let json = Atomic(false)
+
+    public static func use(_ format: LogFormat) { json.store(format == .json, ordering: .relaxed) }
+
+    /// Whether lines carry fields (`--log-format json`): only then do callers look up what a field needs.
+    public static var writesFields: Bool { json.load(ordering: .relaxed) }
+
     public static func info(_ message: String) { write("info", message) }
     public static func error(_ message: String) { write("error", message, now: true) }
 
@@ -21,8 +29,18 @@ public enum Log {
         method.utf8.count <= 16 && !method.isEmpty && method.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) ? method : "(other)"
     }
 
-    public static func access(method: String, route: String, status: Int, milliseconds: Double) {
+    /// `partyId`: the party the request concerns, a well-formed id the caller read from the path or query (JSON only).
+    public static func access(method: String, route: String, status: Int, milliseconds: Double, partyId: String? = nil) {
         let tenths = Int(saturating: (milliseconds * 10).rounded())
+        if json.load(ordering: .relaxed) {
+            var line = JSONLogLine(level: status >= 500 ? "error" : "info", event: "request")
+            line.add("method", loggable(method: method))
+            line.add("route", route)
+            line.add("status", number: String(status))
+            line.add("durationMs", number: String(tenths / 10) + "." + String(tenths % 10))
+            if let partyId { line.add("party", partyId) }
+            return append(line.line)
+        }
         // Put together as bytes (interpolating the line and escaping all of it was a twentieth of a like's
         // HTTP work). The method is capital letters or "(other)", the status and time digits: only the route is escaped.
         var line: [UInt8] = []
@@ -51,7 +69,19 @@ public enum Log {
     }
 
     private static func write(_ level: String, _ message: String, now: Bool = false) {
-        append(Array("\(level) \(escaped(message))\n".utf8), now: now)
+        guard json.load(ordering: .relaxed) else { return append(Array("\(level) \(escaped(message))\n".utf8), now: now) }
+        var line = JSONLogLine(level: level, event: event(of: message))
+        line.add("message", message)
+        append(line.line, now: now)
+    }
+
+    /// A message's event name: its lead-in before ": " ("doorbell: cannot listen: …" is `doorbell`) when that is a
+    /// short phrase of small letters, else "message".
+    static func event(of message: String) -> String {
+        guard let colon = message.range(of: ": ") else { return "message" }
+        let lead = message[..<colon.lowerBound]
+        let plain = lead.utf8.count <= 40 && lead.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || $0 == 32 || $0 == 45 }
+        return plain && !lead.isEmpty ? lead.replacingOccurrences(of: " ", with: "_").replacingOccurrences(of: "-", with: "_") : "message"
     }
 
     private static func append(_ line: [UInt8], now: Bool = false) {

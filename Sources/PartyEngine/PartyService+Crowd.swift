@@ -8,6 +8,7 @@ extension PartyService {
         // R17a: a veto spends the like budget (R11); several instances count it in the shared database first.
         try sharedLikeLimits?.admitSharedLike(device: deviceId, party: party.id, at: now)
         let outcome = try withState { try $0.veto(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
+        if outcome.vetoed { EngineMetrics.vetoes.add() }
         if let entryId = outcome.skipsEntry { _ = try advance(party, request: .crowdVeto(entryId: entryId)) }
         return outcome
     }

@@ -56,6 +56,9 @@ extension PartyService {
     /// in the order of the parties they lock (each party's in arrival order): two instances' batches that lock the
     /// same parties in opposite orders would deadlock, and PostgreSQL would fail one write after a second.
     func commit(_ jobs: [BatchedWrite]) {
+        let started = DispatchTime.now().uptimeNanoseconds
+        EngineMetrics.groupCommitBatchSize.observe(jobs.count)
+        defer { EngineMetrics.groupCommitDuration.observeNanoseconds(since: started, now: DispatchTime.now().uptimeNanoseconds) }
         let answers = withState { state -> [@Sendable () -> Void] in
             let jobs = state.store.isShared ? Self.inLockOrder(jobs) : jobs
             do {

@@ -263,12 +263,15 @@ public final class PartyService: Sendable {
             tracks.append(track)
         }
         let startsPlayback = try write(partyId: party.id) { [tracks] in try $0.add(tracks, deviceId: deviceId, clientAddress: clientAddress, party: party) }
+        EngineMetrics.adds.add(tracks.count)
         if startsPlayback { _ = try startAndRefill(party) }
     }
 
     public func vote(uri: String, deviceId: String, wanted: Bool? = nil, clientAddress: String = "local", party: Party) throws -> (liked: Bool, likeCount: Int) {
         try sharedLikeLimits?.admitSharedLike(device: deviceId, party: party.id, at: now)
-        return try write(partyId: party.id) { try $0.vote(uri: uri, deviceId: deviceId, wanted: wanted, clientAddress: clientAddress, party: party) }
+        let result = try write(partyId: party.id) { try $0.vote(uri: uri, deviceId: deviceId, wanted: wanted, clientAddress: clientAddress, party: party) }
+        if result.liked { EngineMetrics.likes.add() }
+        return result
     }
 
     /// R17 without holding the caller's thread (it returns at once): `completion` gets the answer once the like's
@@ -276,7 +279,11 @@ public final class PartyService: Sendable {
     /// waited for the state lock a committing batch held, only to find the party); with several instances before the
     /// shared count, on a worker thread (both are database reads), so that no count is kept for a party that is none.
     public func vote(uri: String, deviceId: String, wanted: Bool? = nil, clientAddress: String, partyId: String,
-                     completion: @escaping @Sendable (Result<(liked: Bool, likeCount: Int), any Error>) -> Void) {
+                     completion answer: @escaping @Sendable (Result<(liked: Bool, likeCount: Int), any Error>) -> Void) {
+        let completion: @Sendable (Result<(liked: Bool, likeCount: Int), any Error>) -> Void = { result in
+            if case .success(let vote) = result, vote.liked { EngineMetrics.likes.add() }
+            answer(result)
+        }
         let like: @Sendable () -> Void = { [self] in
             write(partyId: partyId, { state in
                 try state.vote(uri: uri, deviceId: deviceId, wanted: wanted, clientAddress: clientAddress,

@@ -145,6 +145,7 @@ extension PartyState {
             return
         }
         live[partyId, default: LiveParty()].stallReason = reason
+        EngineMetrics.stalled(reason)
     }
 
     /// R20a: the monitor is heard again; the clock runs on from where the audio is.

@@ -32,6 +32,10 @@ extension PartyStore {
                     [.text(partyId), .date(since)]).first?.integer("active") ?? 0)
     }
 
+    public func activeGuestCount(since: Date) throws -> Int {
+        Int(try run("SELECT COUNT(*) AS active FROM guest_activity WHERE seen_at >= ?", [.date(since)]).first?.integer("active") ?? 0)
+    }
+
     /// R30: bans the adder of `entryId`, and new identities from `address` (the adder's, when known); the entry is
     /// remembered so a second ban of it is found (harmless).
     public func ban(adder: String, entryId: Int64, partyId: String, address: String?) throws {

@@ -54,6 +54,8 @@ public protocol PartyStoring: AnyObject {
     func entriesVetoed(by deviceId: String, partyId: String) throws -> Set<Int64>
     func recordActivity(deviceId: String, partyId: String, at now: Date) throws
     func activeGuestCount(partyId: String, since: Date) throws -> Int
+    /// Devices active in any party since `since` (the operator's view of R17a's activity).
+    func activeGuestCount(since: Date) throws -> Int
     func ban(adder: String, entryId: Int64, partyId: String, address: String?) throws
     func isBanned(address: String, partyId: String) throws -> Bool
     /// Who the party's guests are (`PartyStore+Guests.swift`).

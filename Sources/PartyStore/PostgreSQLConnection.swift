@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import CPostgreSQL
 
 /// Owns one libpq connection (`PGconn`), closed in deinit. Not thread-safe by itself: `PartyStore` is its one
@@ -130,6 +131,11 @@ final class PostgreSQLConnection: SQLConnection {
     /// is shut, so libpq sees the connection end, and the next statement reconnects (after `reconnectPause`).
     private func awaitResult(sent: Int32, sql: String) throws(DatabaseError) -> OpaquePointer? {
         guard sent == 1 else { return nil }
+        let started = DispatchTime.now().uptimeNanoseconds
+        defer {
+            StoreMetrics.postgreSQLRoundTrips.add()
+            StoreMetrics.postgreSQLRoundTripDuration.observeNanoseconds(since: started, now: DispatchTime.now().uptimeNanoseconds)
+        }
         let deadline = answerDeadline.map { Date().addingTimeInterval($0) }
         var kept: OpaquePointer?
         while true {

@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -13,10 +14,33 @@ public struct ProviderHTTP: Sendable {
     }
 
     let timeout: TimeInterval
+    /// The service's label in `ProviderMetrics`.
+    let providerIndex: Int
 
-    public init(timeout: TimeInterval = 10) { self.timeout = timeout }
+    public init(provider: String = "other", timeout: TimeInterval = 10) {
+        self.timeout = timeout
+        providerIndex = ProviderMetrics.providerIndex(provider)
+    }
 
     public func send(_ request: URLRequest) throws(ProviderError) -> Reply {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let outcome: ProviderMetrics.Outcome
+        defer {
+            ProviderMetrics.duration.observeNanoseconds(since: started, now: DispatchTime.now().uptimeNanoseconds, at: providerIndex)
+            ProviderMetrics.calls.add(at: providerIndex * ProviderMetrics.Outcome.allCases.count
+                                      + ProviderMetrics.Outcome.allCases.firstIndex(of: outcome)!)
+        }
+        do {
+            let reply = try exchange(request)
+            outcome = reply.status < 400 ? .ok : .refused
+            return reply
+        } catch {
+            outcome = .unavailable
+            throw error
+        }
+    }
+
+    private func exchange(_ request: URLRequest) throws(ProviderError) -> Reply {
         var request = request
         request.timeoutInterval = timeout
         let box = ReplyBox()

@@ -23,6 +23,18 @@ if CommandLine.arguments.dropFirst().first == "nginx-config" {
     }
 }
 
+if let command = CommandLine.arguments.dropFirst().first, let action = BackupCommand.Action(rawValue: command) {
+    do {
+        let backup = try BackupCommand(action: action, arguments: Array(CommandLine.arguments.dropFirst(2)),
+                                       environment: ProcessInfo.processInfo.environment)
+        print(try backup.run())
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("musicvoting: \(error.description)\n".utf8))
+        exit(error.status)
+    }
+}
+
 if CommandLine.arguments.dropFirst().first == "host-link" {
     do {
         let link = try HostRecoveryLink.make(arguments: Array(CommandLine.arguments.dropFirst(2)), environment: ProcessInfo.processInfo.environment)
@@ -43,13 +55,14 @@ do {
     print(Configuration.usage)
     exit(0)
 } catch .helpMarkdown {
-    print(Configuration.markdownTable)
+    print(Configuration.markdownTable + "\n\n" + Configuration.operationsMarkdownTable)
     exit(0)
 } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
     exit(2)
 }
 
+configuration.useLogFormat()
 let signals = ShutdownSignals()
 let application: Application
 do {
@@ -62,6 +75,11 @@ do {
 }
 let shownHost = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
 FileHandle.standardOutput.write(Data("MusicVoting listening on \(application.scheme)://\(shownHost):\(application.port)\n".utf8))
+if let listener = configuration.metricsListener, let port = application.metricsPort {
+    let host = listener.host.contains(":") ? "[\(listener.host)]" : listener.host
+    FileHandle.standardOutput.write(Data("MusicVoting metrics on http://\(host):\(port)/metrics\n".utf8))
+}
 signals.wait()
-application.stop()
+signals.endProcess(after: configuration.drainSeconds)
+application.drain(within: TimeInterval(configuration.drainSeconds))
 print("MusicVoting stopped")

@@ -36,6 +36,20 @@ final class TestCluster: PartyHost {
         return instance
     }
 
+    /// A rolling replacement's step: SIGTERM to `instance` (its drain), and once it exited a new instance on its port,
+    /// so nginx's upstream list stays as it is. The time the old one took to exit, and the new one.
+    func replace(_ instance: ServerProcess) throws -> (drained: TimeInterval, replacement: ServerProcess) {
+        let signalled = Date()
+        instance.process.terminate()
+        guard eventually(timeout: 15, { !instance.process.isRunning }) else { throw TestFailure(description: "no exit after SIGTERM") }
+        let drained = Date().timeIntervalSince(signalled)
+        let replacement = try ServerProcess(arguments: ["--database", database, "--trusted-proxy", "127.0.0.1"] + arguments
+                                            + ["--port", String(instance.port)])
+        watchForExit(childPid: replacement.process.processIdentifier)
+        instances[instances.firstIndex { $0 === instance }!] = replacement
+        return (drained, replacement)
+    }
+
     func stop() {
         nginx?.stop()
         for instance in instances { instance.kill() }

@@ -52,9 +52,11 @@ struct ConfigurationOptionTableTests {
         for option in ConfigurationOption.all {
             #expect(Configuration.usage.contains(option.flag + " ") && Configuration.usage.contains(option.environment), "\(option.flag)")
         }
-        let hostingGuide = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("docs/hosting.md").path, encoding: .utf8)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let hostingGuide = try String(contentsOfFile: root.appendingPathComponent("docs/hosting.md").path, encoding: .utf8)
         #expect(hostingGuide.contains(Configuration.markdownTable), "docs/hosting.md's option table is `musicvoting --help-markdown`")
+        let operations = try String(contentsOfFile: root.appendingPathComponent("docs/operations.md").path, encoding: .utf8)
+        #expect(operations.contains(Configuration.operationsMarkdownTable), "docs/operations.md's option table is the second of `--help-markdown`")
         // Every option works as a flag, as its environment variable and as a config-file key.
         let sample = ["max-parties": "7", "threads": "3", "allowed-host": "a.lan", "youtube-key": "k"]
         for (name, value) in sample {

@@ -11,7 +11,7 @@ public struct SpotifyClient: Sendable {
     let vault: any TokenVault
     let http: ProviderHTTP
 
-    public init(configuration: SpotifyConfiguration, vault: any TokenVault, http: ProviderHTTP = ProviderHTTP()) {
+    public init(configuration: SpotifyConfiguration, vault: any TokenVault, http: ProviderHTTP = ProviderHTTP(provider: "spotify")) {
         self.configuration = configuration
         self.vault = vault
         self.http = http

@@ -17,7 +17,7 @@ public struct YouTubeProvider: MusicProvider {
     private let searches = ExpiringCache<[Track]>(lifetime: 30 * 60)
     private let videos = ExpiringCache<Track>(lifetime: 6 * 3600, capacity: 5000)
 
-    public init(apiKey: String, base: URL = defaultBase, regionCode: String = "DE", http: ProviderHTTP = ProviderHTTP()) {
+    public init(apiKey: String, base: URL = defaultBase, regionCode: String = "DE", http: ProviderHTTP = ProviderHTTP(provider: "youtube")) {
         self.apiKey = apiKey
         self.base = base
         self.regionCode = regionCode
