@@ -7,7 +7,7 @@ from selenium.webdriver.common.by import By
 
 from conftest import PHONE, axe_violations, make_browser, open_paired_tv, screenshot, wait
 
-SIZES = ((1920, 1080), (3840, 2160))
+SIZES = ((1920, 1080, "de-DE"), (3840, 2160, "en-US"))
 
 SMALLEST_TEXT = """const smallest = [];
     const walker = document.createTreeWalker(document.getElementById('stage'), NodeFilter.SHOW_TEXT);
@@ -33,8 +33,8 @@ def visible(driver, element_id):
 
 def test_every_text_on_the_tv_scales_and_up_next_fills_the_screen(server, browsers):
     party = server.api("POST", "/api/party", {"provider": "demo", "vetoShare": 0.4})
-    for index, (width, height) in enumerate(SIZES):
-        tv = browsers((width, height))
+    for index, (width, height, language) in enumerate(SIZES):
+        tv = browsers((width, height), language=language)
         open_paired_tv(tv, f"{server.base}/monitor#party={party['id']}&hostPin={party['hostPin']}")
         if index == 0:
             for number in range(1, 14):
@@ -60,6 +60,14 @@ def test_every_text_on_the_tv_scales_and_up_next_fills_the_screen(server, browse
 
 
 def test_the_empty_tv_shows_the_way_in_and_the_remote_starts_the_music(server, browsers):
+    other = server.api("POST", "/api/party", {"provider": "demo"})
+    english = browsers((3840, 2160), language="en-US")
+    open_paired_tv(english, f"{server.base}/monitor#party={other['id']}&hostPin={other['hostPin']}")
+    wait(english, lambda: visible(english, "first-song"), message="the empty screen in English")
+    assert "Scan the code" in english.find_element(By.ID, "first-song").text
+    assert english.find_element(By.ID, "monitor-qr").rect["height"] >= 0.3 * 2160
+    screenshot(english, "tv-empty-3840")
+
     party = server.api("POST", "/api/party", {"provider": "demo"})
     tv = browsers((1920, 1080), autoplay=False)
     open_paired_tv(tv, f"{server.base}/monitor#party={party['id']}&hostPin={party['hostPin']}")
