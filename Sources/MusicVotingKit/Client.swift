@@ -60,6 +60,15 @@ public struct MusicVotingClient: Sendable {
         let answer: QueueAnswer = try await send("GET", party(id, "/track/queue"), query: deviceId.map { [URLQueryItem(name: "deviceId", value: $0)] } ?? [])
         return answer.queue.elements
     }
+    /// R18b: the queue with this device's `mine` marks and its add budget.
+    public func guestQueue(_ id: String, deviceId: String) async throws(APIError) -> GuestQueue {
+        let answer: QueueAnswer = try await send("GET", party(id, "/track/queue"), query: [URLQueryItem(name: "deviceId", value: deviceId)])
+        return GuestQueue(entries: answer.queue.elements, budget: answer.budget)
+    }
+    /// R18b: takes back this device's own waiting song, without the host PIN (403 for another's or the playing one).
+    public func removeOwn(_ id: String, uri: String, deviceId: String) async throws(APIError) {
+        try await sendEmpty("DELETE", party(id, "/track/remove"), body: ["uri": uri, "deviceId": deviceId])
+    }
     public func vote(_ id: String, uri: String, deviceId: String) async throws(APIError) -> VoteResult {
         try await send("POST", party(id, "/track/vote"), body: ["uri": uri, "deviceId": deviceId])
     }
@@ -195,7 +204,7 @@ public struct MusicVotingClient: Sendable {
 
 struct ErrorShape: Decodable { let error: String; let code: String? }
 struct SearchAnswer: Decodable { struct Tracks: Decodable { let items: LossyArray<Track> }; let tracks: Tracks }
-struct QueueAnswer: Decodable { let queue: LossyArray<QueueEntry> }
+struct QueueAnswer: Decodable { let queue: LossyArray<QueueEntry>; let budget: AddBudget? }
 struct Words: Decodable { let words: [String] }
 struct LoginStatus: Decodable { let loggedIn: Bool }
 struct Playlists: Decodable { let playlists: [Playlist] }
