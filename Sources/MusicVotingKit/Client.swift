@@ -85,6 +85,15 @@ public struct MusicVotingClient: Sendable {
     public func remove(_ id: String, uri: String) async throws(APIError) {
         try await sendEmpty("DELETE", party(id, "/track/remove"), body: ["uri": uri], host: true)
     }
+    /// R32 (host): saves the uris (1–500, in order) as a new private playlist of the party's provider; 501 where the
+    /// provider has none, 409 (with the login link in the message's body) when the login may not create playlists.
+    public func saveToPlaylist(_ id: String, uris: [String]) async throws(APIError) -> SavedPlaylist {
+        try await send("POST", party(id, "/track/saveToPlaylist"), body: uris, host: true)
+    }
+    /// R32 (host): the waiting queue as a playlist file.
+    public func exportPlaylist(_ id: String, format: PlaylistFormat) async throws(APIError) -> Data {
+        try await raw("GET", party(id, "/export." + format.rawValue), host: true)
+    }
     public func current(_ id: String) async throws(APIError) -> CurrentPlayback { try await send("GET", party(id, "/track/current")) }
 
     // MARK: Playback (host)

@@ -98,6 +98,17 @@ public struct GuestQueue: Hashable, Sendable {
     public let budget: AddBudget?
 }
 
+/// R32: a playlist saved in the host's account.
+public struct SavedPlaylist: Codable, Hashable, Sendable {
+    public let playlistUrl: String
+    public let saved: Int
+}
+
+/// R32: the playlist file formats the server exports.
+public enum PlaylistFormat: String, Sendable, CaseIterable {
+    case m3u8, jspf
+}
+
 public struct CreatedParty: Codable, Hashable, Sendable { public let id, pin, hostPin, joinUrl: String }
 public struct JoinedParty: Codable, Hashable, Sendable { public let id: String }
 public struct HostJoinedParty: Codable, Hashable, Sendable { public let id: String; public let guestPin: String? }

@@ -97,7 +97,7 @@ enum ErrorMapping {
         case .unavailable: return HTTPError(status: 502, message: message, code: code)
         case .rateLimited(let seconds):
             return HTTPError(status: 503, message: message, code: code, headers: [("Retry-After", String(seconds))])
-        case .deviceNotFound: return HTTPError(status: 409, message: message, code: code)
+        case .deviceNotFound, .playlistScopeMissing: return HTTPError(status: 409, message: message, code: code)
         case .busy: return HTTPError(status: 503, message: message, code: code, headers: [("Retry-After", "2")])
         case .searchRateLimited(let seconds):
             return HTTPError(status: 429, message: message, code: code, headers: [("Retry-After", String(seconds))])

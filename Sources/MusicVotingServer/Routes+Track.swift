@@ -114,10 +114,6 @@ extension Routes {
                 }
             }
         }
-        router.add("POST", "/api/party/{id}/track/saveToPlaylist", summary: "Not offered: 501 (the original saved the queue to Spotify)") { _ throws(HTTPError) in
-            // The original backend's route, answered clearly instead of a 405 from `track/{trackId}`.
-            Response(error: HTTPError(status: 501, message: "Playlists speichern wird nicht unterstützt.", code: "not_implemented"))
-        }
         router.add("POST", "/api/party/{id}/track/vote", summary: "Toggle this device's like (R17); with liked: true or false, set it (safe to repeat after a 503)") { request throws(HTTPError) in
             try respond("vote") {
                 let json = try request.json()
