@@ -60,6 +60,15 @@ public struct MusicVotingClient: Sendable {
         let answer: QueueAnswer = try await send("GET", party(id, "/track/queue"), query: deviceId.map { [URLQueryItem(name: "deviceId", value: $0)] } ?? [])
         return answer.queue.elements
     }
+    /// R18b: the queue with this device's `mine` marks and its add budget.
+    public func guestQueue(_ id: String, deviceId: String) async throws(APIError) -> GuestQueue {
+        let answer: QueueAnswer = try await send("GET", party(id, "/track/queue"), query: [URLQueryItem(name: "deviceId", value: deviceId)])
+        return GuestQueue(entries: answer.queue.elements, budget: answer.budget)
+    }
+    /// R18b: takes back this device's own waiting song, without the host PIN (403 for another's or the playing one).
+    public func removeOwn(_ id: String, uri: String, deviceId: String) async throws(APIError) {
+        try await sendEmpty("DELETE", party(id, "/track/remove"), body: ["uri": uri, "deviceId": deviceId])
+    }
     public func vote(_ id: String, uri: String, deviceId: String) async throws(APIError) -> VoteResult {
         try await send("POST", party(id, "/track/vote"), body: ["uri": uri, "deviceId": deviceId])
     }
@@ -75,6 +84,15 @@ public struct MusicVotingClient: Sendable {
     public func liftBans(_ id: String) async throws(APIError) { try await sendEmpty("DELETE", party(id, "/bans"), host: true) }
     public func remove(_ id: String, uri: String) async throws(APIError) {
         try await sendEmpty("DELETE", party(id, "/track/remove"), body: ["uri": uri], host: true)
+    }
+    /// R32 (host): saves the uris (1–500, in order) as a new private playlist of the party's provider; 501 where the
+    /// provider has none, 409 (with the login link in the message's body) when the login may not create playlists.
+    public func saveToPlaylist(_ id: String, uris: [String]) async throws(APIError) -> SavedPlaylist {
+        try await send("POST", party(id, "/track/saveToPlaylist"), body: uris, host: true)
+    }
+    /// R32 (host): the waiting queue as a playlist file.
+    public func exportPlaylist(_ id: String, format: PlaylistFormat) async throws(APIError) -> Data {
+        try await raw("GET", party(id, "/export." + format.rawValue), host: true)
     }
     public func current(_ id: String) async throws(APIError) -> CurrentPlayback { try await send("GET", party(id, "/track/current")) }
 
@@ -195,7 +213,7 @@ public struct MusicVotingClient: Sendable {
 
 struct ErrorShape: Decodable { let error: String; let code: String? }
 struct SearchAnswer: Decodable { struct Tracks: Decodable { let items: LossyArray<Track> }; let tracks: Tracks }
-struct QueueAnswer: Decodable { let queue: LossyArray<QueueEntry> }
+struct QueueAnswer: Decodable { let queue: LossyArray<QueueEntry>; let budget: AddBudget? }
 struct Words: Decodable { let words: [String] }
 struct LoginStatus: Decodable { let loggedIn: Bool }
 struct Playlists: Decodable { let playlists: [Playlist] }

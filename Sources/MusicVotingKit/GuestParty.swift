@@ -9,6 +9,8 @@ public final class GuestParty: AssignsChanges {
     public private(set) var results: [Track] = []
     public private(set) var queue: [QueueEntry] = []
     public private(set) var current: QueueEntry?
+    /// R18b: what this guest may still add, as of the last queue read.
+    public private(set) var budget: AddBudget?
     /// The last outcome to show: the search errors in the app's language, refusals in the server's words.
     public private(set) var message: String?
     public private(set) var ended = false
@@ -44,10 +46,11 @@ public final class GuestParty: AssignsChanges {
 
     public func loadQueue() async {
         do {
-            let entries = try await client.queue(partyId, deviceId: sessions.deviceId)
-            set(\.current, entries.first { $0.isCurrentlyPlaying })
-            set(\.queue, entries.filter { !$0.isCurrentlyPlaying })
-            await CoverCache.shared.prefetch(entries)
+            let answer = try await client.guestQueue(partyId, deviceId: sessions.deviceId)
+            set(\.current, answer.entries.first { $0.isCurrentlyPlaying })
+            set(\.queue, answer.entries.filter { !$0.isCurrentlyPlaying })
+            set(\.budget, answer.budget)
+            await CoverCache.shared.prefetch(answer.entries)
         } catch {
             if error.status == 404 { set(\.ended, true) }
         }
@@ -59,6 +62,19 @@ public final class GuestParty: AssignsChanges {
         do {
             try await client.add(partyId, uri: track.uri, deviceId: sessions.deviceId)
             set(\.message, strings[.added])
+            await loadQueue()
+            return true
+        } catch {
+            set(\.message, error.serverMessage ?? strings[.backendUnreachable])
+            return false
+        }
+    }
+
+    /// R18b: takes back one of this guest's own waiting songs; true when the server removed it.
+    @discardableResult
+    public func removeOwn(_ entry: QueueEntry) async -> Bool {
+        do {
+            try await client.removeOwn(partyId, uri: entry.uri, deviceId: sessions.deviceId)
             await loadQueue()
             return true
         } catch {

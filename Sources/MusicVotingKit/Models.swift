@@ -80,6 +80,35 @@ public struct QueueEntry: Codable, Hashable, Sendable, Identifiable {
     public var name: String { track.name }
 }
 
+/// R18b: what this device may still add (R11: 10 songs per rolling minute in each party). `nextAddInMs`: until
+/// one more add is back, 0 while the budget is full.
+public struct AddBudget: Codable, Hashable, Sendable {
+    public let addsLeft: Int
+    public let nextAddInMs: Int
+
+    public init(addsLeft: Int, nextAddInMs: Int) {
+        self.addsLeft = addsLeft
+        self.nextAddInMs = nextAddInMs
+    }
+}
+
+/// The queue as one device sees it: the entries, and the device's add budget (nil from a server without R18b).
+public struct GuestQueue: Hashable, Sendable {
+    public let entries: [QueueEntry]
+    public let budget: AddBudget?
+}
+
+/// R32: a playlist saved in the host's account.
+public struct SavedPlaylist: Codable, Hashable, Sendable {
+    public let playlistUrl: String
+    public let saved: Int
+}
+
+/// R32: the playlist file formats the server exports.
+public enum PlaylistFormat: String, Sendable, CaseIterable {
+    case m3u8, jspf
+}
+
 public struct CreatedParty: Codable, Hashable, Sendable { public let id, pin, hostPin, joinUrl: String }
 public struct JoinedParty: Codable, Hashable, Sendable { public let id: String }
 public struct HostJoinedParty: Codable, Hashable, Sendable { public let id: String; public let guestPin: String? }

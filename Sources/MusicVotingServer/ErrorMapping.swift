@@ -49,6 +49,7 @@ enum ErrorMapping {
         case .ownSong: return HTTPError(status: 403, message: "Den eigenen Song kannst du nicht wegwählen.", code: "own_song")
         case .notAGuestSong:
             return HTTPError(status: 409, message: "Diesen Song hat kein Gast hinzugefügt.", code: "not_a_guest_song")
+        case .notOwnEntry: return HTTPError(status: 403, message: "Nicht erlaubt.", code: "not_own_entry")
         case .notInQueue: return HTTPError(status: 404, message: "Song nicht in der Warteschlange.", code: "not_in_queue")
         case .noPlaybackDevice: return HTTPError(status: 409, message: "Kein Wiedergabegerät verbunden.", code: "no_device")
         case .hostAuthorizationMissing:
@@ -96,7 +97,7 @@ enum ErrorMapping {
         case .unavailable: return HTTPError(status: 502, message: message, code: code)
         case .rateLimited(let seconds):
             return HTTPError(status: 503, message: message, code: code, headers: [("Retry-After", String(seconds))])
-        case .deviceNotFound: return HTTPError(status: 409, message: message, code: code)
+        case .deviceNotFound, .playlistScopeMissing: return HTTPError(status: 409, message: message, code: code)
         case .busy: return HTTPError(status: 503, message: message, code: code, headers: [("Retry-After", "2")])
         case .searchRateLimited(let seconds):
             return HTTPError(status: 429, message: message, code: code, headers: [("Retry-After", String(seconds))])

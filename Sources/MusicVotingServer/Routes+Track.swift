@@ -33,16 +33,20 @@ extension Routes {
             }
         }
         router.add("GET", "/api/party/{id}/track/queue",
-                   summary: "The queue in R9/R9b order; each entry has startsInMs (R18a); with deviceId, hasVoted (R18) and mine: true on the device's own entries; while vetoShare > 0, vetoCount and vetoNeeded (+ hasVetoed with deviceId) (R17a)") { request throws(HTTPError) in
+                   summary: "The queue in R9/R9b order; each entry has startsInMs (R18a); with deviceId, hasVoted (R18), mine: true on the device's own entries and the device's budget {addsLeft, nextAddInMs} (R18b); while vetoShare > 0, vetoCount and vetoNeeded (+ hasVetoed with deviceId) (R17a)") { request throws(HTTPError) in
             try respond("queue") {
                 let party = try service.activeParty(id: request.parameter("id"))
                 let deviceId = try request.deviceId(from: nil)
                 let bytes = try service.renderedQueue(of: party, deviceId: deviceId) { view in
                     let starts = view.queue.startTimes(view.ordered, currentPositionMs: view.currentPositionMs)
-                    return JSON.object([("queue", .array(zip(view.ordered, starts).map { entry, startsInMs in
+                    var members: [(String, JSON)] = [("queue", .array(zip(view.ordered, starts).map { entry, startsInMs in
                         TrackJSON.entry(entry, currentEntryId: view.queue.currentEntryId, liked: view.liked, base: service.publicBase,
                                         startsInMs: startsInMs, mine: deviceId != nil && entry.addedBy == deviceId, veto: view.veto)
-                    }))]).bytes
+                    }))]
+                    if let budget = view.budget {
+                        members.append(("budget", ["addsLeft": .integer(budget.addsLeft), "nextAddInMs": .integer(budget.nextAddInMs)]))
+                    }
+                    return JSON.object(members).bytes
                 }
                 return .bytes(bytes, contentType: "application/json; charset=utf-8")
             }
@@ -110,10 +114,6 @@ extension Routes {
                 }
             }
         }
-        router.add("POST", "/api/party/{id}/track/saveToPlaylist", summary: "Not offered: 501 (the original saved the queue to Spotify)") { _ throws(HTTPError) in
-            // The original backend's route, answered clearly instead of a 405 from `track/{trackId}`.
-            Response(error: HTTPError(status: 501, message: "Playlists speichern wird nicht unterstützt.", code: "not_implemented"))
-        }
         router.add("POST", "/api/party/{id}/track/vote", summary: "Toggle this device's like (R17); with liked: true or false, set it (safe to repeat after a 503)") { request throws(HTTPError) in
             try respond("vote") {
                 let json = try request.json()
@@ -136,12 +136,21 @@ extension Routes {
                 }
             }
         }
-        router.add("DELETE", "/api/party/{id}/track/remove", summary: "Remove a song", security: "hostPin") { request throws(HTTPError) in
+        router.add("DELETE", "/api/party/{id}/track/remove",
+                   summary: "Remove a song (host); without a PIN, {uri, deviceId} removes the device's own waiting song (R18b)",
+                   security: "hostPin") { request throws(HTTPError) in
             try respond("remove") {
                 let json = try request.optionalJSON()
+                let uri = try request.stringField("uri", in: json) ?? request.query["uri"]
+                // R18b: a guest (no Authorization, a device id) takes back its own song; everything else is the host's.
+                if request.header("authorization") == nil, let device = try request.deviceId(from: json) {
+                    let party = try service.activeParty(id: request.parameter("id"))
+                    guard let uri, !uri.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw PartyError.missingUri }
+                    try service.removeOwn(uri: uri, deviceId: device, party: party)
+                    return .json(["status": "removed"])
+                }
                 let party = try service.requireHost(request, partyId: request.parameter("id"))
-                guard let uri = try request.stringField("uri", in: json) ?? request.query["uri"],
-                      !uri.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                guard let uri, !uri.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                     throw PartyError.missingUri
                 }
                 return respond("remove", calling: try service.provider(for: party), gate: service.remoteCalls) {

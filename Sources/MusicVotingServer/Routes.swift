@@ -20,6 +20,7 @@ struct Routes: Sendable {
         addSettingsRoutes(to: &router)
         addTrackRoutes(to: &router)
         addCrowdRoutes(to: &router)
+        addPlaylistRoutes(to: &router)
         addPlaybackRoutes(to: &router)
         addMonitorRoutes(to: &router)
         addTVPairingRoutes(to: &router)

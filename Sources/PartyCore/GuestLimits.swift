@@ -71,6 +71,12 @@ public struct GuestLimits: Sendable {
         }
     }
 
+    /// R18b: what `device` may still add in the party now, without spending any of it.
+    public func addBudget(device: String, party: String, at now: Date) -> AddBudget {
+        let (left, next) = addsByDevice.budget(key: party + "|" + device, at: now)
+        return AddBudget(addsLeft: left, nextAddInMs: next)
+    }
+
     public mutating func recordAdds(_ count: Int, device: String, party: String, at now: Date) {
         addsByDevice.record(key: party + "|" + device, at: now, count: count)
     }
@@ -88,4 +94,18 @@ public struct GuestLimits: Sendable {
             throw .rateLimited(retryAfterSeconds: retry)
         }
     }
+}
+
+/// R18b: a guest's add budget (R11). `nextAddInMs`: until one more add is back (0 while the budget is full).
+public struct AddBudget: Sendable, Equatable {
+    public let addsLeft: Int
+    public let nextAddInMs: Int
+
+    public init(addsLeft: Int, nextAddInMs: Int) {
+        self.addsLeft = addsLeft
+        self.nextAddInMs = nextAddInMs
+    }
+
+    /// Nothing spent: the budget stays so until the guest adds (a write), whatever the clock does.
+    public var isFull: Bool { addsLeft >= GuestLimits.addsPerDevice }
 }

@@ -19,6 +19,8 @@ public enum PartyError: Error, Equatable, Sendable {
     /// R30: an auto-filled entry has no guest who added it.
     case notAGuestSong
     case notInQueue
+    /// R18b: a guest removes only its own waiting entry, never another's or the playing one.
+    case notOwnEntry
     case noPlaybackDevice
     case hostAuthorizationMissing
     case hostPinWrong

@@ -106,6 +106,26 @@ public struct SlidingWindowLimiter: Sendable {
         return events[key.hashValue]?.live(at: now, window: window) ?? 0
     }
 
+    /// How many more events `key` may have now, and the milliseconds until one more fits (its oldest counted event
+    /// leaves the window; 0 when none is counted). Counts nothing (R18b: a guest's budget, read with the queue).
+    public func budget(key: String, at now: Date) -> (left: Int, nextInMs: Int) {
+        if let shared {
+            // A database that cannot be asked counts as a full window, free again after a short wait.
+            guard let buckets = shared.limits.buckets(name: shared.name, key: key, window: window, at: now) else {
+                return (0, Self.unavailableRetry * 1000)
+            }
+            let counted = buckets.filter { $0.count > 0 }
+            let next = counted.map(\.leavesAt).min().map { Self.milliseconds(until: $0, at: now) } ?? 0
+            return (max(0, limit - counted.reduce(0) { $0 + $1.count }), next)
+        }
+        guard let stamps = events[key.hashValue], let oldest = stamps.oldestLive(at: now, window: window) else { return (limit, 0) }
+        return (max(0, limit - stamps.live(at: now, window: window)), Self.milliseconds(until: oldest.addingTimeInterval(window), at: now))
+    }
+
+    private static func milliseconds(until date: Date, at now: Date) -> Int {
+        max(0, Int((date.timeIntervalSince(now) * 1000).rounded(.up)))
+    }
+
     /// How many events `key` has left in the current window.
     public func remaining(key: String, at now: Date) -> Int {
         max(0, limit - count(key: key, at: now))

@@ -210,18 +210,23 @@ public final class PartyService: Sendable {
             let active = try state.activeGuests(party: party)
             let key = party.id + "|" + (deviceId ?? "") + (moving ? "|" + String(Int(now.timeIntervalSince1970)) : "")
                 + (active.map { "|veto" + String($0) } ?? "")
+            // R18b: a rendering is kept only while the device's budget is full: it stays full until the device adds
+            // (a write, which empties the cache), while a spent one comes back as the clock runs.
             let cached = state.readCache.renderings[key]
+            let budget = cached == nil ? deviceId.map { state.guards.guestLimits.addBudget(device: $0, party: party.id, at: now) } : nil
             let liked = cached == nil ? try deviceId.map { try state.entriesLiked(by: $0, party: party) } : nil
             let veto = try active.map { active in
                 VetoView(share: party.settings.vetoShare, activeGuests: active,
                          vetoed: cached == nil ? try deviceId.map { try state.entriesVetoed(by: $0, party: party) } : nil)
             }
-            let rendering = QueueRendering(queue: queue, ordered: ordered, liked: liked, currentPositionMs: playback.positionMs(at: now), veto: veto)
+            let rendering = QueueRendering(queue: queue, ordered: ordered, liked: liked, currentPositionMs: playback.positionMs(at: now),
+                                           veto: veto, budget: budget)
             let version = (state.readCache.alignedVersion, state.readCache.partyVersions[party.id])
             return (cached, rendering, key, version)
         }
         if let cached { return cached }
         let bytes = render(rendering)
+        if let budget = rendering.budget, !budget.isFull { return bytes }
         withState { state in
             // Kept only for the reads it was made from: no write here since, nor (shared store) a newer party version.
             if state.store.writeVersion == version.0, state.readCache.alignedVersion == version.0,
@@ -305,6 +310,12 @@ public final class PartyService: Sendable {
     /// Host removal; removing the playing entry moves on to the next one.
     public func remove(uri: String, party: Party) throws {
         if try withState({ try $0.remove(uri: uri, party: party) }) { _ = try advance(party, request: .host) }
+    }
+
+    /// R18b: a guest's removal of its own waiting song.
+    public func removeOwn(uri: String, deviceId: String, party: Party) throws {
+        try sharedLikeLimits?.admitSharedLike(device: deviceId, party: party.id, at: now)
+        try write(partyId: party.id) { try $0.removeOwn(uri: uri, deviceId: deviceId, party: party) }
     }
 
     public func blacklist(of party: Party) throws -> Blacklist { try withState { try $0.store.blacklist(partyId: party.id) } }

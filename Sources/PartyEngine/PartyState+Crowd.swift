@@ -11,13 +11,16 @@ public struct VetoOutcome: Equatable, Sendable {
 }
 
 /// What the queue's answer is rendered from (GET …/track/queue): the queue and its order (R9/R9b, decided once per
-/// write), the entries the asking device liked (R18), the current song's position now (R18a) and the veto's view.
+/// write), the entries the asking device liked (R18), the current song's position now (R18a), the veto's view and the
+/// device's add budget (R18b).
 public struct QueueRendering: Sendable {
     public var queue: Queue
     public var ordered: [QueueEntry]
     public var liked: Set<Int64>?
     public var currentPositionMs: Int
     public var veto: VetoView?
+    /// R18b: the asking device's add budget; nil without a device.
+    public var budget: AddBudget?
 }
 
 /// R17a on the queue's wire: the party's share and active guests (each entry's threshold follows from them), and

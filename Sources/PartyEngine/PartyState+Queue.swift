@@ -95,6 +95,22 @@ extension PartyState {
         return playing
     }
 
+    /// R18b: a guest takes back its own waiting entry (the waiting copy the uri names, R10). Spends a like toggle (a
+    /// removal and its undo cost no more than liking); the adder's songs-played count is untouched (R9b).
+    mutating func removeOwn(uri: String, deviceId: String, party: Party) throws {
+        try refuseIfBanned(deviceId: deviceId, party: party)
+        try guards.admitLike(device: deviceId, party: party.id, at: now)
+        // Read as committed, after the party's row lock on a shared store (another instance may have played it since).
+        let (_, queue) = try storedPlayback(partyId: party.id)
+        guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
+        guard entry.id != queue.currentEntryId, entry.addedBy == deviceId else { throw PartyError.notOwnEntry }
+        try transaction { state in
+            try state.store.deleteEntry(id: entry.id)
+            try state.recordActivity(deviceId: deviceId, partyId: party.id)
+            state.publish(.queueUpdated(.remove), partyId: party.id)
+        }
+    }
+
     mutating func addBlacklistWord(_ word: String, party: Party) throws {
         let word = Blacklist.normalized(word)
         guard !word.isEmpty, word.count <= 100 else { throw PartyError.invalidInput("Missing word") }

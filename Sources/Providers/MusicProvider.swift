@@ -30,6 +30,8 @@ public enum ProviderError: Error, Equatable, Sendable {
     case notLoggedIn
     /// The player device the server wanted to control is gone (Spotify 404 on /me/player).
     case deviceNotFound
+    /// R32: the host's login may not create playlists (it was made before the server asked for that scope).
+    case playlistScopeMissing
     /// This server already has as many calls to the service under way as it allows.
     case busy
     /// A guest or the party searched the service more often than the server allows (quota).
@@ -58,6 +60,23 @@ public protocol MusicProvider: Sendable {
     func playlistTracks(id: String) throws(ProviderError) -> [Track]
     /// The provider acting for one party (a per-party login); most providers are the same for every party.
     func bound(to partyId: String) -> any MusicProvider
+    /// R32: saves `uris` in order as a new private playlist named `name` in the host's account; nil when the provider
+    /// has no playlists to save to.
+    func savePlaylist(named name: String, uris: [String]) throws(ProviderError) -> SavedPlaylist?
+    /// R32: where a player outside the party opens the track (the service's own page); nil for audio this server
+    /// serves itself.
+    func openURL(of track: Track) -> String?
+}
+
+/// R32: a playlist saved in the host's account.
+public struct SavedPlaylist: Equatable, Sendable {
+    public var url: String
+    public var saved: Int
+
+    public init(url: String, saved: Int) {
+        self.url = url
+        self.saved = saved
+    }
 }
 
 extension MusicProvider {
@@ -65,6 +84,8 @@ extension MusicProvider {
     /// A provider without a cache never answers from one.
     public func cachedSearch(_ query: String) -> [Track]? { nil }
     public func bound(to partyId: String) -> any MusicProvider { self }
+    public func savePlaylist(named name: String, uris: [String]) throws(ProviderError) -> SavedPlaylist? { nil }
+    public func openURL(of track: Track) -> String? { nil }
 }
 
 /// Where a provider keeps a party's OAuth tokens (the server's database; R7 persists, R5 deletes).

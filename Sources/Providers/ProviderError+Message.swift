@@ -12,6 +12,8 @@ extension ProviderError {
         case .busy: return "Der Musikdienst ist gerade ausgelastet. Bitte gleich noch einmal versuchen."
         case .searchRateLimited: return "Zu viele Suchen — bitte kurz warten."
         case .sessionExpired: return "Spotify-Sitzung abgelaufen. Bitte neu anmelden."
+        case .playlistScopeMissing:
+            return "Die Spotify-Anmeldung dieser Party darf keine Playlists anlegen. Bitte Spotify neu verbinden, dann klappt das Speichern."
         }
     }
 
@@ -27,6 +29,7 @@ extension ProviderError {
         case .busy: return "provider_busy"
         case .searchRateLimited: return "search_rate_limited"
         case .sessionExpired: return "provider_session_expired"
+        case .playlistScopeMissing: return "playlist_scope_missing"
         }
     }
 }

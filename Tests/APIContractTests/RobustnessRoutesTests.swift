@@ -46,8 +46,8 @@ struct RobustnessRoutesTests {
 
     @Test func theOriginalBackendsSmallerRoutesAnswerClearly() throws {
         let party = try TestParty.given()
-        let save = try party.host("POST", "/track/saveToPlaylist", json: [String: Any]())
-        #expect(save.isError(501, "Playlists speichern wird nicht unterstützt."), "not a misleading 405: \(save)")
+        let save = try party.host("POST", "/track/saveToPlaylist", json: ["demo:track:1"])
+        #expect(save.isError(501, "Playlists speichern wird nicht unterstützt."), "a provider without playlists, not a misleading 405: \(save)")
         let device = try party.client.get("\(party.base)/spotify/deviceId")
         #expect(device.status == 404 && device.error == "Kein Spotify-Gerät registriert.", "no SDK device yet: \(device)")
         let blank = try party.host("DELETE", "/track/remove", json: ["uri": " "])

@@ -12,6 +12,7 @@ final class FakeSpotify: @unchecked Sendable {
     private var rateLimitSeconds: Int?
     private var lifetime = 3600
     private var deviceGone = false
+    private var playlistScopeMissing = false
     var service: FakeService!
 
     init() throws {
@@ -33,6 +34,24 @@ final class FakeSpotify: @unchecked Sendable {
             router.add("PUT", "/v1/me/player/play") { [unowned self] request in
                 self.authorized(request) { self.isDeviceGone ? FakeService.json("spotify/no-device", status: 404) : .noContent }
             }
+            router.add("GET", "/v1/me") { [unowned self] request in self.authorized(request) { FakeService.json("spotify/me") } }
+            // R32: a login without `playlist-modify-private` may not create a playlist; a call adds at most 100 items.
+            router.add("POST", "/v1/users/{user}/playlists") { [unowned self] request in
+                self.authorized(request) {
+                    guard request.parameter("user") == "host" else { return FakeService.json("spotify/expired", status: 404) }
+                    return self.isPlaylistScopeMissing ? FakeService.json("spotify/insufficient-scope", status: 403)
+                        : FakeService.json("spotify/created-playlist", status: 201)
+                }
+            }
+            router.add("POST", "/v1/playlists/{id}/tracks") { [unowned self] request in
+                self.authorized(request) {
+                    let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
+                    guard let uris = body?["uris"] as? [String], (1...100).contains(uris.count) else {
+                        return FakeService.json("spotify/expired", status: 400)
+                    }
+                    return FakeService.json("spotify/snapshot", status: 201)
+                }
+            }
             router.add("PUT", "/v1/me/player/pause") { [unowned self] request in self.authorized(request) { .noContent } }
         }
     }
@@ -47,6 +66,9 @@ final class FakeSpotify: @unchecked Sendable {
     /// The SDK device vanished (the TV closed the tab): player calls answer 404.
     func loseDevice() { lock.lock(); deviceGone = true; lock.unlock() }
     private var isDeviceGone: Bool { lock.lock(); defer { lock.unlock() }; return deviceGone }
+    /// R32: the host's login lacks `playlist-modify-private`.
+    func withholdPlaylistScope() { lock.lock(); playlistScopeMissing = true; lock.unlock() }
+    private var isPlaylistScopeMissing: Bool { lock.lock(); defer { lock.unlock() }; return playlistScopeMissing }
     /// Access tokens issued from now on expire after `seconds`.
     func tokenLifetime(_ seconds: Int) { lock.lock(); lifetime = seconds; lock.unlock() }
 

@@ -286,6 +286,33 @@ struct SpotifyTests {
         #expect(try store.tokens(partyId: party.id) == nil, "R5: the party's provider tokens are gone")
     }
 
+    /// R32: a private playlist named after the day, filled in order in batches of 100; a login without the scope
+    /// gets a 409 with the login link, whose authorization asks for the scope.
+    @Test func theHostSavesSongsAsAPrivatePlaylistInBatchesOfAHundred() throws {
+        let setup = try SpotifyParty()
+        let uris = (1...150).map { "spotify:track:t\($0)" }
+        let saved = try setup.party.host("POST", "/track/saveToPlaylist", json: uris)
+        #expect(saved.status == 201 && saved.json["playlistUrl"] as? String == "https://open.spotify.com/playlist/newpl1"
+                && saved.json["saved"] as? Int == 150, "\(saved.status) \(saved.text)")
+        let creation = try #require(setup.spotify.requests.first { $0.path == "/v1/users/host/playlists" })
+        let playlist = try #require(try JSONSerialization.jsonObject(with: Data(creation.body)) as? [String: Any])
+        #expect(playlist["public"] as? Bool == false)
+        #expect((playlist["name"] as? String)?.range(of: #"^MusicVoting \d{4}-\d{2}-\d{2}$"#, options: .regularExpression) != nil, "\(playlist)")
+        let batches = setup.spotify.requests.filter { $0.path == "/v1/playlists/newpl1/tracks" }.map { request in
+            ((try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any])?["uris"] as? [String] ?? []
+        }
+        #expect(batches.map(\.count) == [100, 50] && batches.flatMap { $0 } == uris, "in order, at most 100 a call")
+
+        setup.spotify.withholdPlaylistScope()
+        let refused = try setup.party.host("POST", "/track/saveToPlaylist", json: ["spotify:track:trk1"])
+        #expect(refused.status == 409 && refused.json["code"] as? String == "playlist_scope_missing", "\(refused.status) \(refused.text)")
+        #expect((refused.json["error"] as? String)?.contains("Spotify neu verbinden") == true)
+        let loginUrl = try #require(refused.json["loginUrl"] as? String)
+        #expect(loginUrl.hasSuffix("/api/party/\(setup.party.id)/spotify/login?source=web"), "\(loginUrl)")
+        let query = try logIn(setup.party)
+        #expect(query["scope"]?.split(separator: " ").contains("playlist-modify-private") == true, "\(query)")
+    }
+
     /// R7: the provider's refresh token, the default playlist and the blacklist survive a real restart (a new
     /// process on the same data folder).
     @Test func theRefreshTokenDefaultPlaylistAndBlacklistSurviveARestart() throws {

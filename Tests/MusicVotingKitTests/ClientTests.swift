@@ -93,6 +93,19 @@ struct ClientTests {
         try await guest.add(created.id, uri: "demo:track:3", deviceId: "troll")
     }
 
+    @Test func playlistsAreSavedWhereTheProviderHasThemAndExportedEverywhere() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let created = try await server.client().createParty(provider: "demo")
+        let host = server.client(hostPin: created.hostPin)
+        try await server.client().add(created.id, uri: "demo:track:2", deviceId: "a")
+        await #expect(throws: APIError.self) { try await host.saveToPlaylist(created.id, uris: ["demo:track:2"]) }
+        let m3u8 = String(decoding: try await host.exportPlaylist(created.id, format: .m3u8), as: UTF8.self)
+        #expect(m3u8.hasPrefix("#EXTM3U") && m3u8.contains("/demo/audio/2.wav"), "\(m3u8)")
+        let jspf = try JSONSerialization.jsonObject(with: try await host.exportPlaylist(created.id, format: .jspf)) as? [String: Any]
+        #expect(jspf?["playlist"] != nil)
+    }
+
     @Test func serverErrorMessagesSurfaceVerbatim() async throws {
         let server = try KitServer()
         defer { server.stop() }

@@ -56,6 +56,23 @@ struct GuestPartyTests {
         #expect(rolledBack.likeCount == 0 && rolledBack.hasVoted == false, "the optimistic like is rolled back: \(rolledBack)")
     }
 
+    @Test func aGuestSeesItsBudgetAndTakesBackOnlyItsOwnSong() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let (created, party, _) = try await Self.guest(of: server)
+        await party.loadQueue()
+        #expect(party.budget == AddBudget(addsLeft: 10, nextAddInMs: 0))
+        await party.search("")
+        #expect(await party.add(party.results[0]))
+        #expect(party.budget?.addsLeft == 9 && (party.budget?.nextAddInMs ?? 0) > 0, "\(String(describing: party.budget))")
+        try await server.client().add(created.id, uri: party.results[1].uri, deviceId: "someone-else")
+        await party.loadQueue()
+        let others = try #require(party.queue.first { $0.mine != true })
+        #expect(await party.removeOwn(others) == false && party.message == "Nicht erlaubt.")
+        let own = try #require(party.queue.first { $0.mine == true })
+        #expect(await party.removeOwn(own) && party.queue.map(\.uri) == [others.uri])
+    }
+
     /// The server says `resync` when a stream's Last-Event-ID is older than the party's log keeps; the
     /// guest then reloads what it shows, as after any reconnect.
     @Test func aResyncFromTheServerReloadsTheQueue() async throws {

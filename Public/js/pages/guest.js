@@ -113,10 +113,19 @@ function start() {
     })));
   };
 
+  /** R18b: ✕ on the guest's own waiting songs. */
+  const removeButton = (entry) => el('button', {
+    type: 'button', className: 'icon-button remove-own-button', 'data-action': 'remove',
+    'aria-label': `${t('guest.removeOwn')}: ${entry.name}`, title: t('guest.removeOwn'), text: '✕', onclick: () => removeOwn(entry),
+  });
+
   const renderQueue = () => {
     renderWaiting();
     const waiting = queue.filter((entry) => !entry.isCurrentlyPlaying);
-    renderTracks(queueList, waiting, { actions: (entry) => [likeButton(entry), mayVeto(entry) ? vetoButton(entry) : null], showStart: true, startClock: times });
+    renderTracks(queueList, waiting, {
+      actions: (entry) => [likeButton(entry), mayVeto(entry) ? vetoButton(entry) : null, entry.mine ? removeButton(entry) : null],
+      showStart: true, startClock: times,
+    });
     renderMySongs(waiting);
     renderNowVeto();
     queueEmpty.hidden = waiting.length > 0;
@@ -167,12 +176,36 @@ function start() {
     renderResults(lastResults);
   };
 
+  /** R18b: the add budget of the last queue read ("noch N Songs, nächster in ~S s"), counted down from then. */
+  let budget = null;
+  let budgetReadAt = 0;
+  const budgetLine = document.getElementById('add-budget');
+  const renderBudget = () => {
+    const waitMs = budget ? budget.nextAddInMs - (Date.now() - budgetReadAt) : 0;
+    budgetLine.hidden = !budget || budget.addsLeft === 0 || waitMs <= 0;
+    if (!budgetLine.hidden) budgetLine.textContent = tn('guest.budget', budget.addsLeft, { seconds: Math.ceil(waitMs / 1000) });
+    // An add came back: read the budget again (at most once per add, so ten reads a minute at most).
+    if (budget && budget.nextAddInMs > 0 && waitMs <= 0) {
+      budget.nextAddInMs = 0;
+      loadQueue();
+    }
+  };
+  const applyBudget = (next) => {
+    if (!next) return;
+    budget = next;
+    budgetReadAt = Date.now();
+    if (budget.addsLeft === 0 && budget.nextAddInMs > 0) holdAdds(Math.ceil(budget.nextAddInMs / 1000));
+    renderBudget();
+  };
+  setInterval(renderBudget, 1000);
+
   const loadQueue = async () => {
     try {
       const body = await api('GET', `${base}/track/queue?deviceId=${encodeURIComponent(device)}`);
       queue = body.queue;
       times.mark();
       renderQueue();
+      applyBudget(body.budget);
     } catch (error) {
       if (error.status === 404) ended();
     }
@@ -245,6 +278,41 @@ function start() {
         toast(error.message);
       }
     }
+  }
+
+  /** R18b: a removed own song can be added again for a few seconds (it queues anew: its likes and place are gone). */
+  const undoBar = document.getElementById('undo-bar');
+  let undoEntry = null;
+  let undoTimer;
+  const closeUndo = () => {
+    clearTimeout(undoTimer);
+    undoEntry = null;
+    const hadFocus = undoBar.contains(document.activeElement);
+    undoBar.hidden = true;
+    if (hadFocus) focusFirst('#queue-heading');
+  };
+  document.getElementById('undo').addEventListener('click', () => {
+    const entry = undoEntry;
+    closeUndo();
+    if (entry) add(entry);
+  });
+  document.getElementById('undo-dismiss').addEventListener('click', closeUndo);
+
+  async function removeOwn(entry) {
+    try {
+      await api('DELETE', `${base}/track/remove`, { body: { uri: entry.uri, deviceId: device } });
+    } catch (error) {
+      toast(error.message);
+      await loadQueue();
+      return;
+    }
+    queue = queue.filter((candidate) => candidate.id !== entry.id);
+    renderQueue();
+    undoEntry = entry;
+    document.getElementById('undo-text').textContent = t('guest.ownRemoved', { name: entry.name });
+    undoBar.hidden = false;
+    clearTimeout(undoTimer);
+    undoTimer = setTimeout(closeUndo, 6000);
   }
 
   async function toggleLike(entry) {

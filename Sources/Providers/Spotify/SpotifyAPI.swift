@@ -62,4 +62,14 @@ enum SpotifyAPI {
         struct Item: Decodable { let track: TrackObject? }
         let items: [Item?]
     }
+
+    /// `GET /v1/me`: the host's user id, which names where a new playlist goes (R32).
+    struct CurrentUser: Decodable { let id: String }
+
+    /// `POST /v1/users/{user_id}/playlists` answers the new playlist object.
+    struct CreatedPlaylist: Decodable {
+        struct ExternalURLs: Decodable { let spotify: String? }
+        let id: String
+        let external_urls: ExternalURLs?
+    }
 }

@@ -80,9 +80,9 @@ public struct SpotifyClient: Sendable {
                               expiresAt: Date().addingTimeInterval(TimeInterval(body.expires_in)))
     }
 
-    /// A Web API call for the party; one refresh-and-retry on a 401.
+    /// A Web API call for the party; one refresh-and-retry on a 401. `forbidden`: what a 403 means for this call.
     public func api(_ method: String, _ path: String, query: [String: String] = [:], json: [String: Any]? = nil,
-                    partyId: String) throws(ProviderError) -> ProviderHTTP.Reply {
+                    partyId: String, forbidden: ProviderError? = nil) throws(ProviderError) -> ProviderHTTP.Reply {
         var reply = try send(method, path, query: query, json: json, token: try accessToken(partyId: partyId))
         if reply.status == 401 {
             reply = try send(method, path, query: query, json: json, token: try accessToken(partyId: partyId, forceRefresh: true))
@@ -91,6 +91,7 @@ public struct SpotifyClient: Sendable {
             throw .rateLimited(retryAfterSeconds: Int(reply.headers["retry-after"] ?? "") ?? 5)
         }
         if reply.status == 401 { throw .sessionExpired }
+        if reply.status == 403, let forbidden { throw forbidden }
         if reply.status == 404, path.hasPrefix("me/player") { throw .deviceNotFound }
         guard (200..<300).contains(reply.status) else { throw .unavailable("Spotify antwortet gerade nicht (\(reply.status)).") }
         return reply

@@ -6,10 +6,11 @@ public struct SpotifyConfiguration: Sendable {
     public static let defaultAccountsBase = URL(string: "https://accounts.spotify.com")!
     public static let defaultAPIBase = URL(string: "https://api.spotify.com/v1")!
     /// The Web Playback SDK needs streaming + user-read-email + user-read-private; control needs the
-    /// playback-state scopes; the default-playlist picker reads the host's playlists; charts use top tracks.
+    /// playback-state scopes; the default-playlist picker reads the host's playlists; charts use top tracks; saving
+    /// the queue creates a private playlist (R32).
     public static let scopes = ["streaming", "user-read-email", "user-read-private", "user-read-playback-state",
                                 "user-modify-playback-state", "playlist-read-private", "playlist-read-collaborative",
-                                "user-top-read"]
+                                "user-top-read", "playlist-modify-private"]
 
     public var clientId: String
     public var clientSecret: String?

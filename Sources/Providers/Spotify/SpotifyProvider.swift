@@ -70,6 +70,25 @@ public struct SpotifyProvider: MusicProvider {
         return try client.decode(SpotifyAPI.PlaylistTracksResponse.self, reply).items.compactMap { $0?.track?.track }
     }
 
+    /// R32: a private playlist in the host's account, filled in order in batches of 100 (the most one call takes).
+    /// Spotify answers 403 to the creation when the login lacks `playlist-modify-private`: nothing was created then.
+    public func savePlaylist(named name: String, uris: [String]) throws(ProviderError) -> SavedPlaylist? {
+        let partyId = try party()
+        let user = try client.decode(SpotifyAPI.CurrentUser.self, try client.api("GET", "me", partyId: partyId))
+        let created = try client.decode(SpotifyAPI.CreatedPlaylist.self, try client.api(
+            "POST", "users/\(user.id)/playlists", json: ["name": name, "public": false, "description": "MusicVoting"],
+            partyId: partyId, forbidden: .playlistScopeMissing))
+        for start in stride(from: 0, to: uris.count, by: Self.urisPerPlaylistCall) {
+            let batch = Array(uris[start..<min(start + Self.urisPerPlaylistCall, uris.count)])
+            _ = try client.api("POST", "playlists/\(created.id)/tracks", json: ["uris": batch], partyId: partyId)
+        }
+        return SavedPlaylist(url: created.external_urls?.spotify ?? "https://open.spotify.com/playlist/" + created.id, saved: uris.count)
+    }
+
+    static let urisPerPlaylistCall = 100
+
+    public func openURL(of track: Track) -> String? { "https://open.spotify.com/track/" + track.id }
+
     /// Plays `uri` on the SDK device from `positionMs` (by uri and position, never a transfer that would
     /// resume a stale context), or pauses there.
     public func control(deviceId: String, uri: String?, positionMs: Int, isPlaying: Bool) throws(ProviderError) {

@@ -58,6 +58,9 @@ public struct YouTubeProvider: MusicProvider {
 
     public func uri(forTrackId id: String) -> String { Self.uriPrefix + id }
 
+    /// R32: the video's page, where the playlist file's player opens it.
+    public func openURL(of track: Track) -> String? { "https://www.youtube.com/watch?v=" + track.id }
+
     /// R15: the most popular music videos of the region.
     public func charts() throws(ProviderError) -> [Track] {
         if let cached = searches.value(for: "charts") { return cached }
