@@ -24,40 +24,6 @@ public final class EventHub: @unchecked Sendable {
                + ": keepalive-ms \(Int(keepaliveInterval * 1000))\n\n").utf8)
     }
 
-    /// How many streams one exact address (a whole IPv6 /64 is a network), one network, one party and the whole server may
-    /// hold (0: no per-address limit). A party keeps `reservedPerParty` of its slots for streams that
-    /// proved the host PIN or the monitor token (many addresses must never take the TV's or the host's stream);
-    /// streams that wait for an iOS login (no party) share `installations` of their own; one network
-    /// (IPv4 /24, IPv6 /64) holds at most `perNetwork`.
-    public struct Limits: Sendable {
-        public var perAddress: Int
-        public var perParty: Int
-        public var total: Int
-        public var reservedPerParty: Int
-        public var installations: Int
-        public var perNetwork: Int
-
-        public init(perAddress: Int, perParty: Int, total: Int, reservedPerParty: Int = 16, installations: Int = 256,
-                    perNetwork: Int? = nil) {
-            self.perAddress = perAddress
-            self.perParty = perParty
-            self.total = total
-            self.reservedPerParty = min(reservedPerParty, perParty / 2)
-            self.installations = installations
-            self.perNetwork = perNetwork ?? max(1, total / 2)
-        }
-    }
-
-    /// What a stream proved when it opened.
-    public enum Standing: Sendable {
-        case guest
-        /// The party's host or its registered monitor: may use the party's reserved slots, not held to the
-        /// per-address and per-network caps (a TV often shares the host's address).
-        case privileged
-        /// A stream waiting for an iOS login, with no party.
-        case installation
-    }
-
     private struct Subscriber {
         let stream: any EventSink
         let address: String
@@ -80,25 +46,16 @@ public final class EventHub: @unchecked Sendable {
 
     private let lock = NSLock()
     private let clock: any PartyClock
-    private let limits: Limits
     private var streams: [String: [ObjectIdentifier: Subscriber]] = [:]
     /// `pingIdle` calls so far, and the tick of each party's last event sent to all its streams.
     private var keepaliveTick = 0
     private var partyHeardAt: [String: Int] = [:]
-    private var streamsPerAddress: [String: Int] = [:]
-    private var streamsPerNetwork: [String: Int] = [:]
-    private var installationStreams = 0
-    /// R21: open streams of each party's registered monitor; `deviceActive` follows them.
-    private var monitorStreams: [String: Int] = [:]
-    /// Streams per party and client address: a web player registered from an address counts its streams.
-    private var partyAddressStreams: [String: Int] = [:]
+    /// How many streams each address, network, party player and the server hold, against `Limits`.
+    private var admission: StreamAdmission
     /// Told (off the lock) when a stream opens or closes: party, address, whether a monitor. Set once, before any stream.
     private var onStreamChange: (@Sendable (String, String, Bool) -> Void)?
-    private var total = 0
-    /// Several instances: the newest sequence number sent to each party's streams here, and logged events
-    /// that came before the ones between them (written by another instance, still to be read from the log).
-    private var delivered: [String: Int64] = [:]
-    private var heldBack: [String: [Int64: Delivery]] = [:]
+    /// Several instances: each party's logged events in sequence order.
+    private var order = LogOrder()
     /// Set by `drain`: a stream opened from then on is told to come back and ends at once.
     private var drainRetry: ClosedRange<Int>?
     /// Parties whose `party-ended` went out under the lock: their streams end once it is released.
@@ -106,19 +63,9 @@ public final class EventHub: @unchecked Sendable {
     /// Set when other instances write the same log (`followLog`): asked to read a party's log after `delivered`.
     private var catchUp: (@Sendable (String) -> Void)?
 
-    /// One event on its way to a party's streams.
-    private struct Delivery {
-        let sequence: Int64?
-        let frame: [UInt8]
-        let audience: Audience?
-        /// `party-ended`: the party's streams here end once it is sent (after every event before it, also one held
-        /// back past a gap), on the instance that ended the party and on every other.
-        let endsParty: Bool
-    }
-
     public init(clock: any PartyClock, limits: Limits = Limits(perAddress: 0, perParty: PartyLimits().streamsPerParty, total: 12_000)) {
         self.clock = clock
-        self.limits = limits
+        admission = StreamAdmission(limits: limits)
     }
 
     /// Other instances append to the same party logs. Each party's streams then get its logged events in
@@ -134,54 +81,28 @@ public final class EventHub: @unchecked Sendable {
     public func servedParties() -> [String: Int64] {
         lock.lock()
         defer { lock.unlock() }
-        return delivered
+        return order.delivered
     }
 
     /// The newest sequence number the party's streams here were sent (nil: no streams here).
     func deliveredSequence(partyId: String) -> Int64? {
         lock.lock()
         defer { lock.unlock() }
-        return delivered[partyId]
+        return order.delivered[partyId]
     }
 
     /// Events read from a party's log (oldest first), sent to its streams unless they already were. The log is the
     /// truth: events it no longer keeps are skipped rather than waited for.
     public func deliver(partyId: String, logged events: [LoggedEvent]) {
         lock.lock()
-        guard let last = delivered[partyId], let first = events.first(where: { $0.sequence > last }) else { lock.unlock(); return }
-        if first.sequence > last + 1 { delivered[partyId] = first.sequence - 1 }
-        for event in events where event.sequence > delivered[partyId]! {
-            let audience = event.audienceSource.map { Audience(source: $0, installationId: event.audienceInstallationId) }
-            inOrder(Delivery(sequence: event.sequence, frame: ServerEvent.frame(id: event.sequence, message: event.message),
-                             audience: audience, endsParty: event.type == EventKind.partyEnded.type), partyId: partyId)
+        let deliveries = events.map { event in
+            Delivery(sequence: event.sequence, frame: ServerEvent.frame(id: event.sequence, message: event.message),
+                     audience: event.audienceSource.map { Audience(source: $0, installationId: event.audienceInstallationId) },
+                     endsParty: event.type == EventKind.partyEnded.type)
         }
+        for delivery in order.fromLog(deliveries, partyId: partyId) { send(delivery, partyId: partyId) }
         lock.unlock()
         closeEndedParties()
-    }
-
-    /// Sends a logged event in sequence order (`followLog`), holding it back past a gap; called under `lock`.
-    /// Returns whether the party's log has to be read.
-    @discardableResult
-    private func inOrder(_ delivery: Delivery, partyId: String) -> Bool {
-        guard let sequence = delivery.sequence, let last = delivered[partyId] else { return false }
-        if sequence <= last { return false }
-        if sequence > last + 1 {
-            heldBack[partyId, default: [:]][sequence] = delivery
-            return true
-        }
-        send(delivery, partyId: partyId)
-        delivered[partyId] = sequence
-        var next = sequence + 1
-        while let held = heldBack[partyId]?.removeValue(forKey: next) {
-            send(held, partyId: partyId)
-            delivered[partyId] = next
-            next += 1
-        }
-        if let held = heldBack[partyId] {
-            let waiting = held.filter { $0.key > next }
-            heldBack[partyId] = waiting.isEmpty ? nil : waiting
-        }
-        return false
     }
 
     /// Who hears that streams opened or closed (the service, which announces `device-changed`).
@@ -196,7 +117,7 @@ public final class EventHub: @unchecked Sendable {
     func playerStreamCount(partyId: String, address: String?) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        return monitorStreams[partyId, default: 0] + (address.map { partyAddressStreams[partyId + "|" + $0, default: 0] } ?? 0)
+        return admission.playerStreams(partyId: partyId, address: address)
     }
 
     /// A new stream for `partyId` whose first bytes are `initial` (the preamble and what the log replays up to
@@ -232,42 +153,20 @@ public final class EventHub: @unchecked Sendable {
         let standing = isMonitor ? .privileged : standing
         lock.lock()
         defer { lock.unlock() }
-        let (device, network) = (AddressPrefix.host(of: address), AddressPrefix.network(of: address))
-        guard admits(standing, partyId: partyId, device: device, network: network) else { throw .tooManyStreams }
+        guard admission.admits(standing, address: address, inParty: streams[partyId]?.count ?? 0) else { throw .tooManyStreams }
         let stream = makeSink(initial)
         streams[partyId, default: [:]][ObjectIdentifier(stream)] = Subscriber(stream: stream, address: address, isMonitor: isMonitor,
                                                                               standing: standing, audience: audience,
                                                                               resumedAt: resumedAt, closesAt: closesAt,
                                                                               heardAt: keepaliveTick)
-        streamsPerAddress[device, default: 0] += 1
-        streamsPerNetwork[network, default: 0] += 1
-        if standing == .installation { installationStreams += 1 }
-        partyAddressStreams[partyId + "|" + address, default: 0] += 1
-        if isMonitor { monitorStreams[partyId, default: 0] += 1 }
-        total += 1
-        if catchUp != nil, delivered[partyId] == nil, let resumedAt { delivered[partyId] = resumedAt }
+        admission.add(partyId: partyId, address: address, standing: standing, isMonitor: isMonitor)
+        if catchUp != nil, order.delivered[partyId] == nil, let resumedAt { order.delivered[partyId] = resumedAt }
         stream.whenFinished { [weak self, weak stream] in
             guard let self, let stream else { return }
             self.remove(stream, partyId: partyId)
         }
         if let drainRetry { Self.sendAway(stream, retry: drainRetry) }
         return stream
-    }
-
-    /// Whether one more stream of this standing fits; called under `lock`.
-    private func admits(_ standing: Standing, partyId: String, device: String, network: String) -> Bool {
-        guard total < limits.total else { return false }
-        let inParty = streams[partyId]?.count ?? 0
-        switch standing {
-        case .privileged:
-            return inParty < limits.perParty
-        case .installation:
-            guard installationStreams < limits.installations else { return false }
-        case .guest:
-            guard inParty < limits.perParty - limits.reservedPerParty else { return false }
-        }
-        return (limits.perAddress == 0 || streamsPerAddress[device, default: 0] < limits.perAddress)
-            && streamsPerNetwork[network, default: 0] < limits.perNetwork
     }
 
     /// Sends the event to the party's streams its audience admits. A logged event a stream's first bytes already
@@ -277,13 +176,14 @@ public final class EventHub: @unchecked Sendable {
         lock.lock()
         guard streams[event.partyId] != nil else { lock.unlock(); return }
         let delivery = Delivery(sequence: event.sequence, frame: event.frame(), audience: event.audience, endsParty: event.kind.type == EventKind.partyEnded.type)
-        guard let catchUp, event.sequence != nil, delivered[event.partyId] != nil else {
+        guard let catchUp, event.sequence != nil, order.delivered[event.partyId] != nil else {
             send(delivery, partyId: event.partyId)
             lock.unlock()
             closeEndedParties()
             return
         }
-        let gap = inOrder(delivery, partyId: event.partyId)
+        let (ready, gap) = order.live(delivery, partyId: event.partyId)
+        for delivery in ready { send(delivery, partyId: event.partyId) }
         lock.unlock()
         closeEndedParties()
         if gap { catchUp(event.partyId) }
@@ -346,7 +246,7 @@ public final class EventHub: @unchecked Sendable {
     public func partiesWithMonitor() -> Int {
         lock.lock()
         defer { lock.unlock() }
-        return monitorStreams.count
+        return admission.partiesWithMonitor
     }
 
     /// The most bytes one stream has queued and not yet written: how far the slowest client lags behind.
@@ -361,7 +261,7 @@ public final class EventHub: @unchecked Sendable {
     public func streamCount(partyId: String? = nil) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        return partyId.map { streams[$0]?.count ?? 0 } ?? total
+        return partyId.map { streams[$0]?.count ?? 0 } ?? admission.total
     }
 
     /// Ends the streams of one party (after its `party-ended` was sent).
@@ -419,25 +319,11 @@ public final class EventHub: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let subscriber = streams[partyId]?.removeValue(forKey: ObjectIdentifier(stream)) else { return nil }
-        total -= 1
-        if subscriber.isMonitor {
-            monitorStreams[partyId, default: 1] -= 1
-            if monitorStreams[partyId] == 0 { monitorStreams[partyId] = nil }
-        }
-        let (device, network) = (AddressPrefix.host(of: subscriber.address), AddressPrefix.network(of: subscriber.address))
-        streamsPerAddress[device, default: 1] -= 1
-        if streamsPerAddress[device] == 0 { streamsPerAddress[device] = nil }
-        streamsPerNetwork[network, default: 1] -= 1
-        if streamsPerNetwork[network] == 0 { streamsPerNetwork[network] = nil }
-        if subscriber.standing == .installation { installationStreams -= 1 }
-        let key = partyId + "|" + subscriber.address
-        partyAddressStreams[key, default: 1] -= 1
-        if partyAddressStreams[key] == 0 { partyAddressStreams[key] = nil }
+        admission.remove(partyId: partyId, address: subscriber.address, standing: subscriber.standing, isMonitor: subscriber.isMonitor)
         if streams[partyId]?.isEmpty == true {
             streams[partyId] = nil
             partyHeardAt[partyId] = nil
-            delivered[partyId] = nil
-            heldBack[partyId] = nil
+            order.forget(partyId: partyId)
         }
         return subscriber
     }

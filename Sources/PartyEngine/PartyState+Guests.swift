@@ -10,6 +10,10 @@ extension PartyState {
     mutating func admitGuest(_ deviceId: String, party: Party, clientAddress: String) throws {
         if live[party.id]?.guests.contains(deviceId) == true { return }
         if try !store.isGuest(deviceId: deviceId, partyId: party.id) {
+            // Several instances: the party's row first, as every other write of the party takes it first (a like
+            // locks it before it admits; an add that counted the ration before it would wait on the like that
+            // waits on it).
+            if store.isShared, openTransactions > 0 { try store.lockParty(id: party.id) }
             let address = AddressPrefix.host(of: clientAddress)
             if try store.isBanned(address: address, partyId: party.id) { throw PartyError.banned }
             try guards.guestLimits.admitNewGuest(party: party.id, address: clientAddress, at: now)
