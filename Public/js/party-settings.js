@@ -3,11 +3,13 @@ import { t } from './i18n.js';
 import { showError, toast } from './dom.js';
 
 /**
- * The host page's rules card (R9b, R17a): the fair-order switch and the veto share, applied on the server at once.
- * `load` reads the settings again (another host tab changed them: `queue-updated` with reason `settings`).
+ * The host page's rules card (R9b, R17a, R33): the fair-order switch, the veto share and the history, applied on the
+ * server at once. `load` reads the settings again (another host tab changed them: `queue-updated` with reason
+ * `settings`); `onHistory` hears the history setting whenever it is read or changed.
  */
-export function partySettings(base, hostPin) {
+export function partySettings(base, hostPin, onHistory) {
   const fairQueue = document.getElementById('fair-queue');
+  const history = document.getElementById('history');
   const vetoShare = document.getElementById('veto-share');
   /** A share set through the API that the list does not offer is shown as it is. */
   const showShare = (share) => {
@@ -21,6 +23,8 @@ export function partySettings(base, hostPin) {
   const load = async () => {
     const settings = await api('GET', `${base}/settings`);
     fairQueue.checked = settings.fairQueue;
+    history.checked = Boolean(settings.history);
+    onHistory(history.checked);
     shownShare = settings.vetoShare;
     showShare(shownShare);
   };
@@ -45,6 +49,19 @@ export function partySettings(base, hostPin) {
       toast(settings.fairQueue ? t('host.rules.fairQueueOn') : t('host.rules.fairQueueOff'));
     } catch (error) {
       fairQueue.checked = !wanted;
+      showError('settings', error.message);
+    }
+  });
+  history.addEventListener('change', async () => {
+    showError('settings', '');
+    const wanted = history.checked;
+    try {
+      const settings = await api('PUT', `${base}/settings`, { token: hostPin, body: { history: wanted } });
+      history.checked = settings.history;
+      onHistory(settings.history);
+      toast(settings.history ? t('host.rules.historyOn') : t('host.rules.historyOff'));
+    } catch (error) {
+      history.checked = !wanted;
       showError('settings', error.message);
     }
   });

@@ -25,9 +25,10 @@ public struct MusicVotingClient: Sendable {
     public func createParty(provider: String) async throws(APIError) -> CreatedParty {
         try await send("POST", "/api/party", body: ["provider": provider])
     }
-    /// R9b, R17a: a party with its own rules from the start.
+    /// R9b, R17a, R33: a party with its own rules from the start.
     public func createParty(provider: String, settings: PartySettings) async throws(APIError) -> CreatedParty {
-        try await send("POST", "/api/party", body: NewParty(provider: provider, fairQueue: settings.fairQueue, vetoShare: settings.vetoShare))
+        try await send("POST", "/api/party", body: NewParty(provider: provider, fairQueue: settings.fairQueue, vetoShare: settings.vetoShare,
+                                                            history: settings.history))
     }
     public func settings(_ id: String) async throws(APIError) -> PartySettings { try await send("GET", party(id, "/settings")) }
     /// The host changes the rules live; answers them as stored.
@@ -217,7 +218,7 @@ struct QueueAnswer: Decodable { let queue: LossyArray<QueueEntry>; let budget: A
 struct Words: Decodable { let words: [String] }
 struct LoginStatus: Decodable { let loggedIn: Bool }
 struct Playlists: Decodable { let playlists: [Playlist] }
-struct NewParty: Encodable, Sendable { let provider: String; let fairQueue: Bool; let vetoShare: Double }
+struct NewParty: Encodable, Sendable { let provider: String; let fairQueue: Bool; let vetoShare: Double; let history: Bool }
 struct ProgressReport: Encodable, Sendable { let position: Int; let duration: Int; let paused: Bool }
 
 /// An array whose null or malformed items are skipped instead of failing the whole answer.

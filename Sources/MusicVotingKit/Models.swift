@@ -135,13 +135,25 @@ public struct VoteResult: Codable, Hashable, Sendable { public let liked: Bool; 
 public struct VetoResult: Codable, Hashable, Sendable { public let vetoed: Bool; public let vetoCount: Int; public let vetoNeeded: Int }
 /// R30: how many of the banned adder's waiting songs left.
 public struct BanResult: Codable, Hashable, Sendable { public let removed: Int }
-/// R9b, R17a: the party's own rules (`GET/PUT …/settings`); `vetoShare` 0 is off.
+/// R9b, R17a, R33: the party's own rules (`GET/PUT …/settings`); `vetoShare` 0 is off.
 public struct PartySettings: Codable, Hashable, Sendable {
     public var fairQueue: Bool
     public var vetoShare: Double
-    public init(fairQueue: Bool = false, vetoShare: Double = 0) {
+    /// R33: the party remembers what played (a server without it answers none: false).
+    public var history: Bool
+    public init(fairQueue: Bool = false, vetoShare: Double = 0, history: Bool = false) {
         self.fairQueue = fairQueue
         self.vetoShare = vetoShare
+        self.history = history
+    }
+
+    enum CodingKeys: String, CodingKey { case fairQueue, vetoShare, history }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        fairQueue = try container.decode(Bool.self, forKey: .fairQueue)
+        vetoShare = try container.decode(Double.self, forKey: .vetoShare)
+        history = try container.decodeIfPresent(Bool.self, forKey: .history) ?? false
     }
 }
 public struct PlaybackResult: Codable, Hashable, Sendable {

@@ -46,6 +46,7 @@ enum ErrorMapping {
         case .blacklisted: return HTTPError(status: 403, message: "Nicht erlaubt.", code: "blacklisted")
         case .banned: return HTTPError(status: 403, message: "Nicht erlaubt.", code: "banned")
         case .vetoOff: return HTTPError(status: 409, message: "Veto ist in dieser Party ausgeschaltet.", code: "veto_off")
+        case .historyOff: return HTTPError(status: 409, message: "Verlauf ist in dieser Party ausgeschaltet.", code: "history_off")
         case .ownSong: return HTTPError(status: 403, message: "Den eigenen Song kannst du nicht wegwählen.", code: "own_song")
         case .notAGuestSong:
             return HTTPError(status: 409, message: "Diesen Song hat kein Gast hinzugefügt.", code: "not_a_guest_song")

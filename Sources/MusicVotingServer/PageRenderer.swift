@@ -7,7 +7,7 @@ import Rendering
 /// visitor's language, with the security headers every page needs.
 struct PageRenderer: Sendable {
     static let pages = ["start", "guest", "monitor", "host", "not-found", "unknown-host"]
-    static let partialNames = ["head", "foot", "now-playing", "queue"]
+    static let partialNames = ["head", "foot", "now-playing", "queue", "recap"]
 
     private let templates: [String: Template]
     private let partials: [String: Template]

@@ -1,12 +1,12 @@
 import JSONKit
 import PartyCore
 
-/// R9b, R17a on the wire: `{fairQueue, vetoShare}`.
+/// R9b, R17a, R33 on the wire: `{fairQueue, vetoShare, history}`.
 extension PartySettings {
-    var json: JSON { ["fairQueue": .bool(fairQueue), "vetoShare": .number(vetoShare)] }
+    var json: JSON { ["fairQueue": .bool(fairQueue), "vetoShare": .number(vetoShare), "history": .bool(history)] }
 
     /// The fields `json` carries, over `base` (a field left out keeps its value). `fairQueue` must be a boolean and
-    /// `vetoShare` a number from 0 to 1, else 400 (R24b).
+    /// `vetoShare` a number from 0 to 1, `history` a boolean, else 400 (R24b).
     static func reading(_ json: JSON?, over base: PartySettings) throws -> PartySettings {
         guard let json, json != .null else { return base }
         guard case .object = json else { throw PartyError.invalidInput("Invalid JSON body") }
@@ -20,6 +20,10 @@ extension PartySettings {
                 throw PartyError.invalidInput("vetoShare muss eine Zahl von 0 bis 1 sein.")
             }
             settings.vetoShare = share
+        }
+        if let value = json["history"], value != .null {
+            guard let flag = value.boolValue else { throw PartyError.invalidInput("history muss true oder false sein.") }
+            settings.history = flag
         }
         return settings
     }

@@ -7,7 +7,7 @@ import Rendering
 extension Routes {
     func addPartyRoutes(to router: inout Router) {
         let service = self.service
-        router.add("POST", "/api/party", summary: "Create a party (R1–R4): {provider, fairQueue?: bool, vetoShare?: number 0…1} (R9b, R17a; defaults false, 0)") { request throws(HTTPError) in
+        router.add("POST", "/api/party", summary: "Create a party (R1–R4): {provider, fairQueue?: bool, vetoShare?: number 0…1, history?: bool} (R9b, R17a, R33; defaults false, 0, false)") { request throws(HTTPError) in
             try respond("create party") {
                 let json = try request.optionalJSON()
                 let provider = try request.stringField("provider", in: json)

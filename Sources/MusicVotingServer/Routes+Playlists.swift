@@ -43,14 +43,14 @@ extension Routes {
                 }
             }
         }
-        router.add("GET", "/api/party/{id}/export.m3u8", summary: "The waiting queue as an M3U8 playlist file (R32)",
+        router.add("GET", "/api/party/{id}/export.m3u8", summary: "The waiting queue (with history on, the songs played and playing first) as an M3U8 playlist file (R32, R33)",
                    security: "hostPin") { request throws(HTTPError) in
             try respond("export") {
                 let file = try Self.playlistFile(request, service: service)
                 return Self.download(Array(file.m3u8.utf8), contentType: "audio/x-mpegurl; charset=utf-8", file: "musicvoting.m3u8")
             }
         }
-        router.add("GET", "/api/party/{id}/export.jspf", summary: "The waiting queue as a JSPF playlist file (R32)",
+        router.add("GET", "/api/party/{id}/export.jspf", summary: "The waiting queue (with history on, the songs played and playing first) as a JSPF playlist file (R32, R33)",
                    security: "hostPin") { request throws(HTTPError) in
             try respond("export") {
                 let file = try Self.playlistFile(request, service: service)
@@ -59,10 +59,15 @@ extension Routes {
         }
     }
 
-    /// The waiting songs in R9 order (the playing one has been heard).
+    /// The waiting songs in R9 order (the playing one has been heard). While the party keeps its history (R33), the
+    /// whole evening: the songs played in the order they started, the playing one, then the waiting ones.
     static func playlistFile(_ request: Request, service: PartyService) throws -> PlaylistFile {
         let party = try service.requireHost(request, partyId: request.parameter("id"))
-        let tracks = try service.queue(of: party).waiting.map(\.track)
+        let queue = try service.queue(of: party)
+        var tracks = queue.waiting.map(\.track)
+        if party.settings.history {
+            tracks = try service.history(of: party).map(\.track) + (queue.current.map { [$0.track] } ?? []) + tracks
+        }
         return PlaylistFile(title: PlaylistFile.name(at: service.now), tracks: tracks, provider: try service.provider(for: party),
                             base: service.publicBase)
     }

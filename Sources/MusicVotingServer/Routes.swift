@@ -21,6 +21,7 @@ struct Routes: Sendable {
         addTrackRoutes(to: &router)
         addCrowdRoutes(to: &router)
         addPlaylistRoutes(to: &router)
+        addHistoryRoutes(to: &router)
         addPlaybackRoutes(to: &router)
         addMonitorRoutes(to: &router)
         addTVPairingRoutes(to: &router)

@@ -14,6 +14,8 @@ public enum PartyError: Error, Equatable, Sendable {
     case banned
     /// R17a: the party has the crowd veto off (`vetoShare` 0).
     case vetoOff
+    /// R33: the party keeps no history (`history` off).
+    case historyOff
     /// R17a: nobody vetoes their own song.
     case ownSong
     /// R30: an auto-filled entry has no guest who added it.

@@ -51,6 +51,7 @@ extension PartyState {
             }
             if let finished = queue.current {
                 try state.store.recordPlayed(uri: finished.track.uri, partyId: partyId, at: now)
+                try state.remember(finished, request.ending, playback: playback, partyId: partyId)
                 // The next song is chosen by the order with this one played: the order every page showed while it
                 // played, where the playing song counted as its adder's (R9b).
                 if try state.countPlayed(finished, partyId: partyId) { queue.fairness?.playedByAdder[finished.addedBy, default: 0] += 1 }
@@ -81,6 +82,7 @@ extension PartyState {
             guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
             if let current = queue.current, current.id != entry.id {
                 try state.store.recordPlayed(uri: current.track.uri, partyId: party.id, at: state.now)
+                try state.remember(current, .skipped, playback: playback, partyId: party.id)
                 try state.countPlayed(current, partyId: party.id)
                 try state.store.deleteEntry(id: current.id)
             }
@@ -90,6 +92,15 @@ extension PartyState {
             state.publishTrackChanged(partyId: party.id, entry: entry, playback: playback)
             return entry
         }
+    }
+
+    /// R33: the song leaving the stage joins the party's history while the party keeps one (read in the transaction:
+    /// the host may have changed the setting on another instance).
+    func remember(_ entry: QueueEntry, _ ending: PlayedSong.Ending, playback: Playback, partyId: String) throws {
+        guard try store.party(id: partyId)?.settings.history == true else { return }
+        let startedAt = now.addingTimeInterval(-Double(playback.positionMs(at: now)) / 1000)
+        try store.recordPlayedSong(PlayedSong(track: entry.track, startedAt: startedAt, likeCount: entry.likeCount, ended: ending),
+                                   partyId: partyId)
     }
 
     /// R9b: a guest's song that played (or was skipped) counts for its adder, whether or not fair order is on now,

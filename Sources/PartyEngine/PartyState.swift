@@ -203,6 +203,11 @@ struct PartyState {
     /// R5: queue emptied, tokens deleted, party ended, `party-ended` sent, streams closed.
     mutating func end(_ party: Party) throws {
         try transaction { state in
+            // R33: the song playing at the end was heard too.
+            if let stored = try state.store.party(id: party.id), stored.isActive, stored.settings.history {
+                let (playback, queue) = try state.storedPlayback(partyId: party.id)
+                if let playing = queue.current { try state.remember(playing, .partyEnded, playback: playback, partyId: party.id) }
+            }
             try state.store.end(partyId: party.id, at: state.now)
             state.publish(.partyEnded, partyId: party.id)
         }

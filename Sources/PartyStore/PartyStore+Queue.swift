@@ -3,7 +3,7 @@ import PartyCore
 
 extension PartyStore {
     /// Artists are stored as one text column, joined by a unit separator no title contains.
-    private static let artistSeparator = "\u{1F}"
+    static let artistSeparator = "\u{1F}"
 
     /// The party's entries with their like counts, in storage order; `Queue.ordered()` is the only ordering.
     /// With `uri`, only that song's entries (at most the playing and one waiting copy, R10): all a like needs.

@@ -49,6 +49,11 @@ public protocol PartyStoring: AnyObject {
     func recentlyPlayed(partyId: String) throws -> [String]
     func setVote(entryId: Int64, deviceId: String, wanted: Bool?) throws -> (liked: Bool, changed: Bool)
 
+    /// R33 (`PartyStore+History.swift`).
+    func recordPlayedSong(_ song: PlayedSong, partyId: String) throws
+    func playedSongs(partyId: String) throws -> [PlayedSong]
+    func guestCount(partyId: String) throws -> Int
+
     /// R17a, R30 (`PartyStore+Crowd.swift`).
     func toggleVeto(entryId: Int64, deviceId: String) throws -> Bool
     func entriesVetoed(by deviceId: String, partyId: String) throws -> Set<Int64>

@@ -271,6 +271,25 @@ enum Schema {
             // 20: Spotify logins the host began (with its PIN or token) are kept apart from those anybody began, so
             // guests never push the host's pending login out (`SpotifyLoginState`); nil: the party's own pool.
             "ALTER TABLE oauth_states ADD COLUMN pool TEXT;",
+            // 21, R33: the host's `history` setting and the songs the party heard while it was on (the song, when it
+            // started, its likes and how it ended; never who added it), until the party's purge (R6).
+            """
+            ALTER TABLE parties ADD COLUMN history \(integer) NOT NULL DEFAULT 0;
+            CREATE TABLE played_songs (
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                uri TEXT NOT NULL,
+                track_id TEXT NOT NULL,
+                name TEXT NOT NULL,
+                artists TEXT NOT NULL,
+                album TEXT NOT NULL,
+                image_url TEXT,
+                duration_ms \(integer) NOT NULL,
+                started_at \(real) NOT NULL,
+                like_count \(integer) NOT NULL,
+                ended TEXT NOT NULL\(dialect.rowIDColumn)
+            );
+            CREATE INDEX played_songs_party ON played_songs(party_id, started_at);
+            """,
         ]
     }
 }

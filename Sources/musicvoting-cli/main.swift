@@ -10,7 +10,7 @@ let usage = """
       add QUERY         add the first search result (joined party, or --pin PIN)
       veto [N]          toggle your veto on the playing song, or on waiting song N (R17a)
       skip | end        as host (the host session, or --host-pin PIN)
-      settings [--fair on|off] [--veto SHARE]   show or change the party's rules (host)
+      settings [--fair on|off] [--veto SHARE] [--history on|off]   show or change the party's rules (host)
       ban N | unban     ban whoever added waiting song N without learning who; lift every ban (host)
     The server is --server, else $MUSICVOTING_SERVER, else http://127.0.0.1:8080.
     """
@@ -25,7 +25,7 @@ func run(_ arguments: [String]) async throws -> Int32 {
     var index = 0
     while index < arguments.count {
         let argument = arguments[index]
-        if ["--server", "--pin", "--host-pin", "--fair", "--veto"].contains(argument), index + 1 < arguments.count {
+        if ["--server", "--pin", "--host-pin", "--fair", "--veto", "--history"].contains(argument), index + 1 < arguments.count {
             options[argument] = arguments[index + 1]
             index += 2
         } else if argument.hasPrefix("--") {
@@ -119,8 +119,14 @@ func run(_ arguments: [String]) async throws -> Int32 {
             guard let value = Double(share) else { throw Failure(description: "--veto takes a share from 0 to 1") }
             settings.vetoShare = value
         }
-        if options["--fair"] != nil || options["--veto"] != nil { settings = try await client.updateSettings(partyId, settings) }
-        Terminal.say("fairQueue: \(settings.fairQueue ? "on" : "off")  vetoShare: \(settings.vetoShare)")
+        if let history = options["--history"] {
+            guard ["on", "off"].contains(history) else { throw Failure(description: "--history on or off") }
+            settings.history = history == "on"
+        }
+        if options["--fair"] != nil || options["--veto"] != nil || options["--history"] != nil {
+            settings = try await client.updateSettings(partyId, settings)
+        }
+        Terminal.say("fairQueue: \(settings.fairQueue ? "on" : "off")  vetoShare: \(settings.vetoShare)  history: \(settings.history ? "on" : "off")")
         return 0
     case "ban":
         let partyId = try await hostParty()

@@ -138,7 +138,7 @@ struct CLITests {
         let entries = try JSONDecoder().decode([QueueEntry].self, from: Data(json.utf8))
         #expect(status == 0 && entries.map(\.name) == ["Neon Boulevard"])
         #expect(try cli(["add", "Neon", "--pin", created.pin]) == (1, "musicvoting-cli: Song ist schon in der Warteschlange.\n"))
-        #expect(try cli(["settings", "--veto", "0.4", "--host-pin", created.hostPin]) == (0, "fairQueue: off  vetoShare: 0.4\n"))
+        #expect(try cli(["settings", "--veto", "0.4", "--host-pin", created.hostPin]) == (0, "fairQueue: off  vetoShare: 0.4  history: off\n"))
         #expect(try cli(["veto", "1", "--pin", created.pin]) == (1, "musicvoting-cli: Den eigenen Song kannst du nicht wegwählen.\n"))
         // One guest: nobody else could veto its song, so the line offers no veto (R17a).
         #expect(try cli(["queue", "--pin", created.pin]).1 == "♥ 0  Neon Boulevard – Kasimir & The Tapes  (in ~1 min)  ★\n")
@@ -147,6 +147,7 @@ struct CLITests {
         #expect(vetoed == 0 && vetoes.hasPrefix("⏭ 1/2  "), "R17a: at least two vetoes: \(vetoes)")
         #expect(try cli(["ban", "2", "--host-pin", created.hostPin]) == (0, "banned: 1 removed\n"))
         #expect(try cli(["unban", "--host-pin", created.hostPin]) == (0, "bans lifted\n"))
+        #expect(try cli(["settings", "--history", "on", "--host-pin", created.hostPin]) == (0, "fairQueue: off  vetoShare: 0.4  history: on\n"))
         _ = try await server.client(hostPin: created.hostPin).registerMonitor(created.id, deviceId: "tv")
         #expect(try cli(["skip", "--host-pin", created.hostPin]).1 == "Läuft gerade: Neon Boulevard\n")
         #expect(try cli(["end", "--host-pin", created.hostPin]) == (0, "Die Party ist vorbei.\n"))

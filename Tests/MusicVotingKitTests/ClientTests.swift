@@ -106,6 +106,27 @@ struct ClientTests {
         #expect(jspf?["playlist"] != nil)
     }
 
+    @Test func theHistoryAndTheRecapAreReadWhereThePartyKeepsThem() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let created = try await server.client().createParty(provider: "demo", settings: PartySettings(history: true))
+        let host = server.client(hostPin: created.hostPin)
+        #expect(try await host.settings(created.id).history)
+        _ = try await host.registerMonitor(created.id, deviceId: "tv")
+        try await server.client().add(created.id, uri: "demo:track:1", deviceId: "a")
+        try await server.client().add(created.id, uri: "demo:track:2", deviceId: "a")
+        _ = try await host.next(created.id)
+        let history = try await host.history(created.id)
+        #expect(history.map(\.track.uri) == ["demo:track:1"] && history.first?.ended == "skipped")
+        await #expect(throws: APIError.self) { try await server.client().recap(created.id) }
+        try await host.endParty(created.id)
+        let recap = try await server.client().recap(created.id)
+        #expect(recap.songs.map(\.track.uri) == ["demo:track:1", "demo:track:2"] && recap.guests == 1)
+        let plain = try await server.client().createParty(provider: "demo")
+        #expect(try await server.client().settings(plain.id).history == false)
+        await #expect(throws: APIError.self) { try await server.client(hostPin: plain.hostPin).history(plain.id) }
+    }
+
     @Test func serverErrorMessagesSurfaceVerbatim() async throws {
         let server = try KitServer()
         defer { server.stop() }

@@ -45,6 +45,20 @@ struct PartyLifetimeServiceTests {
         #expect(try service.withState { try $0.store.party(id: party.id) } == nil, "deleted a month after it ended")
     }
 
+    @Test func theHistoryOfAPartyGoesWithItsPurge() throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let service = try makeApplication(clock: clock).service
+        let party = try service.createParty(provider: "demo", settings: PartySettings(history: true))
+        let track = Track(id: "1", uri: "demo:track:1", name: "One", artists: ["A"], album: "B", imageURL: nil, durationMs: 1_000)
+        try service.withState { try $0.store.recordPlayedSong(PlayedSong(track: track, startedAt: clock.now(), likeCount: 1, ended: .finished),
+                                                               partyId: party.id) }
+        try service.end(party)
+        #expect(try service.recap(partyId: party.id).songs.map(\.track.uri) == ["demo:track:1"], "R33: kept after the end")
+        clock.advance(by: 30 * 86_400 + 1)
+        try service.expireParties()
+        #expect(try service.withState { try $0.store.playedSongs(partyId: party.id) }.isEmpty, "R6: deleted with the party")
+    }
+
     @Test func anOverduePartyIsEndedWhenItIsNextUsedEvenBeforeTheTimerRuns() throws {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
         let application = try makeApplication(clock: clock)

@@ -12,6 +12,7 @@ import { applyVote } from '../queue-order.js';
 import { applyTrackChange, currentFromTrackChange } from '../track-change.js';
 import { vetoIsOn, applyVeto } from '../veto.js';
 import { StartClock } from '../start-times.js';
+import { showRecap } from '../recap.js';
 
 const root = document.getElementById('guest');
 const partyId = root.dataset.party;
@@ -366,6 +367,7 @@ function start() {
     const pinBar = document.getElementById('bar-pin');
     if (pinBar) pinBar.remove();
     document.getElementById('ended').hidden = false;
+    showRecap(partyId);
   }
 
   /** A song of this guest's left by the crowd's veto, the host or a ban: said once, in the page's language. */

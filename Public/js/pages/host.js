@@ -17,6 +17,8 @@ import { applyVote } from '../queue-order.js';
 import { applyTrackChange, currentFromTrackChange } from '../track-change.js';
 import { errorText } from '../error-text.js';
 import { partySettings } from '../party-settings.js';
+import { playedList } from '../played-list.js';
+import { showRecap } from '../recap.js';
 
 const STORAGE_KEY = 'musicvoting.host';
 /** Set while the page reloads after a new host PIN, so it shows the new PIN once. */
@@ -36,12 +38,14 @@ function showLogin() {
   pin.focus();
 }
 
-function ended() {
+/** The party is over: the end screen, with the recap where the party kept its history (R33). */
+function ended(partyId) {
   forget(STORAGE_KEY);
   view.hidden = true;
   document.getElementById('ended').hidden = false;
   // The controls are gone: focus goes to the message, not to the page's top.
   document.getElementById('ended-message').focus();
+  showRecap(partyId);
 }
 
 /**
@@ -287,7 +291,7 @@ async function run(partyId, secret) {
       return answer == null ? true : answer;
     } catch (error) {
       toast(error.message);
-      if (error.status === 404) ended();
+      if (error.status === 404) ended(partyId);
       return false;
     }
   }
@@ -367,7 +371,7 @@ async function run(partyId, secret) {
     try {
       await api('DELETE', base, { token: credential });
       events.stop();
-      ended();
+      ended(partyId);
     } catch (error) {
       showError('end', error.message);
     }
@@ -385,11 +389,14 @@ async function run(partyId, secret) {
     clearTimeout(reloadTimer);
     reloadTimer = setTimeout(() => { loadCurrent().catch(() => {}); loadQueue().catch(() => {}); }, 60);
   };
-  const settings = partySettings(base, credential);
+  const played = playedList(base, credential, party.provider);
+  const settings = partySettings(base, credential, (history) => played.setHistory(history));
   const events = connectEvents(partyId, {
     hostPin: credential,
     onEvent: (event) => {
       if (event.type === 'queue-updated' && event.payload.reason === 'settings') settings.load().catch(() => {});
+      // R33: a song left the stage; while the party keeps its history it joins the played list.
+      if (event.type === 'track-changed') played.loadSoon();
       if (event.type === 'entry-removed' && event.payload.reason === 'crowd') {
         toast(t(event.payload.wasPlaying === 'true' ? 'host.crowdSkipped' : 'host.crowdRemoved', { name: event.payload.name }));
       }
@@ -421,7 +428,7 @@ async function run(partyId, secret) {
       }
     },
     onResync: reloadSoon,
-    onEnded: ended,
+    onEnded: () => ended(partyId),
   });
 
   await Promise.all([loadCurrent(), loadQueue(), loadBlacklist(), loadPlaylists(), settings.load().catch(() => {}), loadSpotify().catch(() => {})]);

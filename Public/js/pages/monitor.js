@@ -12,6 +12,7 @@ import { load, save, forget, takeHashParameters } from '../storage.js';
 import { pinForm } from '../pin-input.js';
 import { ask } from '../dialog.js';
 import { errorText } from '../error-text.js';
+import { showRecap } from '../recap.js';
 
 const STORAGE_KEY = 'musicvoting.monitor';
 const pairSection = document.getElementById('pair');
@@ -302,6 +303,7 @@ async function run(partyId, token) {
     stage.hidden = true;
     overlay.hidden = true;
     document.getElementById('ended').hidden = false;
+    showRecap(partyId);
   }
 
   /** The host paired another TV; this one stops, says so, and never competes. */

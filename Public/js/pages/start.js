@@ -32,10 +32,12 @@ document.getElementById('create-form').addEventListener('submit', async (event) 
   const fairQueue = form.get('fairQueue') === 'on';
   // R17a: and the crowd veto at the share SPEC names (0.4); off is 0, the API default.
   const vetoShare = form.get('veto') === 'on' ? OFFERED_VETO_SHARE : 0;
+  // R33: and remembering what played, for the recap at the end (the API default keeps no history, R14).
+  const history = form.get('history') === 'on';
   const button = event.target.querySelector('button[type="submit"]');
   button.disabled = true;
   try {
-    const party = await api('POST', '/api/party', { body: { provider, fairQueue, vetoShare } });
+    const party = await api('POST', '/api/party', { body: { provider, fairQueue, vetoShare, history } });
     save('musicvoting.host', { partyId: party.id, hostToken: party.hostToken });
     showCreated(party);
   } catch (error) {
