@@ -43,7 +43,9 @@ let package = Package(
         // Counters, gauges and histograms in Prometheus' text format: atomics only, so every layer may count its own work.
         .target(name: "Metrics"),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors", "CZlib", "JSONKit", "ClientNetwork", "Metrics"]),
-        .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite", "CPostgreSQL", "Metrics"]),
+        // Issue 28: SQLite's default VFS with a commit's WAL frames written in one call (see WALBuffer.c).
+        .target(name: "CSQLiteWALBuffer", dependencies: ["CSQLite"]),
+        .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite", "CSQLiteWALBuffer", "CPostgreSQL", "Metrics"]),
         .target(name: "Providers", dependencies: ["PartyCore", "CTagLib", "CGnuTLS", "Metrics"]),
         .target(name: "Rendering", dependencies: ["CQREncode", "CPNG"]),
         // The party service: rules applied to the store, one owner of the state, the event hub. No HTTP.

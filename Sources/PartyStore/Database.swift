@@ -1,5 +1,6 @@
 import Foundation
 import CSQLite
+import CSQLiteWALBuffer
 
 /// Owns one SQLite connection. Not thread-safe by itself: `PartyStore` is its one serial owner.
 final class Database: SQLConnection {
@@ -19,10 +20,11 @@ final class Database: SQLConnection {
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=NORMAL")
         // A transaction's pages stay in memory until its commit (ours are small; a large one uses more memory):
-        // SQLite 3.40.1 (Debian 12) loses commits on kill -9 after a spilled page was rewritten in a savepoint
-        // that rolled back (wal.c keeps `iReCksum` across ROLLBACK TO; the next commit's frames go out with zero
-        // checksums, and recovery drops them and every later commit of that log). Group commits roll back to a
-        // savepoint whenever one write of a batch fails.
+        // - the WAL buffer then only ever holds frames of a transaction that commits (WALBuffer.c depends on it);
+        // - SQLite 3.40.1 (Debian 12) loses commits on kill -9 after a spilled page was rewritten in a savepoint
+        //   that rolled back (wal.c keeps `iReCksum` across ROLLBACK TO; the next commit's frames go out with zero
+        //   checksums, and recovery drops them and every later commit of that log). Group commits roll back to a
+        //   savepoint whenever one write of a batch fails.
         try execute("PRAGMA cache_spill=OFF")
         // Instead of SQLite's automatic checkpoint (`PRAGMA wal_autocheckpoint`, the same hook).
         sqlite3_wal_hook(handle, { context, writer, name, frames in
@@ -44,20 +46,23 @@ final class Database: SQLConnection {
     var loggedFrames: Int32 { checkpointer.loggedFrames }
     func waitForCheckpoint() { checkpointer.waitUntilIdle() }
 
+    /// Writes to the log this thread made (the WAL buffer's count; tests).
+    static var logWritesOnThisThread: UInt { UInt(mv_wal_buffer_writes_on_thread()) }
+
     /// What SQLite counts as allocated: 0 while it keeps no memory statistics (`configured`; tests).
     static var countedMemory: Int64 { sqlite3_memory_used() }
 
     deinit { sqlite3_close_v2(handle) }
 
-    /// SQLite's process-wide settings, made once before its first connection (every opener reads it first).
-    static let configured: Void = { _ = mv_sqlite_disable_memory_statistics() }()
+    /// SQLite's process-wide settings, made once before its first connection.
+    private static let configured: Void = { _ = mv_sqlite_disable_memory_statistics() }()
 
-    /// A connection to the file at `path` through SQLite's default VFS (`creating`: the file too, if missing).
+    /// A connection to the file at `path` through the WAL buffer's VFS (`creating`: the file too, if missing).
     static func open(_ path: String, creating: Bool) throws(DatabaseError) -> OpaquePointer {
         _ = configured
         var raw: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (creating ? SQLITE_OPEN_CREATE : 0)
-        let status = sqlite3_open_v2(path, &raw, flags, nil)
+        let status = sqlite3_open_v2(path, &raw, flags, mv_wal_buffer_vfs())
         guard status == SQLITE_OK, let raw else {
             let message = raw.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
             sqlite3_close(raw)
