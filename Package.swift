@@ -6,33 +6,33 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .executable(name: "musicvoting", targets: ["musicvoting"]),
-        // The iOS app's logic (issue 16): Foundation and Observation only, no C library, no server module.
+        // The iOS app's logic: Foundation and Observation only, no C library, no server module.
         .library(name: "MusicVotingKit", targets: ["MusicVotingKit"]),
         .executable(name: "musicvoting-cli", targets: ["musicvoting-cli"]),
     ],
     targets: [
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // Issue 26: the same store on PostgreSQL (`--database postgres://…`), through Debian's libpq.
+        // The same store on PostgreSQL (`--database postgres://…`), through Debian's libpq.
         .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
-        // Issue 4 names TagLib's C API for the local folder rather than a hand-written tag parser.
+        // TagLib's C API reads the local folder's tags rather than a hand-written tag parser.
         // SHA-256, HMAC and key-grade randomness for Spotify's PKCE and signed OAuth state, from the GnuTLS that
         // libmicrohttpd already links (libmicrohttpd-dev depends on libgnutls28-dev): no new library.
         .systemLibrary(name: "CGnuTLS", pkgConfig: "gnutls", providers: [.apt(["libgnutls28-dev"])]),
-        // gzip for the static text assets (issue 14: slow party Wi-Fi); libpng-dev already depends on zlib1g-dev.
+        // gzip for the static text assets (slow party Wi-Fi); libpng-dev already depends on zlib1g-dev.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CTagLib", pkgConfig: "taglib_c", providers: [.apt(["libtagc0-dev"])]),
 
-        // Issue 23: the blacklist fold table (case folding + TR39 confusable skeletons) comes from Debian's ICU at
+        // The blacklist fold table (case folding + TR39 confusable skeletons) comes from Debian's ICU at
         // build time: FoldTableGenerator (C, host tool) writes Swift source into PartyCore, which still imports only
         // Foundation, so the server binary does not link libicu.
         .systemLibrary(name: "CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
         .executableTarget(name: "FoldTableGenerator", dependencies: ["CICU"]),
         .plugin(name: "FoldTablePlugin", capability: .buildTool(), dependencies: ["FoldTableGenerator"],
                 path: "Sources/FoldTablePlugin"),
-        // Issue 23: a client's network (IPv4 /24, IPv6 /64) and device, for the connection caps and every limit.
+        // A client's network (IPv4 /24, IPv6 /64) and device, for the connection caps and every limit.
         .target(name: "ClientNetwork"),
         .target(name: "PartyCore", dependencies: ["ClientNetwork"], plugins: ["FoldTablePlugin"]),
         // libmicrohttpd's own error answers carry the JSON error shape (R26): see ErrorBodies.c for why a C target. GnuTLS:
@@ -43,14 +43,14 @@ let package = Package(
         // Counters, gauges and histograms in Prometheus' text format: atomics only, so every layer may count its own work.
         .target(name: "Metrics"),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors", "CZlib", "JSONKit", "ClientNetwork", "Metrics"]),
-        // Issue 28: SQLite's default VFS with a commit's WAL frames written in one call (see WALBuffer.c).
+        // SQLite's default VFS with a commit's WAL frames written in one call (see WALBuffer.c).
         .target(name: "CSQLiteWALBuffer", dependencies: ["CSQLite"]),
         .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite", "CSQLiteWALBuffer", "CPostgreSQL", "Metrics"]),
         .target(name: "Providers", dependencies: ["PartyCore", "CTagLib", "CGnuTLS", "Metrics"]),
         .target(name: "Rendering", dependencies: ["CQREncode", "CPNG"]),
         // The party service: rules applied to the store, one owner of the state, the event hub. No HTTP.
         .target(name: "PartyEngine", dependencies: ["PartyCore", "PartyStore", "Providers", "JSONKit", "ClientNetwork", "Metrics"]),
-        // Public/ and Templates/ inside the binary (issue 15): a build plugin runs ResourceEmbedder, which uses the
+        // Public/ and Templates/ inside the binary: a build plugin runs ResourceEmbedder, which uses the
         // server's own StaticContent for tags and gzip; `--resources DIR` overrides them for development.
         .executableTarget(name: "ResourceEmbedder", dependencies: ["HTTPServer"]),
         .plugin(name: "EmbedResourcesPlugin", capability: .buildTool(), dependencies: ["ResourceEmbedder"],
@@ -61,7 +61,7 @@ let package = Package(
             dependencies: ["PartyCore", "PartyStore", "Providers", "Rendering", "HTTPServer", "JSONKit", "PartyEngine",
                            "EmbeddedResources", "Metrics"]
         ),
-        // `--static-swift-stdlib` links FoundationNetworking statically, and it calls libcurl (issue 15): name it.
+        // `--static-swift-stdlib` links FoundationNetworking statically, and it calls libcurl: name it.
         .executableTarget(name: "musicvoting", dependencies: ["MusicVotingServer"],
                           linkerSettings: [.linkedLibrary("curl", .when(platforms: [.linux]))]),
 
@@ -75,14 +75,14 @@ let package = Package(
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "CTagLib"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "ClientNetwork", "JSONKit", "TestSupport"]),
         .testTarget(name: "MusicVotingServerTests", dependencies: ["MusicVotingServer", "PartyEngine", "PartyStore", "HTTPServer", "TestSupport"]),
-        // The API contract in process (issue 25): requests through the real pipeline, routes and party service, no socket.
+        // The API contract in process: requests through the real pipeline, routes and party service, no socket.
         .testTarget(name: "APIContractTests", dependencies: ["MusicVotingServer", "PartyCore", "PartyEngine", "PartyStore", "HTTPServer", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore", "HTTPServer", "JSONKit", "TestSupport"],
                     resources: [.copy("Fixtures")]),
-        // Issue 26: three instances of the real binary on one PostgreSQL, Debian's nginx in front. The HTTP and SSE
+        // Three instances of the real binary on one PostgreSQL, Debian's nginx in front. The HTTP and SSE
         // clients, the server process and the test party are the end-to-end suite's own files (links in Support/).
         .testTarget(name: "ClusterTests", dependencies: ["musicvoting", "TestSupport", "HTTPServer"], path: "Tests/Cluster"),
-        // The kit against the real binary on 127.0.0.1:0, and the CLI through tmux (issue 16).
+        // The kit against the real binary on 127.0.0.1:0, and the CLI through tmux.
         .testTarget(name: "MusicVotingKitTests", dependencies: ["MusicVotingKit", "musicvoting", "musicvoting-cli", "TestSupport"]),
     ]
 )

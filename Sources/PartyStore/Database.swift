@@ -54,8 +54,8 @@ final class Database: SQLConnection {
 
     deinit { sqlite3_close_v2(handle) }
 
-    /// SQLite's process-wide settings, made once before its first connection.
-    private static let configured: Void = { _ = mv_sqlite_disable_memory_statistics() }()
+    /// SQLite's process-wide settings, made once before its first connection (every opener reads it first).
+    static let configured: Void = { _ = mv_sqlite_disable_memory_statistics() }()
 
     /// A connection to the file at `path` through the WAL buffer's VFS (`creating`: the file too, if missing).
     static func open(_ path: String, creating: Bool) throws(DatabaseError) -> OpaquePointer {

@@ -53,6 +53,7 @@ public enum SQLiteBackup {
     }
 
     private static func open(_ path: String, readOnly: Bool) throws(Failure) -> OpaquePointer {
+        _ = Database.configured
         var raw: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &raw, flags, mv_wal_buffer_vfs())

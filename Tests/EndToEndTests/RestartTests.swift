@@ -120,6 +120,70 @@ struct RestartTests {
         }
     }
 
+    /// The write-ahead log as the server writes it (`WALBuffer.c`: a commit's frames in one write): killed with
+    /// SIGKILL at random points of like bursts, ten times over, the database is whole after each kill and holds
+    /// every like that was answered 200 before it.
+    @Test func everyAcknowledgedLikeSurvivesKill9AtRandomPointsOfWriteBursts() throws {
+        var server = try ServerProcess()
+        let data = server.dataDirectory
+        let party = try TestParty(server)
+        for number in 1...5 { #expect(try party.add(number, device: "adder-\(number)").status == 200) }
+        var random = SplitMix64(state: 0x5EED_0F_CA_5E)
+        var acknowledgedPerSong: [Int: Int] = [:]
+        var sampled: [(device: String, number: Int)] = []
+        for round in 0..<10 {
+            let acknowledged = Mutex<[(device: String, number: Int)]>([])
+            let group = DispatchGroup()
+            let base = party.base, client = server.client
+            for thread in 0..<2 {
+                group.enter()
+                Thread {
+                    defer { group.leave() }
+                    for index in 0..<100_000 {
+                        let device = "burst-\(round)-\(thread)-\(index)"
+                        let number = index % 5 + 1
+                        let guest = client.from("127.\(60 + round).\(thread * 100 + index / 250 % 100).\(index % 250 + 1)")
+                        guard let response = try? guest.send("POST", base + "/track/vote", json: ["uri": "demo:track:\(number)", "deviceId": device])
+                        else { return }
+                        if response.status == 200 { acknowledged.withLock { $0.append((device, number)) } }
+                    }
+                }.start()
+            }
+            Thread.sleep(forTimeInterval: Double.random(in: 0.05...0.4, using: &random))
+            server.kill()
+            group.wait()
+            let integrity = try Self.sqlite(data + "/musicvoting.sqlite", "PRAGMA integrity_check")
+            #expect(integrity == "ok", "round \(round): \(integrity)")
+            for write in acknowledged.withLock({ $0 }) { acknowledgedPerSong[write.number, default: 0] += 1 }
+            if let last = acknowledged.withLock({ $0.last }) { sampled.append(last) }
+            server = try ServerProcess(dataDirectory: data)
+            let again = TestPartyHandle(party: party, server: server)
+            let likes = Dictionary(try again.queue().compactMap { entry in
+                (entry["uri"] as? String).map { ($0, entry["likeCount"] as? Int ?? -1) } }, uniquingKeysWith: { $1 })
+            for (number, count) in acknowledgedPerSong {
+                #expect((likes["demo:track:\(number)"] ?? -1) >= count, "round \(round): song \(number) has \(likes["demo:track:\(number)"] ?? -1) likes, \(count) acknowledged")
+            }
+            for write in sampled {
+                let seen = try again.queue(device: write.device).first { $0["uri"] as? String == "demo:track:\(write.number)" }
+                #expect(seen?["hasVoted"] as? Bool == true, "round \(round): the last acknowledged like before a kill, \(write.device)")
+            }
+        }
+        server.stop()
+        #expect(acknowledgedPerSong.values.reduce(0, +) > 100, "the bursts were acknowledged: \(acknowledgedPerSong)")
+    }
+
+    private static func sqlite(_ path: String, _ statement: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path, statement]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     @Test func anAcknowledgedWriteSurvivesKill9() throws {
         let first = try ServerProcess()
         let party = try TestParty(first)

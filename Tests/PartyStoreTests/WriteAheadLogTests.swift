@@ -82,8 +82,8 @@ struct WriteAheadLogTests {
         }
     }
 
-    /// A commit of 30 pages filled the buffer with its last frame's header: the flush that made room forgot that the
-    /// page to come ended a transaction, and it stayed in memory after COMMIT returned (found in review).
+    /// A commit whose last frame's header fills the buffer exactly (30 pages) must still be in the file when COMMIT
+    /// returns: the flush that makes room has to know the page to come ends a transaction.
     @Test func everyCommitFrom1To130PagesIsInTheFileWhenItReturns() throws {
         try withDatabaseFile { path in
             let writer = try Database(path: path)
@@ -141,7 +141,7 @@ struct WriteAheadLogTests {
 
     /// SQLite 3.40.1 (Debian 12): once a transaction spilled pages to the log, a page rewritten in a savepoint that
     /// rolls back leaves the next commit's frames without checksums; recovery after a kill drops that commit and
-    /// every later one (found in review, with and without the WAL buffer). A group commit rolls a savepoint back
+    /// every later one (with and without the WAL buffer). A group commit rolls a savepoint back
     /// whenever one write of a batch fails; the writer's spills are off, and every commit survives.
     @Test func commitsAfterABigSavepointThatRolledBackSurviveAKill() throws {
         try withDatabaseFile { path in
