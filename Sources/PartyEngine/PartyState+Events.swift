@@ -71,8 +71,10 @@ extension PartyState {
         let head = try store.lastEventSequence(partyId: partyId) ?? 0
         var bytes = EventHub.preamble(lastSequence: head)
         guard let lastEventId, lastEventId != head else { return (bytes, head) }
+        // Up to `head` only: another instance may commit between the two reads, and what the replay sends past `head`
+        // the hub would send again live (the stream skips only what `head` covers).
         let missed = lastEventId >= 0 && lastEventId < head
-            ? try store.events(partyId: partyId, after: lastEventId, limit: EventLog.replayLimit + 1) : []
+            ? try store.events(partyId: partyId, after: lastEventId, limit: EventLog.replayLimit + 1).filter { $0.sequence <= head } : []
         guard missed.first?.sequence == lastEventId + 1, missed.count <= EventLog.replayLimit else {
             bytes += resyncFrame(partyId: partyId, lastSequence: head, reason: lastEventId > head || lastEventId < 0 ? "unknown" : "expired")
             return (bytes, head)
