@@ -207,6 +207,7 @@ public final class Application: @unchecked Sendable {
         func remaining() -> TimeInterval { Double(Int64(bitPattern: deadline &- DispatchTime.now().uptimeNanoseconds)) / 1e9 }
         readiness.drain()
         server.stopAccepting()
+        service.beginDrain()
         hub.drain(retry: Self.comeBackAfterMilliseconds)
         // The last half second (at most a quarter of the time) is for `stop` itself.
         let margin = min(0.5, seconds / 4)

@@ -24,6 +24,8 @@ public final class PartyService: Sendable {
     private static let remoteControl = DispatchQueue(label: "musicvoting.remote-playback")
     /// Events reach the hub in commit order, though after the state lock (`PublishOrder`).
     private let publishOrder = PublishOrder()
+    /// Set by `beginDrain`.
+    private let draining = Atomic(false)
     /// Likes and adds commit in groups (`write`).
     let commits = GroupCommit<BatchedWrite>()
 
@@ -43,7 +45,8 @@ public final class PartyService: Sendable {
         state = Mutex(PartyState(store: store, clock: clock, random: random, guards: Guards(shared: sharedGuards),
                                  cluster: presence, playerStreams: { [hub] partyId, address in hub.playerStreamCount(partyId: partyId, address: address) }))
         hub.whenStreamsChange { [weak self] partyId, address, isMonitor in
-            self?.withState { state in
+            guard let self, !self.draining.load(ordering: .relaxed) else { return }
+            self.withState { state in
                 guard isMonitor || state.isWebPlayer(partyId: partyId, address: address) else { return }
                 state.monitorStreamsChanged(partyId: partyId)
             }
@@ -515,12 +518,18 @@ public final class PartyService: Sendable {
     /// Once a second: `device-changed` for every party whose `deviceActive` changed (heartbeats run out), and
     /// R20a's stall detection.
     public func watchPlayback() {
+        guard !draining.load(ordering: .relaxed) else { return }
         withState { state in
             state.announceDeviceChanges()
             state.detectStalls()
             state.watchSharedPlayers()
         }
     }
+
+    /// A drain began: the TV streams it ends were told to come back, so their end is not the TV leaving. From now
+    /// on this process concludes nothing about players (no `no-monitor` stall, no `device-changed`): the song
+    /// stays as it plays, and the process that serves the TV next decides (R20a).
+    public func beginDrain() { draining.store(true, ordering: .relaxed) }
 
     /// Several instances: the timer shards this instance owns now (`TimerShards`); it watches their parties.
     public func ownTimerShards(_ shards: [Int]) {
