@@ -155,6 +155,7 @@ public final class Application: @unchecked Sendable {
                                         connectionLimit: connectionLimit,
                                         perAddressConnectionLimit: direct ? configuration.limits.connectionsPerAddress : 0,
                                         perPrefixConnectionLimit: direct ? configuration.connectionsPerPrefix : 0)
+        http.inheritedSocket = configuration.inheritedSocket
         if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
             http.tlsCertificatePEM = try StartupError.readTLSFile(certificate, option: "--tls-cert")
             http.tlsKeyPEM = try StartupError.readTLSFile(key, option: "--tls-key")

@@ -20,7 +20,8 @@ final class LikeStorm: @unchecked Sendable {
     private let group = DispatchGroup()
 
     /// `@unchecked Sendable`: the threads and the test share only `state`, under its lock.
-    init(port: UInt16, base: String, songs: ClosedRange<Int>, threads: Int = 6) {
+    /// `pause`: the time each thread waits after a like (0: as fast as the server answers).
+    init(port: UInt16, base: String, songs: ClosedRange<Int>, threads: Int = 6, pause: TimeInterval = 0) {
         for thread in 0..<threads {
             group.enter()
             Thread { [self] in
@@ -45,6 +46,7 @@ final class LikeStorm: @unchecked Sendable {
                     } catch {
                         state.withLock { $0.failures.append("\(device): no answer (\(error))") }
                     }
+                    if pause > 0 { Thread.sleep(forTimeInterval: pause) }
                 }
             }.start()
         }

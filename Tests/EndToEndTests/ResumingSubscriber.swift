@@ -32,11 +32,13 @@ final class ResumingSubscriber: @unchecked Sendable {
     var failures: [String] { state.withLock { $0.failures } }
     var failedAttempts: [String] { state.withLock { $0.failedAttempts } }
 
+    /// Closes the stream and waits for the thread. Safe to repeat.
     func stop() {
-        let stream = state.withLock { state in
-            state.stopping = true
-            return state.current
+        let (stream, first) = state.withLock { state in
+            defer { state.stopping = true }
+            return (state.current, !state.stopping)
         }
+        guard first else { return }
         stream?.close()
         finished.wait()
     }
