@@ -469,10 +469,14 @@ public final class PartyService: Sendable {
                                                  makeSink: ([UInt8]) -> Sink) throws -> Sink {
         let hub = self.hub
         let stream = try withState { state in
-            let (initial, lastSequence) = try state.streamStart(partyId: party.id, lastEventId: lastEventId, audience: audience)
-            return try hub.register(partyId: party.id, address: clientAddress, initial: initial, resumedAt: lastSequence,
-                                    isMonitor: caller == .monitor, standing: caller == nil ? .guest : .privileged, audience: audience,
-                                    makeSink: makeSink)
+            while true {
+                let (initial, lastSequence) = try state.streamStart(partyId: party.id, lastEventId: lastEventId, audience: audience)
+                if let stream = try hub.registerIfCaughtUp(partyId: party.id, address: clientAddress, initial: initial, resumedAt: lastSequence,
+                                                           isMonitor: caller == .monitor, standing: caller == nil ? .guest : .privileged,
+                                                           audience: audience, unlessSentPast: lastSequence, makeSink: makeSink) {
+                    return stream
+                }
+            }
         }
         hub.streamsChanged(party.id, clientAddress, caller == .monitor)
         return stream

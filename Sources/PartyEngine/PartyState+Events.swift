@@ -74,10 +74,8 @@ extension PartyState {
         let head = try store.lastEventSequence(partyId: partyId) ?? 0
         var bytes = EventHub.preamble(lastSequence: head)
         guard let lastEventId, lastEventId != head else { return (bytes, head) }
-        // Up to `head` only: another instance may commit between the two reads, and what the replay sends past `head`
-        // the hub would send again live (the stream skips only what `head` covers).
         let missed = lastEventId >= 0 && lastEventId < head
-            ? try store.events(partyId: partyId, after: lastEventId, limit: EventLog.replayLimit + 1).filter { $0.sequence <= head } : []
+            ? try store.events(partyId: partyId, after: lastEventId, limit: EventLog.replayLimit + 1) : []
         guard missed.first?.sequence == lastEventId + 1, missed.count <= EventLog.replayLimit else {
             bytes += resyncFrame(partyId: partyId, lastSequence: head, reason: lastEventId > head || lastEventId < 0 ? "unknown" : "expired")
             return (bytes, head)
@@ -91,11 +89,14 @@ extension PartyState {
             bytes += ServerEvent.frame(id: event.sequence, message: event.message)
             replayedTo = event.sequence
         }
-        if replayedTo != head { bytes += Array("id: \(head)\n\n".utf8) }
+        // The stream covers what the log held when read, which may be past `head` (another instance committed since):
+        // the hub skips what the stream covers (sent again, it came twice) and sends the rest.
+        let covered = max(head, missed.last?.sequence ?? head)
+        if replayedTo != covered { bytes += Array("id: \(covered)\n\n".utf8) }
         guard bytes.count <= EventLog.replayBytes else {
             return (EventHub.preamble(lastSequence: head) + resyncFrame(partyId: partyId, lastSequence: head, reason: "expired"), head)
         }
-        return (bytes, head)
+        return (bytes, covered)
     }
 
     private func resyncFrame(partyId: String, lastSequence: Int64, reason: String) -> [UInt8] {

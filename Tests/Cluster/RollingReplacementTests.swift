@@ -105,8 +105,12 @@ struct RollingReplacementTests {
             let ids = page.ids
             let expected = ids.first.map { Array($0...(ids.last ?? $0)) } ?? []
             let differ = zip(ids, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(ids.count, expected.count)
+            let missing = Set(expected).subtracting(ids).sorted()
+            let missingTypes = missing.isEmpty ? "" : (try? cluster.sql("""
+                SELECT seq || ' ' || type FROM party_events WHERE party_id = '\(party.id)' AND seq IN (\(missing.prefix(5).map(String.init).joined(separator: ",")))
+                """)) ?? ""
             #expect(!ids.isEmpty && ids == expected,
-                    "page \(index): no gap, nothing twice; from the \(differ)th id: \(ids.dropFirst(max(0, differ - 2)).prefix(6)) of \(ids.count), streams began at \(page.streamStarts)")
+                    "page \(index): no gap, nothing twice; from the \(differ)th id: \(ids.dropFirst(max(0, differ - 2)).prefix(6)) of \(ids.count), streams began at \(page.streamStarts); missing \(missingTypes)")
             #expect(page.resyncs == 0 && page.failedAttempts.isEmpty, "page \(index): \(page.resyncs) resyncs, \(page.failedAttempts)")
             #expect(page.connections >= 2, "page \(index): the stream moved at least once")
         }
