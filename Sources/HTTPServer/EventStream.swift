@@ -6,13 +6,17 @@ import Synchronization
 ///
 /// Idle streams cost no CPU: when the buffer is empty the reader suspends the connection, and the
 /// next `send` resumes it (NOTES-libmicrohttpd: a reader returning 0 without suspending spins a core).
-/// The buffer is bounded: a client that falls this far behind is dropped and reconnects.
+/// The buffer is bounded: a client that falls this far behind is dropped and reconnects. The stream's first bytes
+/// (a resumed stream's replay, bounded by whoever makes them) do not count: they are not a client falling behind,
+/// and counting them would drop a long replay before its first byte, again at every reconnect.
 /// `@unchecked Sendable`: every field is guarded by `lock`, a `Mutex` kept inside the object (an `NSLock`
 /// is four allocations on Linux, for each of thousands of idle subscribers).
 public final class EventStream: @unchecked Sendable {
     public let capacity: Int
     private let lock = Mutex(())
     private var pending: [UInt8] = []
+    /// How many of the first bytes are still queued (they are exempt from `capacity`).
+    private var initialQueued = 0
     private var connection: OpaquePointer?
     private var suspended = false
     private var closing = false
@@ -23,6 +27,7 @@ public final class EventStream: @unchecked Sendable {
     public init(capacity: Int = 64 * 1024, initial: [UInt8] = []) {
         self.capacity = capacity
         pending = initial
+        initialQueued = initial.count
     }
 
     /// Bytes queued and not yet written to the client.
@@ -46,7 +51,7 @@ public final class EventStream: @unchecked Sendable {
 
     private func sendLocked(_ bytes: [UInt8]) -> Bool {
         guard !closing, !finished else { return false }
-        if pending.count + bytes.count > capacity {
+        if pending.count - initialQueued + bytes.count > capacity {
             dropped = true
             closing = true
             pending.removeAll()
@@ -93,6 +98,7 @@ public final class EventStream: @unchecked Sendable {
                 UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress!, byteCount: count)
             }
             HTTPMetrics.eventStreamBytes.add(count)
+            initialQueued = Swift.max(0, initialQueued - count)
             if count == pending.count {
                 // An idle stream keeps no buffer (thousands wait between events: memory per subscriber);
                 // the next event's shared bytes become its buffer without an allocation.

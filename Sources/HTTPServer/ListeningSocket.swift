@@ -1,11 +1,15 @@
 import Foundation
 
 /// The listening socket, bound here rather than by libmicrohttpd, so a failure names its cause (a port in use, a
-/// privileged port, an address this machine lacks) and `::` listens on IPv6 and IPv4 alike. It owns the descriptor
-/// until `handOver()` gives it to the daemon, which closes it when it stops.
+/// privileged port, an address this machine lacks) and `::` listens on IPv6 and IPv4 alike; or one a supervisor
+/// bound and passed on (systemd's socket activation). It owns the descriptor until `handOver()` gives it to the
+/// daemon, which closes it when it stops.
 final class ListeningSocket {
     private var descriptor: Int32
     let isIPv6: Bool
+    /// Another process (systemd) holds the same socket and passes it to the next server: connections that arrive
+    /// while this one drains must wait in the kernel's queue for it, so a drain must not shut the socket down.
+    let isShared: Bool
 
     init(host: String, port: UInt16) throws(Server.StartError) {
         var v4 = sockaddr_in()
@@ -17,6 +21,7 @@ final class ListeningSocket {
         } else {
             throw .invalidHost(host)
         }
+        isShared = false
         descriptor = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .cannotListen(host: host, port: port, reason: String(cString: strerror(errno))) }
         var yes: Int32 = 1
@@ -45,6 +50,29 @@ final class ListeningSocket {
             default: throw .cannotListen(host: host, port: port, reason: String(cString: strerror(code)))
             }
         }
+    }
+
+    /// A socket this process inherited already listening (sd_listen_fds(3): descriptor 3 and on). Refused unless it is
+    /// a listening TCP socket, so a unit that passes something else fails at start with a sentence, not at accept.
+    init(inherited: Int32) throws(Server.StartError) {
+        var listening: Int32 = 0
+        var type: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        var address = sockaddr_storage()
+        var addressLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(inherited, $0, &addressLength) }
+        }
+        guard getsockopt(inherited, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) == 0, listening == 1,
+              getsockopt(inherited, SOL_SOCKET, SO_TYPE, &type, &length) == 0, type == Int32(SOCK_STREAM.rawValue),
+              named == 0, address.ss_family == sa_family_t(AF_INET) || address.ss_family == sa_family_t(AF_INET6) else {
+            throw .notAListeningSocket(inherited)
+        }
+        // Not handed on to anything this process might start.
+        _ = fcntl(inherited, F_SETFD, fcntl(inherited, F_GETFD) | FD_CLOEXEC)
+        descriptor = inherited
+        isIPv6 = address.ss_family == sa_family_t(AF_INET6)
+        isShared = true
     }
 
     /// `bind(2)` with a `sockaddr_in` or `sockaddr_in6`.

@@ -28,6 +28,9 @@ public final class Server: @unchecked Sendable {
         public var idleTimeout: Int
         public var tlsKeyPEM: String?
         public var tlsCertificatePEM: String?
+        /// A listening socket passed by a supervisor (systemd's socket activation) to serve instead of binding
+        /// `host` and `port`; nil binds them.
+        public var inheritedSocket: Int32?
 
         public init(host: String = "0.0.0.0", port: UInt16 = 8080, threads: Int = 2, connectionLimit: Int = 16_000,
                     perAddressConnectionLimit: Int = 64, perPrefixConnectionLimit: Int? = nil, idleTimeout: Int = 15,
@@ -57,6 +60,8 @@ public final class Server: @unchecked Sendable {
         case cannotListen(host: String, port: UInt16, reason: String)
         /// The daemon refused to start on a bound socket: with TLS, the certificate or key is not usable.
         case cannotStart(tls: Bool)
+        /// The descriptor systemd was to pass (LISTEN_FDS) is not a listening TCP socket.
+        case notAListeningSocket(Int32)
 
         public var description: String {
             switch self {
@@ -73,6 +78,8 @@ public final class Server: @unchecked Sendable {
             case .cannotStart(let tls):
                 return tls ? "The TLS certificate or key cannot be used: check that --tls-cert and --tls-key are a matching PEM certificate and private key."
                     : "The HTTP server cannot start: see the message above."
+            case .notAListeningSocket(let descriptor):
+                return "Descriptor \(descriptor), passed by systemd (LISTEN_FDS), is not a listening TCP socket: check ListenStream= in musicvoting.socket."
             }
         }
     }
@@ -95,6 +102,8 @@ public final class Server: @unchecked Sendable {
     public private(set) var port: UInt16 = 0
     /// The listening socket once `stopAccepting` took it from the daemon; closed after the daemon stopped.
     private var quiescedSocket: Int32 = -1
+    /// Whether a supervisor holds the listening socket too (`ListeningSocket.isShared`).
+    private var listeningSocketIsShared = false
     /// Set by `stopAccepting`: every answer from then on closes its connection.
     private let draining = Atomic(false)
     /// Requests read and not yet answered to the end (an open event stream is one until it ends).
@@ -127,7 +136,13 @@ public final class Server: @unchecked Sendable {
         let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue)
         let context = Unmanaged.passUnretained(self).toOpaque()
-        let socket = try ListeningSocket(host: configuration.host, port: configuration.port)
+        let socket: ListeningSocket
+        if let inherited = configuration.inheritedSocket {
+            socket = try ListeningSocket(inherited: inherited)
+        } else {
+            socket = try ListeningSocket(host: configuration.host, port: configuration.port)
+        }
+        listeningSocketIsShared = socket.isShared
         let connections = ConnectionGuard(perPrefixLimit: configuration.perPrefixConnectionLimit, headDeadline: Self.headDeadline,
                                           idleTimeout: TimeInterval(configuration.idleTimeout))
         self.connections = connections
@@ -152,12 +167,14 @@ public final class Server: @unchecked Sendable {
     /// while the open ones are served; each answer from now on closes its connection, so kept-alive clients leave.
     /// "MHD_quiesce_daemon: stop accepting connections from the listening socket. Allows clients to continue
     /// processing" — the socket stays ours to close, after MHD_stop_daemon; shut down now, it refuses connections.
+    /// A socket systemd holds too is left listening: new connections wait in its queue for the next server (a
+    /// shutdown would reset them and stop the socket for systemd as well).
     public func stopAccepting() {
         guard let daemon, quiescedSocket < 0 else { return }
         draining.store(true, ordering: .relaxed)
         let socket = MHD_quiesce_daemon(daemon)
         guard socket >= 0 else { return }
-        shutdown(socket, Int32(SHUT_RDWR))
+        if !listeningSocketIsShared { shutdown(socket, Int32(SHUT_RDWR)) }
         quiescedSocket = socket
     }
 

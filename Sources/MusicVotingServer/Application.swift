@@ -155,6 +155,7 @@ public final class Application: @unchecked Sendable {
                                         connectionLimit: connectionLimit,
                                         perAddressConnectionLimit: direct ? configuration.limits.connectionsPerAddress : 0,
                                         perPrefixConnectionLimit: direct ? configuration.connectionsPerPrefix : 0)
+        http.inheritedSocket = configuration.inheritedSocket
         if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
             http.tlsCertificatePEM = try StartupError.readTLSFile(certificate, option: "--tls-cert")
             http.tlsKeyPEM = try StartupError.readTLSFile(key, option: "--tls-key")
@@ -207,6 +208,7 @@ public final class Application: @unchecked Sendable {
         func remaining() -> TimeInterval { Double(Int64(bitPattern: deadline &- DispatchTime.now().uptimeNanoseconds)) / 1e9 }
         readiness.drain()
         server.stopAccepting()
+        service.beginDrain()
         hub.drain(retry: Self.comeBackAfterMilliseconds)
         // The last half second (at most a quarter of the time) is for `stop` itself.
         let margin = min(0.5, seconds / 4)

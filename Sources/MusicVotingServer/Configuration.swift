@@ -40,6 +40,8 @@ public struct Configuration: Sendable, Equatable {
     public var drainSeconds = 10
     /// `--log-format json`: one JSON object per log line.
     public var logFormat = LogFormat.text
+    /// The listening socket systemd passed (`musicvoting.socket`), served instead of `host` and `port`; nil binds them.
+    public var inheritedSocket: Int32?
 
     public init() {}
 
@@ -135,6 +137,7 @@ public struct Configuration: Sendable, Equatable {
         for option in ConfigurationOption.all {
             if let value = values[option.flag] { try option.apply(&configuration, value) }
         }
+        configuration.inheritedSocket = SocketActivation.listeningSocket(environment: environment)
         return configuration
     }
 }

@@ -2,7 +2,9 @@ import Foundation
 
 /// `musicvoting install` / `uninstall`: the running binary to /usr/local/bin, a commented config
 /// to /etc/musicvoting.conf, data in /var/lib/musicvoting and a systemd unit that runs it as the unprivileged
-/// user `musicvoting`, restarting it on failure. `uninstall` removes binary, unit and config and keeps the data.
+/// user `musicvoting`, restarting it on failure, on a listening socket systemd holds, so installing a new version
+/// replaces the running one without a refused connection. `uninstall` removes binary, units and config and keeps
+/// the data.
 /// `--root DIR` does the same below DIR without touching users or systemd (packaging, tests).
 public struct Installer {
     public enum Failure: Error, CustomStringConvertible {
@@ -22,6 +24,7 @@ public struct Installer {
     static let configPath = "/etc/musicvoting.conf"
     static let dataPath = "/var/lib/musicvoting"
     static let unitPath = "/etc/systemd/system/musicvoting.service"
+    static let socketPath = "/etc/systemd/system/musicvoting.socket"
     static let user = "musicvoting"
 
     let root: String
@@ -68,15 +71,28 @@ public struct Installer {
         try make(folder: Self.dataPath, mode: 0o700)
         if system { try command("/bin/chown", [Self.user + ":" + Self.user, Self.dataPath]) }
         say("Data in \(Self.dataPath)")
+        // The socket and the stop timeout follow the config's host, port and drain, as the server reads them.
+        let configuration = (try? Configuration.parse(arguments: ["--config", path(Self.configPath)], environment: [:])) ?? Configuration()
         try make(folder: (Self.unitPath as NSString).deletingLastPathComponent, mode: 0o755)
-        try write(Self.unitText, to: Self.unitPath, mode: 0o644)
+        let socketText = Self.socketText(host: configuration.host, port: configuration.port)
+        let socketChanged = (try? String(contentsOfFile: path(Self.socketPath), encoding: .utf8)) != socketText
+        try write(socketText, to: Self.socketPath, mode: 0o644)
+        say("Wrote \(Self.socketPath)")
+        try write(Self.unitText(drainSeconds: configuration.drainSeconds), to: Self.unitPath, mode: 0o644)
         say("Wrote \(Self.unitPath)")
         if system && Self.hasSystemd {
             try command("/bin/systemctl", ["daemon-reload"])
-            try command("/bin/systemctl", ["enable", "musicvoting"])
-            // Restart, not start: after an update the old binary may still be running.
+            try command("/bin/systemctl", ["enable", Self.socketUnit, "musicvoting"])
+            if socketChanged || !succeeds("/bin/systemctl", ["is-active", "--quiet", Self.socketUnit]) {
+                // A new address (or an older install whose server bound the port itself): the socket can only be
+                // bound once the server that holds the port stopped, so this once there is a short gap.
+                try command("/bin/systemctl", ["stop", "musicvoting"])
+                try command("/bin/systemctl", ["restart", Self.socketUnit])
+            }
+            // Restart, not start: after an update the old binary may still be running. Its drain answers what it
+            // read while new connections wait in systemd's socket for the new binary.
             try command("/bin/systemctl", ["restart", "musicvoting"])
-            say("Started: systemctl status musicvoting; open http://<this machine>:8080/")
+            say("Started: systemctl status musicvoting; open http://<this machine>:\(configuration.port)/")
         } else if system {
             say("No systemd here: start it with \(Self.binaryPath) --config \(Self.configPath)")
         }
@@ -85,9 +101,9 @@ public struct Installer {
     public func uninstall() throws(Failure) {
         if system && geteuid() != 0 { throw .needsRoot }
         if system && Self.hasSystemd && FileManager.default.fileExists(atPath: Self.unitPath) {
-            try? command("/bin/systemctl", ["disable", "--now", "musicvoting"])
+            try? command("/bin/systemctl", ["disable", "--now", "musicvoting", Self.socketUnit])
         }
-        for file in [Self.unitPath, Self.binaryPath, Self.configPath] where FileManager.default.fileExists(atPath: path(file)) {
+        for file in [Self.unitPath, Self.socketPath, Self.binaryPath, Self.configPath] where FileManager.default.fileExists(atPath: path(file)) {
             try run("remove \(path(file))") { try FileManager.default.removeItem(atPath: path(file)) }
             say("Removed \(file)")
         }
@@ -122,6 +138,11 @@ public struct Installer {
         do { try body() } catch {
             throw .step("Could not \(what) (\((error as NSError).localizedDescription)).")
         }
+    }
+
+    /// Whether a command exits 0 (a question to systemctl, not a step that must work).
+    private func succeeds(_ executable: String, _ arguments: [String]) -> Bool {
+        (try? command(executable, arguments)) != nil
     }
 
     private func command(_ executable: String, _ arguments: [String]) throws(Failure) {

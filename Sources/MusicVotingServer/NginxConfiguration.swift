@@ -98,6 +98,8 @@ public struct NginxConfiguration: Equatable {
             \(balancing)    # Passive health only (open-source nginx has no active checks): an instance that refused or dropped a
                 # connection gets no requests for fail_timeout, then one to try. A draining instance refuses connections,
                 # so it leaves at once; /readyz is for checkers that poll (docs/operations.md).
+                # No keepalive here: each request opens its own connection, so a draining instance refuses it before
+                # the request is sent and nginx passes it on; an idle kept connection it closes would fail a POST.
             \(servers)
             }
             server {
@@ -117,7 +119,10 @@ public struct NginxConfiguration: Equatable {
                     # Event streams: every event at once, and open for as long as the page is.
                     proxy_buffering off;
                     proxy_read_timeout 1h;
-                    # An instance that is down: the next one gets the request (a POST only when it never reached it).
+                    # An instance that is down or draining refuses the connection: the next one gets the request. Not
+                    # once a request reached an instance (nginx resends a POST only with non_idempotent): a like, an add
+                    # or a skip may have been done there. Not on 502 or 503 either: the instances answer them for a
+                    # music service or a database away, which the next instance would answer alike.
                     proxy_connect_timeout 2s;
                     proxy_next_upstream error timeout;
                 }

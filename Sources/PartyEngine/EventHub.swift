@@ -150,9 +150,21 @@ public final class EventHub: @unchecked Sendable {
     func register<Sink: EventSink>(partyId: String, address: String, initial: [UInt8], resumedAt: Int64?, isMonitor: Bool,
                                    standing: Standing, audience: Audience, closesAt: Date? = nil,
                                    makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink {
+        // Without `unlessSentPast` a stream is always added.
+        try registerIfCaughtUp(partyId: partyId, address: address, initial: initial, resumedAt: resumedAt, isMonitor: isMonitor,
+                               standing: standing, audience: audience, closesAt: closesAt, unlessSentPast: nil, makeSink: makeSink)!
+    }
+
+    /// `register`, unless the party's streams here were already sent a logged event past `unlessSentPast` (another
+    /// instance's, read by the doorbell after the caller read the log): the new stream's first bytes lack it and
+    /// the hub will not send it again, so the caller reads the log again (nil) rather than leave a gap.
+    func registerIfCaughtUp<Sink: EventSink>(partyId: String, address: String, initial: [UInt8], resumedAt: Int64?, isMonitor: Bool,
+                                             standing: Standing, audience: Audience, closesAt: Date? = nil, unlessSentPast covered: Int64?,
+                                             makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink? {
         let standing = isMonitor ? .privileged : standing
         lock.lock()
         defer { lock.unlock() }
+        if let covered, catchUp != nil, let sent = order.delivered[partyId], sent > covered { return nil }
         guard admission.admits(standing, address: address, inParty: streams[partyId]?.count ?? 0) else { throw .tooManyStreams }
         let stream = makeSink(initial)
         streams[partyId, default: [:]][ObjectIdentifier(stream)] = Subscriber(stream: stream, address: address, isMonitor: isMonitor,

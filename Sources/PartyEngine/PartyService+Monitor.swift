@@ -55,10 +55,14 @@ extension PartyService {
                                                  makeSink: ([UInt8]) -> Sink) throws -> Sink {
         let hub = self.hub
         let stream = try withState { state in
-            let (initial, lastSequence) = try state.streamStart(partyId: party.id, lastEventId: lastEventId, audience: audience)
-            return try hub.register(partyId: party.id, address: clientAddress, initial: initial, resumedAt: lastSequence,
-                                    isMonitor: caller == .monitor, standing: caller == nil ? .guest : .privileged, audience: audience,
-                                    makeSink: makeSink)
+            while true {
+                let (initial, lastSequence) = try state.streamStart(partyId: party.id, lastEventId: lastEventId, audience: audience)
+                if let stream = try hub.registerIfCaughtUp(partyId: party.id, address: clientAddress, initial: initial, resumedAt: lastSequence,
+                                                           isMonitor: caller == .monitor, standing: caller == nil ? .guest : .privileged,
+                                                           audience: audience, unlessSentPast: lastSequence, makeSink: makeSink) {
+                    return stream
+                }
+            }
         }
         hub.streamsChanged(party.id, clientAddress, caller == .monitor)
         return stream
@@ -104,12 +108,18 @@ extension PartyService {
     /// Once a second: `device-changed` for every party whose `deviceActive` changed (heartbeats run out), and
     /// R20a's stall detection.
     public func watchPlayback() {
+        guard !draining.load(ordering: .relaxed) else { return }
         withState { state in
             state.announceDeviceChanges()
             state.detectStalls()
             state.watchSharedPlayers()
         }
     }
+
+    /// A drain began: the TV streams it ends were told to come back, so their end is not the TV leaving. From now
+    /// on this process concludes nothing about players (no `no-monitor` stall, no `device-changed`): the song
+    /// stays as it plays, and the process that serves the TV next decides (R20a).
+    public func beginDrain() { draining.store(true, ordering: .relaxed) }
 
     /// Several instances: the timer shards this instance owns now (`TimerShards`); it watches their parties.
     public func ownTimerShards(_ shards: [Int]) {

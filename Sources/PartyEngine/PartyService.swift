@@ -24,6 +24,8 @@ public final class PartyService: Sendable {
     static let remoteControl = DispatchQueue(label: "musicvoting.remote-playback")
     /// Events reach the hub in commit order, though after the state lock (`PublishOrder`).
     private let publishOrder = PublishOrder()
+    /// Set by `beginDrain`.
+    let draining = Atomic(false)
     /// Likes and adds commit in groups (`write`).
     let commits = GroupCommit<BatchedWrite>()
 
@@ -46,7 +48,8 @@ public final class PartyService: Sendable {
         state = Mutex(PartyState(store: store, clock: clock, random: random, guards: Guards(shared: sharedGuards),
                                  cluster: presence, playerStreams: { [hub] partyId, address in hub.playerStreamCount(partyId: partyId, address: address) }))
         hub.whenStreamsChange { [weak self] partyId, address, isMonitor in
-            self?.withState { state in
+            guard let self, !self.draining.load(ordering: .relaxed) else { return }
+            self.withState { state in
                 guard isMonitor || state.isWebPlayer(partyId: partyId, address: address) else { return }
                 state.monitorStreamsChanged(partyId: partyId)
             }

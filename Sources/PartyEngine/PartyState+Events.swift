@@ -8,6 +8,9 @@ enum EventLog {
     static let keptFor: TimeInterval = 15 * 60
     /// A client that missed more than this reloads instead (its stream's buffer would not hold the replay anyway).
     static let replayLimit = keptEvents
+    /// And one whose replay is larger than this: what a stream holds beside its buffer for live events (the first
+    /// bytes are exempt from it, `EventStream`), enough for `replayLimit` events of up to 256 bytes.
+    static let replayBytes = 256 * 1024
 
     /// A server event (not logged) that tells a client its `Last-Event-ID` cannot be answered from the log (older
     /// than what is kept, or never given out): it reloads the party's state, as after a fresh connect. Its id is
@@ -65,7 +68,7 @@ extension PartyState {
 
     /// What a stream of the party starts with: the preamble naming the party's newest sequence number, then the
     /// logged events after `lastEventId` its audience may hear. An id the log cannot answer (older than it keeps,
-    /// more than `replayLimit` behind, or never given out) gets a `resync` event instead. Returns the bytes and the
+    /// more than `replayLimit` or `replayBytes` behind, or never given out) gets a `resync` event instead. Returns the bytes and the
     /// newest sequence number they cover.
     func streamStart(partyId: String, lastEventId: Int64?, audience: Audience) throws -> (bytes: [UInt8], lastSequence: Int64?) {
         let head = try store.lastEventSequence(partyId: partyId) ?? 0
@@ -86,8 +89,14 @@ extension PartyState {
             bytes += ServerEvent.frame(id: event.sequence, message: event.message)
             replayedTo = event.sequence
         }
-        if replayedTo != head { bytes += Array("id: \(head)\n\n".utf8) }
-        return (bytes, head)
+        // The stream covers what the log held when read, which may be past `head` (another instance committed since):
+        // the hub skips what the stream covers (sent again, it came twice) and sends the rest.
+        let covered = max(head, missed.last?.sequence ?? head)
+        if replayedTo != covered { bytes += Array("id: \(covered)\n\n".utf8) }
+        guard bytes.count <= EventLog.replayBytes else {
+            return (EventHub.preamble(lastSequence: head) + resyncFrame(partyId: partyId, lastSequence: head, reason: "expired"), head)
+        }
+        return (bytes, covered)
     }
 
     private func resyncFrame(partyId: String, lastSequence: Int64, reason: String) -> [UInt8] {

@@ -120,52 +120,6 @@ struct RoundRobinStormTests {
     }
 }
 
-/// Guests liking through nginx from threads of their own until `stop()`: each like from a new device and address
-/// (the per-guest limits stay out of the way). A like answered 200 is acknowledged; one that got no answer or
-/// another status may or may not have committed.
-final class LikeStorm: @unchecked Sendable {
-    struct Like { let number: Int; let device: String }
-
-    private struct State {
-        var acknowledged: [Like] = []
-        var attempted: [Int: Int] = [:]
-        var stopping = false
-    }
-
-    private let state = Mutex(State())
-    private let group = DispatchGroup()
-
-    /// `@unchecked Sendable`: the threads and the test share only `state`, under its lock.
-    init(port: UInt16, base: String, songs: ClosedRange<Int>, threads: Int = 6) {
-        for thread in 0..<threads {
-            group.enter()
-            Thread { [self] in
-                defer { group.leave() }
-                var index = 0
-                while !state.withLock({ $0.stopping }) {
-                    index += 1
-                    let number = songs.lowerBound + (index + thread) % songs.count
-                    let device = "storm-\(thread)-\(index)"
-                    let guest = HTTPClient(port: port, source: "127.\(70 + thread).\(index / 250 % 250).\(index % 250 + 1)")
-                    state.withLock { $0.attempted[number, default: 0] += 1 }
-                    let response = try? guest.send("POST", base + "/track/vote", json: ["uri": "demo:track:\(number)", "deviceId": device])
-                    if response?.status == 200 { state.withLock { $0.acknowledged.append(Like(number: number, device: device)) } }
-                }
-            }.start()
-        }
-    }
-
-    var acknowledgedCount: Int { state.withLock { $0.acknowledged.count } }
-    var acknowledged: [Like] { state.withLock { $0.acknowledged } }
-    var attempted: [Int: Int] { state.withLock { $0.attempted } }
-
-    /// Ends the storm and waits for the likes in flight. Safe to repeat.
-    func stop() {
-        state.withLock { $0.stopping = true }
-        group.wait()
-    }
-}
-
 /// TCP connections established to 127.0.0.1:`port` on the server's side (`/proc/net/tcp`): behind nginx with the
 /// party hash, the instance serving the party holds its streams.
 func establishedConnections(port: UInt16) -> Int {

@@ -54,4 +54,79 @@ struct RollingReplacementTests {
         print("rolling replacement under a like storm: \(acknowledged.count) likes acknowledged, \(lost.count) lost; "
               + "streams resumed after \(subscribers.flatMap(\.resumeTimes).sorted().map { Int($0 * 1000) }) ms")
     }
+
+    /// The load a party night brings: 300 pages holding streams spread over the three instances (round-robin), and
+    /// a like storm. No like fails (each is sent once; any answer but 200, or none, counts), no page's reconnect
+    /// fails, no acknowledged like is lost, and every page resumes with `Last-Event-ID`: no gap, nothing twice.
+    @Test func threeHundredStreamsAndALikeStormLoseNothingAndNoRequestFails() throws {
+        // Every like comes from a new guest: the new-guest budget per network would refuse them, not the replacement.
+        let cluster = try TestCluster(nginx: .roundRobin, arguments: ["--max-new-guests-per-network", "0"])
+        let nginx = try #require(cluster.nginx)
+        let party = try cluster.party()
+        let songs = 1...4
+        for number in songs { #expect(try party.via(nginx.port).add(number, device: "adder-\(number)").status == 200) }
+        let crowd = StreamCrowd(count: 300, port: nginx.port, path: "/api/spotify/events?partyId=\(party.id)&source=web")
+        defer { crowd.stop() }
+        #expect(eventually(timeout: 30) { crowd.snapshot.allSatisfy { $0.connections >= 1 } }, "every page holds its stream")
+        let spread = cluster.instances.map { establishedConnections(port: $0.port) }
+        #expect(spread.allSatisfy { $0 >= 80 }, "streams per instance: \(spread)")
+
+        let storm = LikeStorm(port: nginx.port, base: party.base, songs: songs, threads: 4)
+        defer { storm.stop() }
+        var drainTimes: [TimeInterval] = []
+        for (step, instance) in cluster.instances.enumerated() {
+            let before = storm.acknowledgedCount
+            #expect(eventually { storm.acknowledgedCount >= before + 40 }, "step \(step): likes are acknowledged")
+            let (drained, replacement) = try cluster.replace(instance)
+            drainTimes.append(drained)
+            #expect(instance.exitStatus == 0, "step \(step): a drain is a clean exit")
+            #expect(eventually { (try? replacement.client.get("/readyz").status) == 200 }, "step \(step): the new instance is ready")
+            // nginx sends a refused instance nothing for fail_timeout (2 s): draining the next one before nginx took
+            // this one back would leave it no instance at all ("no live upstreams", 502 to everyone).
+            #expect(eventually { Self.likesTaken(by: replacement) > 0 }, "step \(step): nginx sends the new instance likes")
+        }
+        let after = storm.acknowledgedCount
+        #expect(eventually { storm.acknowledgedCount >= after + 40 }, "likes go on through the new instances")
+        storm.stop()
+
+        let voters = Set(try cluster.sql("""
+            SELECT v.device_id FROM votes v JOIN queue_entries e ON e.id = v.entry_id WHERE e.party_id = '\(party.id)'
+            """).split(separator: "\n").map(String.init))
+        let acknowledged = storm.acknowledged
+        let lost = acknowledged.filter { !voters.contains($0.device) }
+        let failed = storm.failures
+        #expect(lost.isEmpty, "acknowledged and lost: \(lost.prefix(10).map(\.device))")
+        #expect(failed.isEmpty, "likes that failed: \(failed.prefix(3))")
+
+        let newest = try #require(Int(try cluster.sql("SELECT last_event_seq FROM parties WHERE id = '\(party.id)'")))
+        #expect(eventually(timeout: 30) { crowd.snapshot.allSatisfy { $0.ids.last == newest } }, "every page up to \(newest)")
+        let pages = crowd.snapshot
+        for (index, page) in pages.enumerated() {
+            let ids = page.ids
+            let expected = ids.first.map { Array($0...(ids.last ?? $0)) } ?? []
+            let differ = zip(ids, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(ids.count, expected.count)
+            let missing = Set(expected).subtracting(ids).sorted()
+            let missingTypes = missing.isEmpty ? "" : (try? cluster.sql("""
+                SELECT seq || ' ' || type FROM party_events WHERE party_id = '\(party.id)' AND seq IN (\(missing.prefix(5).map(String.init).joined(separator: ",")))
+                """)) ?? ""
+            #expect(!ids.isEmpty && ids == expected,
+                    "page \(index): no gap, nothing twice; from the \(differ)th id: \(ids.dropFirst(max(0, differ - 2)).prefix(6)) of \(ids.count), streams began at \(page.streamStarts); missing \(missingTypes)")
+            #expect(page.resyncs == 0 && page.failedAttempts.isEmpty, "page \(index): \(page.resyncs) resyncs, \(page.failedAttempts)")
+            #expect(page.connections >= 2, "page \(index): the stream moved at least once")
+        }
+        let resumes = pages.flatMap(\.resumeTimes).sorted()
+        let failedReconnects = pages.map(\.failedAttempts.count).reduce(0, +)
+        func milliseconds(_ seconds: TimeInterval?) -> Int { Int((seconds ?? -1) * 1000) }
+        print("rolling replacement, 300 streams (\(spread) per instance) and a like storm: \(acknowledged.count) likes acknowledged, "
+              + "\(lost.count) lost, \(failed.count) failed; \(resumes.count) stream resumes, \(failedReconnects) failed reconnects, "
+              + "resume p50 \(milliseconds(resumes.isEmpty ? nil : resumes[resumes.count / 2])) ms, max \(milliseconds(resumes.last)) ms; "
+              + "drains \(drainTimes.map { milliseconds($0) }) ms")
+    }
+
+    /// `musicvoting_likes_total` of one instance (its /metrics answers clients on the machine itself).
+    static func likesTaken(by instance: ServerProcess) -> Int {
+        guard let text = try? instance.client.get("/metrics").text,
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("musicvoting_likes_total ") }) else { return 0 }
+        return Int(Double(line.split(separator: " ").last ?? "") ?? 0)
+    }
 }

@@ -23,9 +23,15 @@ struct InstallerTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: binary)) == Data(contentsOf: URL(fileURLWithPath: ServerProcess.binary)))
         #expect(try Self.mode(binary) == 0o755 && Self.mode(root + "/var/lib/musicvoting") == 0o700)
         let unit = try String(contentsOfFile: root + "/etc/systemd/system/musicvoting.service", encoding: .utf8)
+        // A restart drains (SIGTERM), systemd waits past the drain's bound, and the socket is systemd's.
         for line in ["User=musicvoting", "ExecStart=/usr/local/bin/musicvoting --config /etc/musicvoting.conf",
-                     "Restart=on-failure", "ReadWritePaths=/var/lib/musicvoting", "WantedBy=multi-user.target"] {
+                     "Restart=on-failure", "ReadWritePaths=/var/lib/musicvoting", "WantedBy=multi-user.target",
+                     "KillSignal=SIGTERM", "TimeoutStopSec=15", "Requires=musicvoting.socket"] {
             #expect(unit.split(separator: "\n").contains(Substring(line)), "unit has \(line)")
+        }
+        let socketUnit = try String(contentsOfFile: root + "/etc/systemd/system/musicvoting.socket", encoding: .utf8)
+        for line in ["ListenStream=0.0.0.0:8080", "WantedBy=sockets.target"] {
+            #expect(socketUnit.split(separator: "\n").contains(Substring(line)), "socket unit has \(line)")
         }
         let config = try String(contentsOfFile: root + "/etc/musicvoting.conf", encoding: .utf8)
         #expect(config.contains("\ndata = /var/lib/musicvoting\n") && config.contains("\n# port = 8080\n"))
@@ -41,18 +47,24 @@ struct InstallerTests {
         let checked = root + "/musicvoting.service"
         try Data(unit.replacingOccurrences(of: "ExecStart=/usr/local/bin/", with: "ExecStart=\(root)/usr/local/bin/").utf8)
             .write(to: URL(fileURLWithPath: checked))
-        let verified = try Self.run(["verify", checked], binary: "/usr/bin/systemd-analyze")
+        try Data(socketUnit.utf8).write(to: URL(fileURLWithPath: root + "/musicvoting.socket"))
+        let verified = try Self.run(["verify", checked, root + "/musicvoting.socket"], binary: "/usr/bin/systemd-analyze")
         #expect(verified.status == 0 && verified.output.isEmpty, "\(verified.output)")
 
-        // A second install keeps the host's edited config.
-        try Data("port = 9090\n".utf8).write(to: URL(fileURLWithPath: root + "/etc/musicvoting.conf"))
+        // A second install keeps the host's edited config, and the socket and stop timeout follow it.
+        let edited = "host = ::\nport = 9090\ndrain-seconds = 30\n"
+        try Data(edited.utf8).write(to: URL(fileURLWithPath: root + "/etc/musicvoting.conf"))
         #expect(try Self.run(["install", "--root", root]).output.contains("Kept your /etc/musicvoting.conf"))
-        #expect(try String(contentsOfFile: root + "/etc/musicvoting.conf", encoding: .utf8) == "port = 9090\n")
+        #expect(try String(contentsOfFile: root + "/etc/musicvoting.conf", encoding: .utf8) == edited)
+        let socketAgain = try String(contentsOfFile: root + "/etc/systemd/system/musicvoting.socket", encoding: .utf8)
+        #expect(socketAgain.contains("\nListenStream=[::]:9090\nBindIPv6Only=both\n"), "\(socketAgain)")
+        #expect(try String(contentsOfFile: root + "/etc/systemd/system/musicvoting.service", encoding: .utf8).contains("\nTimeoutStopSec=35\n"))
 
         try Data("party".utf8).write(to: URL(fileURLWithPath: data + "/keep-me"))
         let removed = try Self.run(["uninstall", "--root", root])
         #expect(removed.status == 0, "\(removed.output)")
-        for gone in ["/usr/local/bin/musicvoting", "/etc/musicvoting.conf", "/etc/systemd/system/musicvoting.service"] {
+        for gone in ["/usr/local/bin/musicvoting", "/etc/musicvoting.conf", "/etc/systemd/system/musicvoting.service",
+                     "/etc/systemd/system/musicvoting.socket"] {
             #expect(!FileManager.default.fileExists(atPath: root + gone), "\(gone) removed")
         }
         #expect(FileManager.default.fileExists(atPath: data + "/keep-me") && FileManager.default.fileExists(atPath: data + "/musicvoting.sqlite"))

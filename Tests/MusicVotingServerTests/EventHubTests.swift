@@ -52,6 +52,18 @@ struct EventHubTests {
         #expect(hub.streamCount(partyId: "p") == 1, "and it left the hub")
     }
 
+    /// A resumed stream's replay is its first bytes, not a client falling behind: live events queue behind it up to
+    /// the buffer's size, and only past that is the client dropped (counting the replay dropped a long one before
+    /// its first byte, at every reconnect).
+    @Test func aLongReplayIsNoBacklogButLiveEventsBehindItAre() {
+        let stream = EventStream(capacity: 64 * 1024, initial: [UInt8](repeating: 0x61, count: 200 * 1024))
+        #expect(stream.send([UInt8](repeating: 0x62, count: 60 * 1024)), "a live event behind the replay")
+        var buffer = [CChar](repeating: 0, count: 16 * 1024)
+        for _ in 0..<6 { _ = buffer.withUnsafeMutableBufferPointer { stream.read(into: $0.baseAddress!, max: $0.count) } }
+        #expect(stream.send([UInt8](repeating: 0x62, count: 4 * 1024 - 1)), "the rest of the replay still does not count")
+        #expect(!stream.send([UInt8](repeating: 0x62, count: 2)), "64 KiB behind the replay: dropped")
+    }
+
     /// Keepalives (one `pingIdle` a second) go to the streams that heard nothing for the interval; a party's events
     /// reach its streams instead, so a busy party's streams get no ping to meet its next event (every
     /// stream was pinged at the same instant every 4 s, a second fan-out that delayed the event it met).

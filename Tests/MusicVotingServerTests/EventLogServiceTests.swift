@@ -80,6 +80,24 @@ struct EventLogServiceTests {
         #expect(try Self.types(open(service, party, after: 1_100 - 1_000)) == [EventLog.resyncType])
     }
 
+    /// A replay larger than a stream holds beside its live buffer (`EventLog.replayBytes`) is a `resync` too, though
+    /// the events are kept: the client reloads instead of waiting for a replay that does not fit.
+    @Test func aReplayLargerThanAStreamHoldsIsToldToResync() throws {
+        let service = try makeService()
+        let party = try service.createParty(provider: "demo")
+        let padding = String(repeating: "x", count: 500)
+        let head = try service.withState { state in
+            let events = (0..<600).map { _ in
+                LoggedEvent(type: "queue-updated", message: "{\"type\":\"queue-updated\",\"padding\":\"\(padding)\"}", createdAt: state.now)
+            }
+            return try state.store.appendEvents(events, partyId: party.id).last ?? 0
+        }
+        let whole = try open(service, party, after: head - 599)
+        #expect(Self.types(whole) == [EventLog.resyncType] && whole.contains("\"reason\":\"expired\""), "\(whole.prefix(300))")
+        #expect(Self.ids(whole) == [head, head], "it resumes from the newest id next time")
+        #expect(Self.ids(try open(service, party, after: head - 100)) == [head - 100] + Array((head - 99)...head))
+    }
+
     /// Writers commit one after another under the state lock but publish after it: a stream still sees the ids in
     /// order, each once, with no gap (`PublishOrder`).
     @Test func concurrentWritersReachAStreamInCommitOrder() throws {

@@ -23,6 +23,19 @@ import TestSupport
         #expect(text.filter { $0 == "{" }.count == text.filter { $0 == "}" }.count)
     }
 
+    /// A draining instance closes its listening socket, so nginx's connection to it is refused before the request is
+    /// sent and the next instance gets it: that needs a new connection per request (no upstream keepalive, whose idle
+    /// connection the instance closes under a POST) and the next upstream on `error`. Nothing that reached an instance
+    /// is sent again: not a POST (`non_idempotent`), not the instances' own 502 and 503.
+    @Test func aRefusedConnectionGoesToTheNextInstanceAndNothingThatReachedOneIsSentAgain() throws {
+        let text = try NginxConfiguration(arguments: ["--upstream", "10.0.0.2:8080", "--upstream", "10.0.0.3:8080"]).text
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.hasPrefix("#") }
+        #expect(lines.filter { $0.hasPrefix("proxy_next_upstream") } == ["proxy_next_upstream error timeout;"])
+        #expect(lines.contains("proxy_connect_timeout 2s;"))
+        #expect(!lines.contains { $0.hasPrefix("keepalive") || $0.hasPrefix("proxy_next_upstream_tries") }, "\(lines)")
+        #expect(lines.filter { $0.hasPrefix("server 10.") }.allSatisfy { $0.hasSuffix(" max_fails=1 fail_timeout=2s;") })
+    }
+
     /// What the instances limit themselves when guests reach them directly, nginx limits when they come through it.
     @Test func connectionsPerAddressAndBodyTimeoutAsTheInstancesHaveThem() throws {
         let text = try NginxConfiguration(arguments: ["--upstream", "10.0.0.2:8080"]).text

@@ -2,8 +2,9 @@ import Foundation
 import Synchronization
 
 /// A page's event stream as the browser's EventSource holds it, through nginx: when the stream ends (its instance
-/// died) it connects again at once with `Last-Event-ID` set to the last id it saw, until `stop()`. Keeps every id it
-/// received over all its connections, in arrival order, and when each reconnect succeeded.
+/// died) it connects again with `Last-Event-ID` set to the last id it saw, until `stop()`: at once, or, with
+/// `honoursRetry`, after the stream's last `retry:` as EventSource waits. Keeps every id it received over all its
+/// connections, in arrival order, when each reconnect succeeded, and each attempt that got no stream.
 final class ResumingSubscriber: @unchecked Sendable {
     private struct State {
         var ids: [Int] = []
@@ -11,6 +12,8 @@ final class ResumingSubscriber: @unchecked Sendable {
         /// Seconds from a stream's end to the next stream's first answer (200).
         var resumeTimes: [TimeInterval] = []
         var failures: [String] = []
+        /// Attempts to reconnect that got no answer or another status than 200.
+        var failedAttempts: [String] = []
         var current: SSEClient?
         var stopping = false
     }
@@ -19,30 +22,36 @@ final class ResumingSubscriber: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// `@unchecked Sendable`: the thread and the test share only `state`, under its lock.
-    init(port: UInt16, path: String, source: String) {
-        Thread { [self] in run(port: port, path: path, source: source) }.start()
+    init(port: UInt16, path: String, source: String, honoursRetry: Bool = false) {
+        Thread { [self] in run(port: port, path: path, source: source, honoursRetry: honoursRetry) }.start()
     }
 
     var ids: [Int] { state.withLock { $0.ids } }
     var connections: Int { state.withLock { $0.connections } }
     var resumeTimes: [TimeInterval] { state.withLock { $0.resumeTimes } }
     var failures: [String] { state.withLock { $0.failures } }
+    var failedAttempts: [String] { state.withLock { $0.failedAttempts } }
 
+    /// Closes the stream and waits for the thread. Safe to repeat.
     func stop() {
-        let stream = state.withLock { state in
-            state.stopping = true
-            return state.current
+        let (stream, first) = state.withLock { state in
+            defer { state.stopping = true }
+            return (state.current, !state.stopping)
         }
+        guard first else { return }
         stream?.close()
         finished.wait()
     }
 
-    private func run(port: UInt16, path: String, source: String) {
+    private func run(port: UInt16, path: String, source: String, honoursRetry: Bool) {
         defer { finished.signal() }
         var endedAt: Date?
         while !state.withLock({ $0.stopping }) {
             let lastId = state.withLock { $0.ids.last }
-            guard let stream = try? SSEClient(port: port, path: path, lastEventId: lastId, source: source), stream.status == 200 else {
+            let attempt = Result { try SSEClient(port: port, path: path, lastEventId: lastId, source: source) }
+            guard case .success(let stream) = attempt, stream.status == 200 else {
+                let why = (try? attempt.get()).map { "status \($0.status)" } ?? "no answer"
+                state.withLock { if !$0.stopping { $0.failedAttempts.append(why) } }
                 // nginx answers 502 while it finds out the instance is gone: try again shortly, as EventSource does.
                 Thread.sleep(forTimeInterval: 0.1)
                 continue
@@ -69,6 +78,9 @@ final class ResumingSubscriber: @unchecked Sendable {
                 state.withLock { $0.failures.append("told to resync after \(lastId.map(String.init) ?? "nothing")") }
             }
             endedAt = Date()
+            if honoursRetry, let retry = stream.retry, !state.withLock({ $0.stopping }) {
+                Thread.sleep(forTimeInterval: TimeInterval(retry) / 1000)
+            }
         }
     }
 }
