@@ -179,7 +179,25 @@ public final class PartyService: Sendable {
     public func end(_ party: Party) throws { try withState { try $0.end(party) } }
 
     /// R6: ends overdue parties and purges long-ended ones; run periodically.
-    public func expireParties() throws { try withState { try $0.expireParties() } }
+    public func expireParties() throws {
+        try withState { try $0.expireParties() }
+        try pruneEventLog()
+    }
+
+    /// The event logs pruned to what they keep (`EventLog`), `step` rows at a time, each step under the lock on its
+    /// own: however large the log has grown, no step holds the state or a statement long. At most `steps` steps
+    /// (the next upkeep goes on).
+    @discardableResult
+    public func pruneEventLog(step: Int = 2_000, steps: Int = 500) throws -> Int {
+        let cutoff = now.addingTimeInterval(-EventLog.keptFor)
+        var pruned = 0
+        for _ in 0..<steps {
+            let deleted = try withState { try $0.store.pruneEvents(before: cutoff, keepingLast: EventLog.keptEvents, atMost: step) }
+            pruned += deleted
+            if deleted < step { break }
+        }
+        return pruned
+    }
 
     public func setDefaultPlaylist(_ playlistId: String?, party: Party) throws {
         try withState { try $0.store.setDefaultPlaylist(playlistId, partyId: party.id) }

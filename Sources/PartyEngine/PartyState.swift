@@ -218,8 +218,8 @@ struct PartyState {
         // Its streams end once `party-ended` went out to them (`EventHub`), after every event before it.
     }
 
-    /// R6: ends overdue parties and purges long-ended ones; prunes the event logs to what they keep and
-    /// drops what it kept in memory for parties another instance ended.
+    /// R6: ends overdue parties and purges long-ended ones, and drops what it kept in memory for parties another
+    /// instance ended. The event logs are pruned apart, in steps (`PartyService.pruneEventLog`).
     mutating func expireParties() throws {
         let parties = try store.activeParties()
         for party in parties where party.isDueToAutoEnd(at: now) { try end(party) }
@@ -228,7 +228,6 @@ struct PartyState {
         let active = Set(parties.map(\.id))
         live = live.filter { active.contains($0.key) }
         _ = try store.purge(endedBefore: now.addingTimeInterval(-Party.purgeAfterEnd))
-        try store.pruneEvents(before: now.addingTimeInterval(-EventLog.keptFor), keepingLast: EventLog.keptEvents)
         try flushActivity()
         try store.pruneActivity(before: CrowdVeto.activeSince(now))
         guards.prune(at: now)

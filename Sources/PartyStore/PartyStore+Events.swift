@@ -88,9 +88,10 @@ extension PartyStore {
     }
 
     /// Deletes events that are both older than `cutoff` and not among their party's newest `keep`: each party keeps
-    /// its last `keep` events and everything since `cutoff`. One statement over a table this keeps small.
+    /// its last `keep` events and everything since `cutoff`. At most `limit` of them, so a large log is pruned in
+    /// short steps (`PartyService.pruneEventLog`) that never hold the state lock or a statement long.
     @discardableResult
-    public func pruneEvents(before cutoff: Date, keepingLast keep: Int) throws -> Int {
+    public func pruneEvents(before cutoff: Date, keepingLast keep: Int, atMost limit: Int = Int(Int32.max)) throws -> Int {
         try atomically {
             if !isShared {
                 // SQLite: the newest numbers into the counters first (a log the prune empties must not give its numbers
@@ -100,10 +101,12 @@ extension PartyStore {
                     WHERE last_event_seq < (SELECT MAX(seq) FROM party_events WHERE party_id = parties.id)
                     """)
             }
+            // A join the planner runs once, not a subquery per row; the step's rows by their key.
             try run("""
-                DELETE FROM party_events WHERE created_at < ?
-                    AND seq <= (SELECT p.last_event_seq FROM parties p WHERE p.id = party_events.party_id) - ?
-                """, [.date(cutoff), .integer(Int64(keep))])
+                DELETE FROM party_events WHERE (party_id, seq) IN (
+                    SELECT e.party_id, e.seq FROM party_events e JOIN parties p ON p.id = e.party_id
+                    WHERE e.created_at < ? AND e.seq <= p.last_event_seq - ? LIMIT ?)
+                """, [.date(cutoff), .integer(Int64(keep)), .integer(Int64(max(0, limit)))])
             return database.changes
         }
     }

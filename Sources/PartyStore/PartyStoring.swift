@@ -95,7 +95,7 @@ public protocol PartyStoring: AnyObject {
     func appendEvents(_ events: [LoggedEvent], partyId: String) throws -> [Int64]
     func lastEventSequence(partyId: String) throws -> Int64?
     func events(partyId: String, after sequence: Int64, limit: Int) throws -> [LoggedEvent]
-    @discardableResult func pruneEvents(before cutoff: Date, keepingLast keep: Int) throws -> Int
+    @discardableResult func pruneEvents(before cutoff: Date, keepingLast keep: Int, atMost limit: Int) throws -> Int
 }
 
 

@@ -392,6 +392,24 @@ struct EventLogStoreTests {
         #expect(try store.appendEvents([Self.event("queue-updated")], partyId: "p1") == [1], "the number is given out again")
     }
 
+    /// A large log goes in short steps: each deletes at most its share, and the steps together what one would.
+    @Test(arguments: Backend.allCases) func pruningGoesInBoundedSteps(_ backend: Backend) throws {
+        let store = try backend.newStore()
+        try store.insert(party("old"))
+        try store.insert(party("busy", guest: "33333", host: "44444"))
+        _ = try store.appendEvents((0..<30).map { _ in Self.event("queue-updated", at: epoch) }, partyId: "old")
+        _ = try store.appendEvents((0..<40).map { _ in Self.event("queue-updated", at: epoch) }, partyId: "busy")
+        var steps: [Int] = []
+        while steps.count < 20 {
+            let deleted = try store.pruneEvents(before: epoch.addingTimeInterval(300), keepingLast: 10, atMost: 7)
+            steps.append(deleted)
+            if deleted < 7 { break }
+        }
+        #expect(steps.allSatisfy { $0 <= 7 } && steps.reduce(0, +) == 20 + 30, "\(steps)")
+        #expect(try store.events(partyId: "old", after: 0, limit: 100).map(\.sequence) == Array(21...30))
+        #expect(try store.events(partyId: "busy", after: 0, limit: 100).map(\.sequence) == Array(31...40))
+    }
+
     @Test(arguments: Backend.allCases) func pruningKeepsTheLastEventsAndTheRecentOnes(_ backend: Backend) throws {
         let store = try backend.newStore()
         try store.insert(party("old"))
