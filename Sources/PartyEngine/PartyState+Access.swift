@@ -102,7 +102,11 @@ extension PartyState {
 
     private mutating func joinPartyInTurn(guestPin: String, clientAddress: String, deviceId: String?) throws -> Party {
         let (device, network) = (AddressPrefix.host(of: clientAddress), AddressPrefix.network(of: clientAddress))
-        if let retry = guards.guestPinFailures.retryAfter(key: device, at: now) ?? guards.guestPinFailuresPerNetwork.retryAfter(key: network, at: now) {
+        if let retry = guards.guestPinFailures.retryAfter(key: device, at: now) { throw PartyError.tooManyAttempts(retryAfterSeconds: retry) }
+        // A network is many people: while others on it spend its budget, an address that guessed nothing wrong in
+        // the window still gets its look-up (a guest scanning the QR code gets in); each wrong one counts as before,
+        // so guessers on many addresses gain one look-up per address and window.
+        if let retry = guards.guestPinFailuresPerNetwork.retryAfter(key: network, at: now), guards.guestPinFailures.count(key: device, at: now) > 0 {
             throw PartyError.tooManyAttempts(retryAfterSeconds: retry)
         }
         if PinGenerator.isWellFormed(guestPin), let party = try store.activeParty(guestPin: guestPin), !party.isDueToAutoEnd(at: now) {

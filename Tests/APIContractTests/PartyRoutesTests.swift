@@ -104,6 +104,30 @@ struct PartyRoutesTests {
         #expect(later.status == 200 && later.json["id"] as? String == party.id, "the window slides: \(later)")
     }
 
+    /// R27 on a shared network: guessers on many of its addresses spend the network's budget, and a guest on another
+    /// address of it who has guessed nothing still gets in at once (the QR code's link); each guesser address is
+    /// refused, and gets one look-up more at most.
+    @Test func aGuestOfANetworkUnderGuessingStillJoinsWithTheRightPin() throws {
+        let party = try TestParty.given()
+        var guesses = 0
+        for address in 1...8 {
+            for index in 0..<12 {
+                var guess = String(format: "%05d", address * 100 + index)
+                if guess == party.pin || guess == party.hostPin { guess = "abcde" }
+                _ = try party.client.from("10.253.0.\(address)").get("/api/party/join/\(guess)")
+                guesses += 1
+            }
+        }
+        let guesser = try party.client.from("10.253.0.1").get("/api/party/join/\(party.pin)")
+        #expect(guesser.status == 429, "an address that guessed waits, even with the right PIN: \(guesser)")
+        let freshGuesser = try party.client.from("10.253.0.77").get("/api/party/join/99999")
+        #expect(freshGuesser.status == 404, "a fresh address's one look-up")
+        #expect(try party.client.from("10.253.0.77").get("/api/party/join/\(party.pin)").status == 429, "and no second one")
+        let guest = try party.client.from("10.253.0.200").get("/api/party/join/\(party.pin)")
+        #expect(guest.status == 200 && guest.json["id"] as? String == party.id, "the guest scanning the QR code: \(guest)")
+        #expect(guesses > 90, "the network's budget (90 a minute) was spent")
+    }
+
     /// R5 through the API (the `party-ended` event is the end-to-end tests' part).
     @Test func anEndedPartyAnswers404Everywhere() throws {
         let party = try TestParty.given()
