@@ -152,12 +152,7 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
   function flushDeadConnections() {
     if (Date.now() - flushedAt < silenceLimit(keepaliveMs)) return;
     flushedAt = Date.now();
-    for (let probe = 0; probe < PROBES; probe += 1) {
-      const request = new XMLHttpRequest();
-      request.open('GET', '/healthz');
-      request.timeout = PROBE_TIMEOUT_MS;
-      request.send();
-    }
+    for (let count = 0; count < PROBES; count += 1) probe(PROBE_TIMEOUT_MS);
   }
 
   const watchdog = setInterval(() => dropIfSilent(silenceLimit(keepaliveMs)), 250);
@@ -190,6 +185,22 @@ export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResyn
 
   open();
   return { stop };
+}
+
+/** One cheap request on a connection of its own, never answered from a cache, given up after `timeoutMs`. */
+function probe(timeoutMs) {
+  if (typeof AbortController === 'function') {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    fetch('/healthz', { cache: 'no-store', signal: controller.signal }).then((response) => response.arrayBuffer())
+      .catch(() => {}).then(() => clearTimeout(timer));
+    return;
+  }
+  const request = new XMLHttpRequest();
+  request.open('GET', `/healthz?probe=${Date.now()}-${Math.random()}`);
+  request.setRequestHeader('Cache-Control', 'no-store');
+  request.timeout = timeoutMs;
+  request.send();
 }
 
 /** Fetch streaming where the browser has it; XMLHttpRequest's progress events where it does not (Safari 12.0). */
