@@ -39,7 +39,9 @@ struct InstanceKillTests {
             print("round \(round): kill -9 of the party's instance; every page's stream resumed within "
                   + "\(Int(Date().timeIntervalSince(killedAt) * 1000)) ms")
             let after = storm.acknowledgedCount
-            #expect(eventually { storm.acknowledgedCount >= after + 40 }, "round \(round): likes go on through nginx")
+            // nginx learns a dead upstream from the requests it sends there (passive health): on a loaded machine the
+            // first likes after the kill may wait their connect timeouts before they go on elsewhere.
+            #expect(eventually(timeout: 45) { storm.acknowledgedCount >= after + 40 }, "round \(round): likes go on through nginx")
         }
         storm.stop()
 
