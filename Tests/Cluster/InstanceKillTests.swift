@@ -26,6 +26,8 @@ struct InstanceKillTests {
         let storm = LikeStorm(port: nginx.port, base: party.base, songs: songs)
         defer { storm.stop() }
         // Twice: the instance serving the party dies, the party moves on to another, and that one dies too.
+        var heldPorts: [PortHolder] = []
+        defer { heldPorts.forEach { $0.release() } }
         for round in 1...2 {
             let before = storm.acknowledgedCount
             #expect(eventually { storm.acknowledgedCount >= before + 40 }, "round \(round): likes are acknowledged")
@@ -34,6 +36,9 @@ struct InstanceKillTests {
             print("round \(round): connections held per instance \(held)")
             let killedAt = Date()
             owner.kill()
+            // The dead instance's port stays taken (bound, never listening): nginx meets a refused connection there,
+            // as after a real crash, and no server another test starts meanwhile can answer in its place.
+            heldPorts.append(PortHolder(port: owner.port))
             #expect(eventually { subscribers.allSatisfy { $0.connections >= round + 1 } },
                     "round \(round): every page reconnected: \(subscribers.map(\.connections))")
             print("round \(round): kill -9 of the party's instance; every page's stream resumed within "
@@ -134,4 +139,30 @@ func establishedConnections(port: UInt16) -> Int {
         let fields = line.split(separator: " ")
         return fields.count > 3 && fields[1] == local && fields[3] == "01"
     }.count
+}
+
+/// A loopback port bound and never listened on: connecting to it is refused, and nobody else can take it.
+final class PortHolder {
+    private var descriptor: Int32
+
+    init(port: UInt16) {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // The killed instance's connections may linger in TIME_WAIT on the port.
+        var one: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+    }
+
+    func release() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+    }
+
+    deinit { release() }
 }
