@@ -36,11 +36,8 @@ struct RollingReplacementTests {
         #expect(eventually { storm.acknowledgedCount >= after + 40 }, "likes go on through the new instances")
         storm.stop()
 
-        let voters = Set(try cluster.sql("""
-            SELECT v.device_id FROM votes v JOIN queue_entries e ON e.id = v.entry_id WHERE e.party_id = '\(party.id)'
-            """).split(separator: "\n").map(String.init))
         let acknowledged = storm.acknowledged
-        let lost = acknowledged.filter { !voters.contains($0.device) }
+        let lost = try Self.lost(acknowledged, cluster: cluster, party: party)
         #expect(lost.isEmpty, "acknowledged and lost: \(lost.prefix(10).map(\.device))")
 
         let newest = try #require(Int(try cluster.sql("SELECT last_event_seq FROM parties WHERE id = '\(party.id)'")))
@@ -89,11 +86,8 @@ struct RollingReplacementTests {
         #expect(eventually { storm.acknowledgedCount >= after + 40 }, "likes go on through the new instances")
         storm.stop()
 
-        let voters = Set(try cluster.sql("""
-            SELECT v.device_id FROM votes v JOIN queue_entries e ON e.id = v.entry_id WHERE e.party_id = '\(party.id)'
-            """).split(separator: "\n").map(String.init))
         let acknowledged = storm.acknowledged
-        let lost = acknowledged.filter { !voters.contains($0.device) }
+        let lost = try Self.lost(acknowledged, cluster: cluster, party: party)
         let failed = storm.failures
         #expect(lost.isEmpty, "acknowledged and lost: \(lost.prefix(10).map(\.device))")
         #expect(failed.isEmpty, "likes that failed: \(failed.prefix(3))")
@@ -128,5 +122,13 @@ struct RollingReplacementTests {
         guard let text = try? instance.client.get("/metrics").text,
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("musicvoting_likes_total ") }) else { return 0 }
         return Int(Double(line.split(separator: " ").last ?? "") ?? 0)
+    }
+
+    /// The acknowledged likes the shared database does not hold.
+    static func lost(_ acknowledged: [LikeStorm.Like], cluster: TestCluster, party: TestParty) throws -> [LikeStorm.Like] {
+        let voters = Set(try cluster.sql("""
+            SELECT v.device_id FROM votes v JOIN queue_entries e ON e.id = v.entry_id WHERE e.party_id = '\(party.id)'
+            """).split(separator: "\n").map(String.init))
+        return acknowledged.filter { !voters.contains($0.device) }
     }
 }
