@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import JSONKit
 import PartyCore
+import PartyEngine
 import Rendering
 
 extension Routes {
@@ -31,13 +32,15 @@ extension Routes {
                 return .json(["id": .string(party.id), "guestPin": .string(party.guestPin), "hostToken": .optional(party.hostToken)])
             }
         }
-        router.add("GET", "/api/party/{id}", summary: "Party details; hostPin and hostToken only with the host PIN or token (R25)") { request throws(HTTPError) in
+        router.add("GET", "/api/party/{id}", summary: "Party details; hostPin and hostToken only with the host PIN or token (R25); a co-host's token adds role: cohost and its cohostId, never a PIN (R34)") { request throws(HTTPError) in
             try respond("party") {
                 let party = try service.activeParty(id: request.parameter("id"))
                 var fields: [(String, JSON)] = [("id", .string(party.id)), ("pin", .string(party.guestPin)),
                                                 ("provider", .string(party.provider)), ("joinUrl", .string(service.joinURL(for: party)))]
-                if let hosted = try service.hostView(request, party: party) {
-                    fields += [("hostPin", .string(hosted.hostPin)), ("hostToken", .optional(hosted.hostToken))]
+                switch try service.access(Credential(request), party: party) {
+                case .host(let hosted): fields += [("hostPin", .string(hosted.hostPin)), ("hostToken", .optional(hosted.hostToken))]
+                case .cohost(let cohost): fields += [("role", "cohost"), ("cohostId", .string(cohost.id))]
+                case .guest: break
                 }
                 return .json(.object(fields))
             }

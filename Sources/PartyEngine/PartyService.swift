@@ -96,9 +96,10 @@ public final class PartyService: Sendable {
 
     /// R24/R29: the active party (404) whose host PIN — or, with `allowMonitor`, the monitor's token (R21's
     /// "M") — the credential carries (401, then the throttle, then 403).
+    /// R34: with `allowCohost`, a live co-host link too (`.cohost`); without, a co-host is refused (403).
     @discardableResult
-    public func authorize(_ credential: Credential, partyId: String, allowMonitor: Bool = false) throws -> (Party, Caller) {
-        try withState { try $0.authorize(credential, partyId: partyId, allowMonitor: allowMonitor) }
+    public func authorize(_ credential: Credential, partyId: String, allowMonitor: Bool = false, allowCohost: Bool = false) throws -> (Party, Caller) {
+        try withState { try $0.authorize(credential, partyId: partyId, allowMonitor: allowMonitor, allowCohost: allowCohost) }
     }
 
     public func checkSecret(_ token: String, party: Party, clientAddress: String, allowMonitor: Bool) throws -> Caller? {
