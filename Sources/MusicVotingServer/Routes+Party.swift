@@ -84,16 +84,16 @@ extension Routes {
                 return .json(["defaultPlaylistId": .optional(playlistId)])
             }
         }
-        router.add("GET", "/api/party/{id}/blacklist", summary: "Blacklist words (R12)", security: "hostPin") { request throws(HTTPError) in
+        router.add("GET", "/api/party/{id}/blacklist", summary: "Blacklist words (R12)", security: "hostOrCohost") { request throws(HTTPError) in
             try respond("blacklist") {
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 return .json(["words": .array(try service.blacklist(of: party).words.map(JSON.string))])
             }
         }
-        router.add("PUT", "/api/party/{id}/blacklist", summary: "Add a blacklist word", security: "hostPin") { request throws(HTTPError) in
+        router.add("PUT", "/api/party/{id}/blacklist", summary: "Add a blacklist word", security: "hostOrCohost") { request throws(HTTPError) in
             try respond("blacklist add") {
                 let json = try request.json()
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 try service.addBlacklistWord(try request.stringField("word", in: json) ?? "", party: party)
                 let blacklist = try service.blacklist(of: party)
                 // The waiting songs the list now blocks, by the server's one rule, so the host page can offer to remove them.
@@ -101,10 +101,10 @@ extension Routes {
                 return .json(["words": .array(blacklist.words.map(JSON.string)), "matching": .array(matching.map(JSON.string))])
             }
         }
-        router.add("DELETE", "/api/party/{id}/blacklist", summary: "Remove a blacklist word", security: "hostPin") { request throws(HTTPError) in
+        router.add("DELETE", "/api/party/{id}/blacklist", summary: "Remove a blacklist word", security: "hostOrCohost") { request throws(HTTPError) in
             try respond("blacklist remove") {
                 let json = try request.optionalJSON()
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 let word = try request.stringField("word", in: json) ?? request.query["word"] ?? ""
                 try service.removeBlacklistWord(word, party: party)
                 return .json(["words": .array(try service.blacklist(of: party).words.map(JSON.string))])
