@@ -106,18 +106,6 @@ public final class PartyService: Sendable {
         try withState { try $0.checkSecret(token, party: party, clientAddress: clientAddress, allowMonitor: allowMonitor) }
     }
 
-    /// R25: the party as its host sees it (with the host page's token), or nil when the credential carries neither
-    /// the host PIN nor the host token. A token that is neither counts like any wrong PIN.
-    public func hostView(_ credential: Credential, party: Party) throws -> Party? {
-        guard let token = credential.token, !token.isEmpty else { return nil }
-        return try withState { state in
-            guard try state.checkSecret(token, party: party, clientAddress: credential.clientAddress, allowMonitor: false) == .host else { return nil }
-            var party = party
-            try state.ensureHostToken(&party)
-            return party
-        }
-    }
-
     /// R24a: a new host PIN and host token for the party (the host's own request).
     public func rotateHostPin(of party: Party, clientAddress: String) throws -> Party {
         try withState { try $0.rotateHostPin(of: party, clientAddress: clientAddress) }
