@@ -55,4 +55,5 @@ fi
 # The release binary as it is copied to another machine: Swift runtime linked in, pages and assets inside.
 swift build -c release --static-swift-stdlib
 # Debian's python3 has python3-selenium and python3-pytest; a python3 earlier on PATH may not.
-MUSICVOTING_RELEASE_BINARY=.build/release/musicvoting /usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/Browser Tests/Standalone
+# Three at a time (python3-pytest-xdist): most of a browser test is waiting for a page, a stream or a TV's report.
+MUSICVOTING_RELEASE_BINARY=.build/release/musicvoting /usr/bin/python3 -m pytest -q -p no:cacheprovider -n 3 --dist load Tests/Browser Tests/Standalone
