@@ -138,7 +138,7 @@ extension Routes {
         }
         router.add("DELETE", "/api/party/{id}/track/remove",
                    summary: "Remove a song (host); without a PIN, {uri, deviceId} removes the device's own waiting song (R18b)",
-                   security: "hostPin") { request throws(HTTPError) in
+                   security: "hostOrCohost") { request throws(HTTPError) in
             try respond("remove") {
                 let json = try request.optionalJSON()
                 let uri = try request.stringField("uri", in: json) ?? request.query["uri"]
@@ -149,7 +149,7 @@ extension Routes {
                     try service.removeOwn(uri: uri, deviceId: device, party: party)
                     return .json(["status": "removed"])
                 }
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 guard let uri, !uri.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                     throw PartyError.missingUri
                 }

@@ -27,6 +27,16 @@ enum EventKind: Sendable {
     /// Ours: a song left the queue by the crowd's veto (R17a), the host's removal or a ban (R30); the adder's page,
     /// the host page and the TV say so once. Never who added it.
     case entryRemoved(entry: QueueEntry, reason: RemovalReason, wasPlaying: Bool)
+    /// Ours (R34): the host's co-host links changed (one was made, or first opened): host pages reload their list.
+    case cohostsUpdated(CohostChange)
+    /// Ours (R34): the host revoked these links (by their handles, never their tokens); a co-host page whose
+    /// handle is among them stops and says so.
+    case cohostRevoked(ids: [String])
+
+    /// What happened to the co-host links.
+    enum CohostChange: String, Sendable {
+        case created, joined
+    }
 
     /// Who took a song out of the queue.
     enum RemovalReason: String, Sendable {
@@ -64,6 +74,8 @@ enum EventKind: Sendable {
         case .playbackStalled: "playback-stalled"
         case .pinGuessing: "pin-guessing"
         case .entryRemoved: "entry-removed"
+        case .cohostsUpdated: "cohosts-updated"
+        case .cohostRevoked: "cohost-revoked"
         }
     }
 
@@ -140,6 +152,10 @@ enum EventKind: Sendable {
         case .entryRemoved(let entry, let reason, let wasPlaying):
             return [("entryId", String(entry.id)), ("uri", entry.track.uri), ("name", entry.track.name),
                     ("reason", reason.rawValue), ("wasPlaying", String(wasPlaying))]
+        case .cohostsUpdated(let change):
+            return [("reason", change.rawValue)]
+        case .cohostRevoked(let ids):
+            return [("cohostIds", ids.joined(separator: ","))]
         }
     }
 }

@@ -93,25 +93,14 @@ public final class PartyService: Sendable {
 
     /// R24/R29: the active party (404) whose host PIN — or, with `allowMonitor`, the monitor's token (R21's
     /// "M") — the credential carries (401, then the throttle, then 403).
+    /// R34: with `allowCohost`, a live co-host link too (`.cohost`); without, a co-host is refused (403).
     @discardableResult
-    public func authorize(_ credential: Credential, partyId: String, allowMonitor: Bool = false) throws -> (Party, Caller) {
-        try withState { try $0.authorize(credential, partyId: partyId, allowMonitor: allowMonitor) }
+    public func authorize(_ credential: Credential, partyId: String, allowMonitor: Bool = false, allowCohost: Bool = false) throws -> (Party, Caller) {
+        try withState { try $0.authorize(credential, partyId: partyId, allowMonitor: allowMonitor, allowCohost: allowCohost) }
     }
 
     public func checkSecret(_ token: String, party: Party, clientAddress: String, allowMonitor: Bool) throws -> Caller? {
         try withState { try $0.checkSecret(token, party: party, clientAddress: clientAddress, allowMonitor: allowMonitor) }
-    }
-
-    /// R25: the party as its host sees it (with the host page's token), or nil when the credential carries neither
-    /// the host PIN nor the host token. A token that is neither counts like any wrong PIN.
-    public func hostView(_ credential: Credential, party: Party) throws -> Party? {
-        guard let token = credential.token, !token.isEmpty else { return nil }
-        return try withState { state in
-            guard try state.checkSecret(token, party: party, clientAddress: credential.clientAddress, allowMonitor: false) == .host else { return nil }
-            var party = party
-            try state.ensureHostToken(&party)
-            return party
-        }
     }
 
     /// R24a: a new host PIN and host token for the party (the host's own request).

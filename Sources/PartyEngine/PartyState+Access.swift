@@ -7,6 +7,8 @@ import ClientNetwork
 public enum Caller: Equatable, Sendable {
     case host
     case monitor
+    /// R34: a phone with a live co-host link; the routes say which host actions it may do.
+    case cohost
 }
 
 /// A secret a request carries for a party: the Bearer token (or `?hostPin=`), and where it came from.
@@ -33,6 +35,8 @@ extension PartyState {
     mutating func checkSecret(_ token: String, party: Party, clientAddress: String, allowMonitor: Bool) throws -> Caller? {
         if let hostToken = party.hostToken, token == hostToken { return .host }
         if allowMonitor, let monitorToken = try store.monitorToken(partyId: party.id), token == monitorToken { return .monitor }
+        // R34: a co-host's token is a long secret too; a revoked one is wrong but no guess (its phone was told).
+        if let cohost = try cohostLink(token, party: party) { return cohost.isLive ? .cohost : nil }
         if isRetiredMonitorToken(token, partyId: party.id) { return nil }
         return try guards.limits.serialized(party.id) { try checkPinInTurn(token, party: party, clientAddress: clientAddress) }
     }
@@ -80,14 +84,18 @@ extension PartyState {
     }
 
     /// R24/R29: the active party (404) whose secret the credential must carry (401, then the throttle, then 403).
-    mutating func authorize(_ credential: Credential, partyId: String, allowMonitor: Bool) throws -> (Party, Caller) {
+    /// R34: a co-host's link is refused (403) where `allowCohost` is false.
+    mutating func authorize(_ credential: Credential, partyId: String, allowMonitor: Bool, allowCohost: Bool = false) throws -> (Party, Caller) {
         let party = try activeParty(id: partyId)
         guard let token = credential.token, !token.isEmpty else { throw PartyError.hostAuthorizationMissing }
         guard let caller = try checkSecret(token, party: party, clientAddress: credential.clientAddress, allowMonitor: allowMonitor) else {
             // The TV that was replaced learns it (and stops) instead of reading "wrong PIN".
             if isRetiredMonitorToken(token, partyId: party.id) { throw PartyError.monitorReplaced }
+            // The co-host whose link was revoked learns it (and its page says so) instead of reading "wrong PIN".
+            if try isRevokedCohostToken(token, party: party) { throw PartyError.cohostRevoked }
             throw PartyError.hostPinWrong
         }
+        if caller == .cohost && !allowCohost { throw PartyError.hostOnly }
         return (party, caller)
     }
 

@@ -79,6 +79,14 @@ public protocol PartyStoring: AnyObject {
     func addHostRecovery(token: String, partyId: String, expiresAt: Date) throws
     func takeHostRecovery(token: String, partyId: String, at now: Date) throws -> Bool
 
+    /// R34's co-host links (`PartyStore+Cohosts.swift`).
+    func insertCohost(_ cohost: Cohost, partyId: String) throws
+    func cohosts(partyId: String) throws -> [Cohost]
+    func cohost(token: String, partyId: String) throws -> Cohost?
+    func markCohostJoined(id: String, partyId: String, at now: Date) throws -> Bool
+    func revokeCohosts(ids: [String], partyId: String, at now: Date) throws -> [String]
+    func pruneRevokedCohosts(partyId: String, keep: Int) throws
+
     func blacklist(partyId: String) throws -> Blacklist
     func addBlacklistWord(_ word: String, partyId: String) throws
     func removeBlacklistWord(_ word: String, partyId: String) throws

@@ -290,6 +290,20 @@ enum Schema {
             );
             CREATE INDEX played_songs_party ON played_songs(party_id, started_at);
             """,
+            // 22, R34: the host's co-host links: the token (a secret, unique across parties), a short handle the host's
+            // list and the events name it by, when it was first used and when it was revoked; gone with the party (R6).
+            """
+            CREATE TABLE cohosts (
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                id TEXT NOT NULL,
+                token TEXT NOT NULL,
+                created_at \(real) NOT NULL,
+                joined_at \(real),
+                revoked_at \(real),
+                PRIMARY KEY (party_id, id)
+            )\(dialect.withoutRowID);
+            CREATE UNIQUE INDEX cohosts_token ON cohosts(token);
+            """,
         ]
     }
 }
