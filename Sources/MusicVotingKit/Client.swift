@@ -13,7 +13,7 @@ public struct MusicVotingClient: Sendable {
     public var limits: ResponseLimits
     let loader: BoundedLoader
 
-    public init(baseURL: URL, hostPin: String? = nil, limits: ResponseLimits = .api, loader: BoundedLoader = .shared) {
+    public init(baseURL: URL, hostPin: String? = nil, limits: ResponseLimits = .api, loader: BoundedLoader = .common) {
         self.baseURL = baseURL
         self.hostPin = hostPin
         self.limits = limits

@@ -29,24 +29,23 @@ public final class PartyService: Sendable {
     /// Likes and adds commit in groups (`write`).
     let commits = GroupCommit<BatchedWrite>()
 
-    /// Rung after each commit that logged events, when other instances share the store.
-    private let doorbell: Doorbell?
-    /// Several instances: likes are counted in the shared database before the state lock (one round trip
-    /// each, which would otherwise hold up every other request of this instance).
-    let sharedLikeLimits: GuestLimits?
+    /// Rung after each commit that logged events (other instances hear of them).
+    private let channel: any EventChannel
+    /// Counts likes before the state lock when a count is a round trip (`LikeAdmission`).
+    let likes: any LikeAdmission
     /// Several instances: whether this instance runs the upkeep (`runsUpkeep`) and the timer shards it owns.
     let upkeepOwner = Mutex<Bool?>(nil)
     let ownedShards = Mutex<[Int]?>(nil)
 
     public init(store: sending any PartyStoring, clock: any PartyClock, random: sending any RandomNumberGenerator, providers: ProviderRegistry,
-         hub: EventHub, doorbell: Doorbell? = nil, sharedGuards: (any SharedGuards)? = nil, presence: ClusterPresence? = nil) {
-        self.doorbell = doorbell
-        sharedLikeLimits = sharedGuards.map { GuestLimits(shared: $0) }
+         hub: EventHub, coordination: Coordination = .alone) {
+        channel = coordination.channel
+        likes = coordination.likes
         self.clock = clock
         self.providers = providers
         self.hub = hub
-        state = Mutex(PartyState(store: store, clock: clock, random: random, guards: Guards(shared: sharedGuards),
-                                 cluster: presence, playerStreams: { [hub] partyId, address in hub.playerStreamCount(partyId: partyId, address: address) }))
+        state = Mutex(PartyState(store: store, clock: clock, random: random, coordination: coordination,
+                                 playerStreams: { [hub] partyId, address in hub.playerStreamCount(partyId: partyId, address: address) }))
         hub.whenStreamsChange { [weak self] partyId, address, isMonitor in
             guard let self, !self.draining.load(ordering: .relaxed) else { return }
             self.withState { state in
@@ -80,9 +79,7 @@ public final class PartyService: Sendable {
     private func perform(_ effects: PartyState.Effects, ticket: UInt64?) {
         if let ticket {
             publishOrder.inTurn(ticket) { for event in effects.events { hub.publish(event) } }
-            if let doorbell {
-                for event in effects.events { if let sequence = event.sequence { doorbell.ring(partyId: event.partyId, sequence: sequence) } }
-            }
+            for event in effects.events { if let sequence = event.sequence { channel.ring(partyId: event.partyId, sequence: sequence) } }
         }
         for partyId in effects.closedMonitorStreams { hub.closeMonitorStreams(partyId: partyId) }
         for partyId in Set(effects.playersToDrive) { driveRemotePlayer(partyId: partyId) }
@@ -148,7 +145,7 @@ public final class PartyService: Sendable {
 
     /// The ration of new guests per network and minute (`GuestLimits`); 0: none.
     public func setNewGuestsPerNetwork(_ limit: Int) {
-        withState { $0.guards.guestLimits = GuestLimits(shared: $0.guards.shared, newGuestsPerNetwork: limit) }
+        withState { $0.guards.limits.setNewGuestsPerNetwork(limit) }
     }
 
     /// The party's provider, bound to the party (Spotify acts with the party's own login).

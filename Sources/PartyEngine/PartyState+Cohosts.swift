@@ -21,11 +21,11 @@ extension PartyState {
         return try store.cohost(token: token, partyId: party.id).map { !$0.isLive } ?? false
     }
 
-    /// A new link, within `Cohost.liveLimit` live ones. With several instances the party's row is locked for the
-    /// count and the insert, so two hosts' phones on two instances never make a sixth.
+    /// A new link, within `Cohost.liveLimit` live ones. The party's row is locked for the count and the insert, so
+    /// two hosts' phones on two instances never make a sixth (one instance alone: nothing to lock).
     mutating func createCohost(party: Party) throws -> Cohost {
         try transaction { state in
-            if state.store.isShared { try state.store.lockParty(id: party.id) }
+            try state.store.lockParty(id: party.id)
             let live = try state.store.cohosts(partyId: party.id).filter(\.isLive).count
             guard live < Cohost.liveLimit else { throw PartyError.cohostLimit(limit: Cohost.liveLimit) }
             let cohost = Cohost(id: Cohost.handle(using: &state.random), token: state.token(), createdAt: state.now)

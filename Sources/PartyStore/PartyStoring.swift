@@ -6,9 +6,6 @@ import PartyCore
 public protocol PartyStoring: AnyObject {
     /// Changes whenever this store wrote anything: what was read at one value is still true at the same value.
     var writeVersion: Int64 { get }
-    /// Whether other processes write the same database (PostgreSQL): then `writeVersion` misses their writes, and a
-    /// cached read of a party is checked against `partyVersion`.
-    var isShared: Bool { get }
     /// The party's version, moved on by every committed write to it from any process (nil: no such party).
     func partyVersion(id: String) throws -> Int64?
     /// Locks the party's row until the open transaction ends: read-modify-writes of one party from several processes
