@@ -9,8 +9,13 @@ struct BatchedWrite: Sendable {
     /// The party whose row the write locks (nil: none; `PartyWriters.ordered`).
     var partyId: String? = nil
     let apply: @Sendable (inout PartyState) -> @Sendable () -> Void
+    /// `apply` without a savepoint (`PartyState.withoutSavepoint`): throws `SavepointNeeded` only.
+    var applyAlone: (@Sendable (inout PartyState) throws -> @Sendable () -> Void)? = nil
     let fail: @Sendable (any Error) -> Void
 }
+
+/// A write of a batch without savepoints failed after it wrote: the batch runs again, a savepoint per write.
+struct SavepointNeeded: Error {}
 
 extension BatchedWrite {
     /// `body` in its own savepoint of the batch; `completion` hears its result once the batch committed, or the
@@ -21,6 +26,15 @@ extension BatchedWrite {
             do {
                 let value = try state.transaction { try body(&$0) }
                 return { completion(.success(value)) }
+            } catch {
+                return { completion(.failure(error)) }
+            }
+        }, applyAlone: { state in
+            do {
+                let value = try state.withoutSavepoint { try body(&$0) }
+                return { completion(.success(value)) }
+            } catch let error as SavepointNeeded {
+                throw error
             } catch {
                 return { completion(.failure(error)) }
             }
@@ -60,6 +74,15 @@ extension PartyService {
         defer { EngineMetrics.groupCommitDuration.observeNanoseconds(since: started, now: DispatchTime.now().uptimeNanoseconds) }
         let answers = withState { state -> [@Sendable () -> Void] in
             let jobs = state.writers.ordered(jobs)
+            if state.writers.batchesWithoutSavepoints {
+                do {
+                    return try state.transaction { state in try jobs.map { job in try (job.applyAlone ?? { job.apply(&$0) })(&state) } }
+                } catch is SavepointNeeded {
+                    EngineMetrics.groupCommitRetries.add()
+                } catch {
+                    return jobs.map { job in { job.fail(error) } }
+                }
+            }
             do {
                 return try state.transaction { state in jobs.map { $0.apply(&state) } }
             } catch {

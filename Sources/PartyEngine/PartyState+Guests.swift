@@ -9,6 +9,20 @@ extension PartyState {
     /// identity from the address a banned guest came from is refused too (R30).
     mutating func admitGuest(_ deviceId: String, party: Party, clientAddress: String) throws {
         if live[party.id]?.guests.contains(deviceId) == true { return }
+        if openTransactions > 0 {
+            // Inside a write: the row first, in one statement for a known device and a new one; a refusal of a new one
+            // throws, and its write's savepoint takes the row back (several writers: the batch runs again with one).
+            try store.lockParty(id: party.id)
+            var isNew = false
+            try keepingReads { isNew = try $0.store.admitGuest(deviceId: deviceId, partyId: party.id, address: AddressPrefix.host(of: clientAddress), at: $0.now) }
+            if isNew {
+                let writers = self.writers
+                if try writers.isBanned(address: AddressPrefix.host(of: clientAddress), partyId: party.id, state: &self) { throw PartyError.banned }
+                try guards.limits.admitNewGuest(party: party.id, address: clientAddress, at: now)
+                effects.admittedGuests.append((party.id, deviceId))
+            }
+            return live[party.id, default: LiveParty()].noteGuest(deviceId)
+        }
         if try !store.isGuest(deviceId: deviceId, partyId: party.id) {
             // Several instances: the party's row first, as every other write of the party takes it first (a like
             // locks it before it admits; an add that counted the ration before it would wait on the like that
