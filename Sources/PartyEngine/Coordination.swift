@@ -32,6 +32,8 @@ protocol EventChannel: Sendable {
     func logs(_ kind: EventKind) -> Bool
     /// Events of `partyId` up to `sequence` committed here.
     func ring(partyId: String, sequence: Int64)
+    /// An event that is not logged (`logs` false), for the party's streams other instances hold (best effort).
+    func relay(partyId: String, message: String)
     /// Ends the channel before the process stops.
     func stop()
 }
@@ -40,10 +42,13 @@ protocol EventChannel: Sendable {
 struct NoOtherInstances: EventChannel {
     func logs(_ kind: EventKind) -> Bool { kind.isLogged }
     func ring(partyId: String, sequence: Int64) {}
+    func relay(partyId: String, message: String) {}
     func stop() {}
 }
 
 extension Doorbell: EventChannel {
-    /// Every event: the log is how it reaches the others.
-    func logs(_ kind: EventKind) -> Bool { true }
+    /// Every event but the monitor's progress: the log is how an event reaches the others, in order. Progress (R23,
+    /// every second, never replayed, stale a second later) is relayed with the doorbell instead (`relay`): a report
+    /// is no transaction, no row and no sequence number.
+    func logs(_ kind: EventKind) -> Bool { kind.type != EventKind.progressType }
 }

@@ -87,7 +87,8 @@ enum EventKind: Sendable {
     /// instances, in order with the rest), but a resumed stream is never sent them again: `liveOnlyTypes`.
     var isLogged: Bool { !Self.liveOnlyTypes.contains(type) }
 
-    static let liveOnlyTypes: Set<String> = ["progress", "playback-error", "pin-guessing"]
+    static let liveOnlyTypes: Set<String> = [progressType, "playback-error", "pin-guessing"]
+    static let progressType = "progress"
 
     /// Ids as one comma-separated string, their digits written in place (every like's event carries the
     /// queue's order; a string per id and then their join were most of the event's encoding).

@@ -76,7 +76,13 @@ public final class PartyService: Sendable {
     private func perform(_ effects: PartyState.Effects, ticket: UInt64?) {
         if let ticket {
             publishOrder.inTurn(ticket) { for event in effects.events { hub.publish(event) } }
-            for event in effects.events { if let sequence = event.sequence { channel.ring(partyId: event.partyId, sequence: sequence) } }
+            for event in effects.events {
+                if let sequence = event.sequence {
+                    channel.ring(partyId: event.partyId, sequence: sequence)
+                } else if !event.kind.isLogged, !channel.logs(event.kind) {
+                    channel.relay(partyId: event.partyId, message: event.message)
+                }
+            }
         }
         for partyId in effects.closedMonitorStreams { hub.closeMonitorStreams(partyId: partyId) }
         for partyId in Set(effects.playersToDrive) { driveRemotePlayer(partyId: partyId) }
