@@ -68,6 +68,10 @@ package final class PostgreSQLConnection: SQLConnection {
 
     @discardableResult
     package func run(_ sql: String, _ values: [SQLValue]) throws(DatabaseError) -> [Row] {
+        try run(sql, values, preparingAnew: true)
+    }
+
+    private func run(_ sql: String, _ values: [SQLValue], preparingAnew: Bool) throws(DatabaseError) -> [Row] {
         let statement = translations[sql] ?? translate(sql)
         reconnectIfLost()
         // Integers and doubles say their type; text and NULL let the server infer it from the column (Oid 0).
@@ -97,8 +101,10 @@ package final class PostgreSQLConnection: SQLConnection {
             return try check(try awaitResult(sent: sent, sql: sql), sql: sql)
         } catch where error.sqlState == "0A000" || error.sqlState == "26000" {
             // The statement's plan no longer fits the schema (another instance migrated it: "cached plan must not
-            // change result type"), or the server forgot it: prepared anew at the next call, under a new name.
+            // change result type"), or the server forgot it: prepared anew under a new name, at once outside a
+            // transaction (where nothing of the statement took effect), else at the next call.
             prepared[PreparedKey(sql: sql, types: types)] = nil
+            if preparingAnew, !isInTransaction { return try run(sql, values, preparingAnew: false) }
             throw error
         }
     }
