@@ -10,14 +10,19 @@ a temporary folder) and the release binary:
 1. like -> event: SUBSCRIBERS streams on one party, a like published on instance A; p50/p99 from writing the like
    to each stream's vote-updated (sseclient.c). One instance on SQLite; one instance on PostgreSQL; three instances
    on PostgreSQL with the streams spread over all three (the doorbell carries 2/3 of them).
-2. Likes acknowledged per second (likeload.c, 16 clients, a new device per like): SQLite, one PostgreSQL instance,
-   three PostgreSQL instances at once (6 clients each, one party, so the party's row lock is shared). Then
+2. Likes acknowledged per second (likeload.c, 16 clients, a new device per like), LIKE_ROUNDS rounds (3), each with
+   every figure side by side, then the median and range of each: PostgreSQL's own one-row commits (pgbench, prepared,
+   1 and 16 clients) as the anchor; one SQLite instance; one PostgreSQL instance on a database of its own, with the
+   statements (pg_stat_statements, preloaded) and transactions (pg_stat_database) of that database per like; three
+   instances behind nginx (`musicvoting nginx-config`, party hash), likes over 50 parties and on one party. Then
    pg_notification_queue_usage().
+   The TV's progress report: the statements and transactions of 20 reports on one PostgreSQL instance, less an idle
+   window as long.
 3. KILL_RUNS times: three fresh instances behind nginx (`musicvoting nginx-config`, party hash), a like storm through
    nginx (likeload.c) and KILL_SUBSCRIBERS streams through nginx; kill -9 of the instance serving the party
    mid-storm. Counts acknowledged likes missing from the database, and the time from the kill until each stream is
    answered again by another instance (with Last-Event-ID); checks each stream's ids go up by exactly one.
---parts picks sections (fanout,likes,kill; default all). Everything runs on the same 2 shared cores: compare ratios.
+--parts picks sections (fanout,likes,progress,kill; default all). Everything runs on the same 2 shared cores: compare ratios.
 """
 import argparse, json, os, resource, shutil, signal, socket, statistics, subprocess, tempfile, threading, time, urllib.request
 from urllib.error import HTTPError
@@ -98,10 +103,10 @@ class Instance:
         shutil.rmtree(self.data, ignore_errors=True)
 
 
-def call(port, method, path, body=None, source="127.0.0.1"):
+def call(port, method, path, body=None, source="127.0.0.1", headers=None):
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
-                                     headers={"Content-Type": "application/json", "X-Forwarded-For": source})
+                                     headers={"Content-Type": "application/json", "X-Forwarded-For": source, **(headers or {})})
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.loads(response.read() or b"null")
 
@@ -316,6 +321,37 @@ def top_statements(postgres, url, likes, count=20):
         print(f"    {int(calls) / likes:6.2f} per like  {query}")
 
 
+def progress_part(arguments, postgres, reports=20):
+    """What the TV's progress report (R23, once a second) costs one PostgreSQL instance: the database's statements and
+    transactions during REPORTS reports, less those of an idle window as long (the instance's once-a-second work)."""
+    url = postgres.create("progress")
+    instance = Instance(arguments.binary, ["--database", url])
+    try:
+        party = call(instance.port, "POST", "/api/party", {"provider": "demo"})
+        base, host = f"/api/party/{party['id']}", {"Authorization": "Bearer " + party["hostToken"]}
+        call(instance.port, "POST", f"{base}/track/addToPlaylist", {"uri": "demo:track:1", "deviceId": "adder"})
+        monitor = call(instance.port, "PUT", f"{base}/device", {"deviceId": "tv", "kind": "monitor"}, headers=host)["monitorToken"]
+        call(instance.port, "POST", f"{base}/track/start", headers=host)
+        window = reports * 0.25
+        time.sleep(11)  # PostgreSQL reports a session's counts within 10 s of its going idle
+        before = statement_counts(postgres, url)
+        time.sleep(window + 11)
+        idle = statement_counts(postgres, url)
+        for number in range(reports):
+            call(instance.port, "POST", f"{base}/track/progress", {"position": 1000 + 250 * number, "duration": 200000, "paused": False},
+                 headers={"Authorization": "Bearer " + monitor})
+            time.sleep(0.25)
+        time.sleep(11)
+        after = statement_counts(postgres, url)
+        logged = postgres.sql("SELECT count(*) FROM party_events WHERE type = 'progress'", url=url)
+    finally:
+        instance.stop()
+    statements = ((after[0] - idle[0]) - (idle[0] - before[0])) / reports
+    transactions = ((after[1] - idle[1]) - (idle[1] - before[1])) / reports
+    print(f"the TV's progress report on one PostgreSQL instance ({reports} reports, 4 a second, less an idle window as long):")
+    print(f"  {statements:.1f} statements and {transactions:.1f} transactions per report; {logged} progress rows in the log")
+
+
 def likes_part(arguments, postgres, like_client, single):
     """Likes acknowledged per second (likeload.c, 16 clients, a new device per like) on one SQLite instance, one
     PostgreSQL instance, three PostgreSQL instances behind nginx (50 parties; one party), next to PostgreSQL's own
@@ -333,11 +369,13 @@ def likes_part(arguments, postgres, like_client, single):
             party = new_party(alone.port)
             postgres.sql(f"SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = 'likes{round_number}'), 0)")
             statements_before, transactions_before = statement_counts(postgres, url)
-            acknowledged, _, took = like_load(like_client, alone.port, party, seconds, 16)
+            acknowledged, sent, took = like_load(like_client, alone.port, party, seconds, 16)
             figures["pg1"].append(acknowledged / took)
+            refused = sent - acknowledged
             pg_likes = acknowledged
-            acknowledged, _, took = like_load(like_client, single.port, new_party(single.port), seconds, 16)
+            acknowledged, sent, took = like_load(like_client, single.port, new_party(single.port), seconds, 16)
             figures["sqlite"].append(acknowledged / took)
+            refused += sent - acknowledged
             figures["commits1"].append(one_row_commits(postgres, anchor_url, 1, seconds))
             figures["commits16"].append(one_row_commits(postgres, anchor_url, 16, seconds))
             # PostgreSQL reports a session's transactions within 10 s of its going idle: the runs above took longer.
@@ -355,11 +393,13 @@ def likes_part(arguments, postgres, like_client, single):
         nginx = Nginx(arguments.binary, [instance.port for instance in cluster])
         try:
             parties = [new_party(cluster[index % 3].port, host=f"10.{index}.{round_number}.1") for index in range(50)]
-            acknowledged, _, took = like_load(like_client, nginx.port, ",".join(parties), seconds, 16)
+            acknowledged, sent, took = like_load(like_client, nginx.port, ",".join(parties), seconds, 16)
             figures["nginx50"].append(acknowledged / took)
-            acknowledged, _, took = like_load(like_client, nginx.port, new_party(cluster[0].port, host=f"10.99.{round_number}.1"),
-                                              seconds, 16)
+            refused += sent - acknowledged
+            acknowledged, sent, took = like_load(like_client, nginx.port, new_party(cluster[0].port, host=f"10.99.{round_number}.1"),
+                                                 seconds, 16)
             figures["nginx1"].append(acknowledged / took)
+            refused += sent - acknowledged
         finally:
             nginx.stop()
             for instance in cluster:
@@ -367,7 +407,8 @@ def likes_part(arguments, postgres, like_client, single):
         print(f"  round {round_number + 1}: PostgreSQL one-row commits {figures['commits1'][-1]:6.0f}/s (1 client) "
               f"{figures['commits16'][-1]:6.0f}/s (16); likes/s: SQLite {figures['sqlite'][-1]:6.0f}, one PostgreSQL instance "
               f"{figures['pg1'][-1]:6.0f}, 3 behind nginx {figures['nginx50'][-1]:6.0f} (50 parties) {figures['nginx1'][-1]:6.0f} "
-              f"(one party); {figures['statements'][-1]:.2f} statements and {figures['transactions'][-1]:.2f} transactions per like")
+              f"(one party); {figures['statements'][-1]:.2f} statements and {figures['transactions'][-1]:.2f} transactions per like; "
+              f"{refused} likes answered other than 200")
     ratios = [pg / anchor for pg, anchor in zip(figures["pg1"], figures["commits16"])]
     print(f"likes acknowledged per second, 16 clients, {seconds} s, a new device per like: median (range) of {rounds} rounds")
     print(f"  PostgreSQL's one-row commits, 1 client       {median_range(figures['commits1'])}/s")
@@ -390,7 +431,7 @@ def main():
     parser.add_argument("--kill-runs", type=int, default=20)
     parser.add_argument("--kill-subscribers", type=int, default=20, help="streams through nginx in each kill run")
     parser.add_argument("--like-rounds", type=int, default=3)
-    parser.add_argument("--parts", default="fanout,likes,kill")
+    parser.add_argument("--parts", default="fanout,likes,progress,kill")
     arguments = parser.parse_args()
     parts = arguments.parts.split(",")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -427,6 +468,8 @@ def main():
 
         if "likes" in parts:
             likes_part(arguments, postgres, like_client, single)
+        if "progress" in parts:
+            progress_part(arguments, postgres)
         print(f"pg_notification_queue_usage() after the run: {postgres.sql('SELECT pg_notification_queue_usage()')}")
         for instance in started:
             instance.stop()

@@ -37,7 +37,7 @@ struct SharedPlayerTests {
         defer { guest.close() }
         let newest = try cluster.sql("SELECT last_event_seq FROM parties WHERE id = '\(party.id)'")
         #expect(try onA.reportProgress(token: token, positionMs: 4_321).status == 204)
-        let progress = try guest.waitFor("progress") { $0.payload["positionMs"] as? String == "4321" }
+        let progress = try guest.waitFor("progress") { $0.payload["position"] as? String == "4321" }
         #expect(progress.id == nil, "\(progress.raw)")
         #expect(try cluster.sql("SELECT count(*) FROM party_events WHERE party_id = '\(party.id)' AND type = 'progress'") == "0")
         #expect(try cluster.sql("SELECT last_event_seq FROM parties WHERE id = '\(party.id)'") == newest)
