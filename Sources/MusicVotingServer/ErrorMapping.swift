@@ -50,6 +50,8 @@ enum ErrorMapping {
         case .ownSong: return HTTPError(status: 403, message: "Den eigenen Song kannst du nicht wegwählen.", code: "own_song")
         case .notAGuestSong:
             return HTTPError(status: 409, message: "Diesen Song hat kein Gast hinzugefügt.", code: "not_a_guest_song")
+        case .alreadyPending: return HTTPError(status: 409, message: "Song wartet schon auf Freigabe.", code: "already_pending")
+        case .notPending: return HTTPError(status: 404, message: "Song wartet nicht mehr auf Freigabe.", code: "not_pending")
         case .notOwnEntry: return HTTPError(status: 403, message: "Nicht erlaubt.", code: "not_own_entry")
         case .notInQueue: return HTTPError(status: 404, message: "Song nicht in der Warteschlange.", code: "not_in_queue")
         case .noPlaybackDevice: return HTTPError(status: 409, message: "Kein Wiedergabegerät verbunden.", code: "no_device")

@@ -33,7 +33,7 @@ extension Routes {
             }
         }
         router.add("GET", "/api/party/{id}/track/queue",
-                   summary: "The queue in R9/R9b order; each entry has startsInMs (R18a); with deviceId, hasVoted (R18), mine: true on the device's own entries and the device's budget {addsLeft, nextAddInMs} (R18b); while vetoShare > 0, vetoCount and vetoNeeded (+ hasVetoed with deviceId) (R17a)") { request throws(HTTPError) in
+                   summary: "The queue in R9/R9b order; each entry has startsInMs (R18a); with deviceId, hasVoted (R18), mine: true on the device's own entries and the device's budget {addsLeft, nextAddInMs} (R18b), and its songs waiting for approval as pending: [{id, uri, name, …, requestedAt}] while it has any (R35); while vetoShare > 0, vetoCount and vetoNeeded (+ hasVetoed with deviceId) (R17a)") { request throws(HTTPError) in
             try respond("queue") {
                 let party = try service.activeParty(id: request.parameter("id"))
                 let deviceId = try request.deviceId(from: nil)
@@ -45,6 +45,10 @@ extension Routes {
                     }))]
                     if let budget = view.budget {
                         members.append(("budget", ["addsLeft": .integer(budget.addsLeft), "nextAddInMs": .integer(budget.nextAddInMs)]))
+                    }
+                    // R35: only where the device has songs waiting (the older clients see the shape they always saw).
+                    if let pending = view.pending, !pending.isEmpty {
+                        members.append(("pending", .array(pending.map { Self.pendingSongJSON($0, base: service.publicBase) })))
                     }
                     return JSON.object(members).bytes
                 }
@@ -91,7 +95,8 @@ extension Routes {
                 }
             }
         }
-        router.add("POST", "/api/party/{id}/track/addToPlaylist", summary: "Add songs by uri (R10–R13, R16)") { request throws(HTTPError) in
+        router.add("POST", "/api/party/{id}/track/addToPlaylist",
+                   summary: "Add songs by uri (R10–R13, R16); where the party's approval holds the guest's adds, 200 {status: pending, pendingIds} (R35); the host's adds (its Bearer) never wait") { request throws(HTTPError) in
             try respond("add") {
                 let json = try request.json()
                 let party = try service.activeParty(id: request.parameter("id"))
@@ -108,9 +113,13 @@ extension Routes {
                     throw PartyError.invalidInput("Invalid JSON body")
                 }
                 let device = try request.deviceId(from: { if case .object = json { return json } else { return nil } }())
+                // R35: the host's page adds with its credential, and its songs never wait; a wrong one counts (R24a)
+                // and the add goes on as a guest's.
+                let byHost = try request.header("authorization") != nil && service.hostView(request, party: party) != nil
                 return respond("add", calling: try service.provider(for: party), gate: service.remoteCalls, guest: request.clientAddress) {
-                    try service.add(uris: uris, deviceId: device, clientAddress: request.clientAddress, party: party)
-                    return .json(["status": "added"])
+                    let pending = try service.add(uris: uris, deviceId: device, clientAddress: request.clientAddress, party: party, byHost: byHost)
+                    if pending.isEmpty { return .json(["status": "added"]) }
+                    return .json(["status": "pending", "pendingIds": .array(pending.map { .string(String($0)) })])
                 }
             }
         }

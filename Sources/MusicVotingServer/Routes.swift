@@ -22,6 +22,7 @@ struct Routes: Sendable {
         addCrowdRoutes(to: &router)
         addPlaylistRoutes(to: &router)
         addHistoryRoutes(to: &router)
+        addPendingRoutes(to: &router)
         addPlaybackRoutes(to: &router)
         addMonitorRoutes(to: &router)
         addTVPairingRoutes(to: &router)

@@ -21,6 +21,10 @@ public enum PartyError: Error, Equatable, Sendable {
     /// R30: an auto-filled entry has no guest who added it.
     case notAGuestSong
     case notInQueue
+    /// R35: the song waits for the host's approval already (R10 among the waiting-for-approval songs).
+    case alreadyPending
+    /// R35: no such song waits for approval (approved, declined or withdrawn meanwhile).
+    case notPending
     /// R18b: a guest removes only its own waiting entry, never another's or the playing one.
     case notOwnEntry
     case noPlaybackDevice

@@ -27,6 +27,14 @@ enum EventKind: Sendable {
     /// Ours: a song left the queue by the crowd's veto (R17a), the host's removal or a ban (R30); the adder's page,
     /// the host page and the TV say so once. Never who added it.
     case entryRemoved(entry: QueueEntry, reason: RemovalReason, wasPlaying: Bool)
+    /// R35: the songs waiting for approval changed: one was asked for, approved, declined or removed with a ban (R30);
+    /// `count` are waiting now. Never who asked: the guest's page knows its own songs' ids.
+    case pendingUpdated(PendingChange, pendingId: Int64, count: Int)
+
+    /// R35: what happened to a song waiting for approval.
+    enum PendingChange: String, Sendable {
+        case added, approved, declined, removed
+    }
 
     /// Who took a song out of the queue.
     enum RemovalReason: String, Sendable {
@@ -64,6 +72,7 @@ enum EventKind: Sendable {
         case .playbackStalled: "playback-stalled"
         case .pinGuessing: "pin-guessing"
         case .entryRemoved: "entry-removed"
+        case .pendingUpdated: "pending-updated"
         }
     }
 
@@ -140,6 +149,8 @@ enum EventKind: Sendable {
         case .entryRemoved(let entry, let reason, let wasPlaying):
             return [("entryId", String(entry.id)), ("uri", entry.track.uri), ("name", entry.track.name),
                     ("reason", reason.rawValue), ("wasPlaying", String(wasPlaying))]
+        case .pendingUpdated(let change, let pendingId, let count):
+            return [("reason", change.rawValue), ("pendingId", String(pendingId)), ("count", String(count))]
         }
     }
 }

@@ -54,6 +54,15 @@ public protocol PartyStoring: AnyObject {
     func playedSongs(partyId: String) throws -> [PlayedSong]
     func guestCount(partyId: String) throws -> Int
 
+    /// R35 (`PartyStore+Pending.swift`).
+    func insertPending(partyId: String, track: Track, requestedAt: Date, adder: String) throws -> Int64
+    func pendingSongs(partyId: String, adder: String?) throws -> [PendingSong]
+    func pendingSong(id: Int64, partyId: String) throws -> PendingSong?
+    func deletePending(id: Int64) throws
+    func pendingCount(partyId: String) throws -> Int
+    func approveAdder(_ adder: String, partyId: String) throws
+    func isApprovedAdder(_ adder: String, partyId: String) throws -> Bool
+
     /// R17a, R30 (`PartyStore+Crowd.swift`).
     func toggleVeto(entryId: Int64, deviceId: String) throws -> Bool
     func entriesVetoed(by deviceId: String, partyId: String) throws -> Set<Int64>

@@ -95,6 +95,13 @@ struct SQLDialect: Sendable {
             FOR EACH ROW EXECUTE FUNCTION party_version_child();
         """
 
+    /// A table whose rows belong to a party (a `party_id` column) moves its party's version like the tables of
+    /// migration 9 (nothing on SQLite, which keys its caches by its own writes).
+    func versionTrigger(forChildTable table: String) -> String {
+        guard !partyVersionTriggers.isEmpty else { return "" }
+        return "CREATE TRIGGER \(table)_version AFTER INSERT OR UPDATE OR DELETE ON \(table) FOR EACH ROW EXECUTE FUNCTION party_version_child();"
+    }
+
     /// `sql` with numbered parameters when this dialect wants them (`?` counts up, `?N` keeps its number).
     /// Quoted text is left alone. Run once per distinct statement: the connections cache the result.
     func parameters(_ sql: String) -> String {

@@ -290,6 +290,34 @@ enum Schema {
             );
             CREATE INDEX played_songs_party ON played_songs(party_id, started_at);
             """,
+            // 22, R35: the host's `approval` setting; guests' adds waiting for the host (the song and who asked, which
+            // never leaves the server); the guests the host approved a song of (`new-guests` lets them add at once).
+            // Both go with the party (R5 empties the waiting songs, R6's purge the rest).
+            """
+            ALTER TABLE parties ADD COLUMN approval TEXT NOT NULL DEFAULT 'off';
+            CREATE TABLE pending_songs (
+                id \(dialect.autoincrementPrimaryKey),
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                uri TEXT NOT NULL,
+                track_id TEXT NOT NULL,
+                name TEXT NOT NULL,
+                artists TEXT NOT NULL,
+                album TEXT NOT NULL,
+                image_url TEXT,
+                duration_ms \(integer) NOT NULL,
+                isrc TEXT,
+                requested_at \(real) NOT NULL,
+                added_by TEXT NOT NULL
+            );
+            CREATE INDEX pending_songs_party ON pending_songs(party_id, added_by);
+            CREATE TABLE approved_adders (
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                adder TEXT NOT NULL,
+                PRIMARY KEY (party_id, adder)
+            )\(dialect.withoutRowID);
+            \(dialect.versionTrigger(forChildTable: "pending_songs"))
+            \(dialect.versionTrigger(forChildTable: "approved_adders"))
+            """,
         ]
     }
 }
