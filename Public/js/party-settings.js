@@ -3,13 +3,15 @@ import { t } from './i18n.js';
 import { showError, toast } from './dom.js';
 
 /**
- * The host page's rules card (R9b, R17a, R33): the fair-order switch, the veto share and the history, applied on the
- * server at once. `load` reads the settings again (another host tab changed them: `queue-updated` with reason
- * `settings`); `onHistory` hears the history setting whenever it is read or changed.
+ * The host page's rules card (R9b, R17a, R33, R35): the fair-order switch, the veto share, the history and the
+ * approval, applied on the server at once. `load` reads the settings again (another host tab changed them:
+ * `queue-updated` with reason `settings`); `onHistory` and `onApproval` hear those settings whenever they are read or
+ * changed.
  */
-export function partySettings(base, hostPin, onHistory) {
+export function partySettings(base, hostPin, onHistory, onApproval) {
   const fairQueue = document.getElementById('fair-queue');
   const history = document.getElementById('history');
+  const approval = document.getElementById('approval');
   const vetoShare = document.getElementById('veto-share');
   /** A share set through the API that the list does not offer is shown as it is. */
   const showShare = (share) => {
@@ -25,6 +27,8 @@ export function partySettings(base, hostPin, onHistory) {
     fairQueue.checked = settings.fairQueue;
     history.checked = Boolean(settings.history);
     onHistory(history.checked);
+    approval.value = settings.approval || 'off';
+    onApproval(approval.value);
     shownShare = settings.vetoShare;
     showShare(shownShare);
   };
@@ -65,5 +69,27 @@ export function partySettings(base, hostPin, onHistory) {
       showError('settings', error.message);
     }
   });
+  approval.addEventListener('change', () => changeApproval(base, hostPin, approval, onApproval));
   return { load };
+}
+
+/** R35: the locale keys of the approval modes. */
+const APPROVAL_KEYS = { off: 'off', 'new-guests': 'newGuests', all: 'all' };
+
+/** R35: the host picks whose adds wait for approval; the select shows what the server keeps. */
+async function changeApproval(base, hostPin, select, onApproval) {
+  showError('settings', '');
+  try {
+    const settings = await api('PUT', `${base}/settings`, { token: hostPin, body: { approval: select.value } });
+    select.value = settings.approval;
+    onApproval(settings.approval);
+    toast(t(`host.rules.approvalSet.${APPROVAL_KEYS[settings.approval] || 'off'}`));
+  } catch (error) {
+    showError('settings', error.message);
+    const settings = await api('GET', `${base}/settings`).catch((reread) => {
+      console.error('settings', reread);
+      return { approval: 'off' };
+    });
+    select.value = settings.approval || 'off';
+  }
 }

@@ -96,6 +96,8 @@ public struct AddBudget: Codable, Hashable, Sendable {
 public struct GuestQueue: Hashable, Sendable {
     public let entries: [QueueEntry]
     public let budget: AddBudget?
+    /// R35: this device's songs waiting for the host's approval (none from a server without approval).
+    public var pending: [PendingSong] = []
 }
 
 /// R32: a playlist saved in the host's account.
@@ -135,25 +137,29 @@ public struct VoteResult: Codable, Hashable, Sendable { public let liked: Bool; 
 public struct VetoResult: Codable, Hashable, Sendable { public let vetoed: Bool; public let vetoCount: Int; public let vetoNeeded: Int }
 /// R30: how many of the banned adder's waiting songs left.
 public struct BanResult: Codable, Hashable, Sendable { public let removed: Int }
-/// R9b, R17a, R33: the party's own rules (`GET/PUT …/settings`); `vetoShare` 0 is off.
+/// R9b, R17a, R33, R35: the party's own rules (`GET/PUT …/settings`); `vetoShare` 0 is off.
 public struct PartySettings: Codable, Hashable, Sendable {
     public var fairQueue: Bool
     public var vetoShare: Double
     /// R33: the party remembers what played (a server without it answers none: false).
     public var history: Bool
-    public init(fairQueue: Bool = false, vetoShare: Double = 0, history: Bool = false) {
+    /// R35: whose adds wait for the host's approval: `off`, `new-guests` or `all` (a server without it: off).
+    public var approval: String
+    public init(fairQueue: Bool = false, vetoShare: Double = 0, history: Bool = false, approval: String = "off") {
         self.fairQueue = fairQueue
         self.vetoShare = vetoShare
         self.history = history
+        self.approval = approval
     }
 
-    enum CodingKeys: String, CodingKey { case fairQueue, vetoShare, history }
+    enum CodingKeys: String, CodingKey { case fairQueue, vetoShare, history, approval }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         fairQueue = try container.decode(Bool.self, forKey: .fairQueue)
         vetoShare = try container.decode(Double.self, forKey: .vetoShare)
         history = try container.decodeIfPresent(Bool.self, forKey: .history) ?? false
+        approval = try container.decodeIfPresent(String.self, forKey: .approval) ?? "off"
     }
 }
 public struct PlaybackResult: Codable, Hashable, Sendable {

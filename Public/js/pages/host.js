@@ -18,6 +18,7 @@ import { applyTrackChange, currentFromTrackChange } from '../track-change.js';
 import { errorText } from '../error-text.js';
 import { partySettings } from '../party-settings.js';
 import { playedList } from '../played-list.js';
+import { pendingList } from '../pending-list.js';
 import { showRecap } from '../recap.js';
 
 const STORAGE_KEY = 'musicvoting.host';
@@ -148,7 +149,7 @@ async function run(partyId, secret) {
   /** The row whose actions are open (one at a time; survives live re-renders). */
   let openRow = null;
   let lastQueue = [];
-  const search = hostSearch(base, party.provider, () => lastQueue, () => loadQueue());
+  const search = hostSearch(base, party.provider, () => lastQueue, () => loadQueue(), credential);
   const renderQueue = () => {
     const shown = lastQueue.filter((entry) => !removals.pending(entry.uri));
     renderNowVeto();
@@ -390,7 +391,8 @@ async function run(partyId, secret) {
     reloadTimer = setTimeout(() => { loadCurrent().catch(() => {}); loadQueue().catch(() => {}); }, 60);
   };
   const played = playedList(base, credential, party.provider);
-  const settings = partySettings(base, credential, (history) => played.setHistory(history));
+  const pending = pendingList(base, credential);
+  const settings = partySettings(base, credential, (history) => played.setHistory(history), (mode) => pending.setMode(mode));
   const events = connectEvents(partyId, {
     hostPin: credential,
     onEvent: (event) => {
@@ -400,6 +402,8 @@ async function run(partyId, secret) {
       if (event.type === 'entry-removed' && event.payload.reason === 'crowd') {
         toast(t(event.payload.wasPlaying === 'true' ? 'host.crowdSkipped' : 'host.crowdRemoved', { name: event.payload.name }));
       }
+      // R35: a guest asked for a song, or a host decided one (this tab or another).
+      if (event.type === 'pending-updated') return pending.loadSoon();
       if (event.type === 'playback-error') {
         lastPlayerError = errorText(event.payload.code, event.payload.message || '');
         lastPlayerErrorAt = Date.now();
@@ -427,11 +431,12 @@ async function run(partyId, secret) {
         reloadSoon();
       }
     },
-    onResync: reloadSoon,
+    onResync: () => { reloadSoon(); pending.loadSoon(); },
     onEnded: () => ended(partyId),
   });
 
-  await Promise.all([loadCurrent(), loadQueue(), loadBlacklist(), loadPlaylists(), settings.load().catch(() => {}), loadSpotify().catch(() => {})]);
+  await Promise.all([loadCurrent(), loadQueue(), loadBlacklist(), loadPlaylists(), settings.load().catch(() => {}), loadSpotify().catch(() => {}),
+    pending.load()]);
 }
 
 const pageTitle = document.title;
