@@ -152,7 +152,7 @@ function start() {
     renderTracks(results, tracks.map((track) => ({ ...track, autofilled: autofilled.has(track.uri) })), {
       actions: (track) => {
         if (requested.has(track.uri)) return [stateButton(track, '✓', t('guest.queued'), t('guest.queued'))];
-        if (waitingForHost.has(track.uri)) return [stateButton(track, '⏳', t('guest.pending.state'), t('guest.pending.added'))];
+        if (waitingForHost.has(track.uri)) return [stateButton(track, '…', t('guest.pending.state'), t('guest.pending.added'))];
         if (track.blocked || refused.has(track.uri)) return [stateButton(track, '⊘', t('guest.blocked'), t('guest.blockedHint'))];
         const label = track.autofilled ? t('guest.promote') : t('guest.add');
         return [el('button', {
