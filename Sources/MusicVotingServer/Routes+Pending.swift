@@ -9,12 +9,13 @@ extension Routes {
     func addPendingRoutes(to router: inout Router) {
         let service = self.service
         router.add("GET", "/api/party/{id}/pending",
-                   summary: "The songs waiting for approval in the order they were asked for: {items: [track + id, requestedAt]} (R35)",
+                   summary: "The songs waiting for approval in the order they were asked for: {items: [track + id, requestedAt, addedBy while nicknames are on]} (R35, R36)",
                    security: "hostPin") { request throws(HTTPError) in
             try respond("pending") {
                 let party = try Self.requireApprover(service, request)
                 let songs = try service.pendingSongs(of: party)
-                return .json(["items": .array(songs.map { Self.pendingSongJSON($0, base: service.publicBase) })])
+                let names = try service.nicknames(of: party)
+                return .json(["items": .array(songs.map { Self.pendingSongJSON($0, base: service.publicBase, addedBy: names[$0.adder]) })])
             }
         }
         router.add("POST", "/api/party/{id}/pending/{pendingId}/approve",
@@ -49,10 +50,11 @@ extension Routes {
         return id
     }
 
-    /// A waiting song: the track shape with the waiting song's `id`, and `requestedAt` (epoch ms). Never who asked.
-    static func pendingSongJSON(_ song: PendingSong, base: String) -> JSON {
-        .object(TrackJSON.members(song.track, base: base, id: String(song.id), capacity: 8) + [
+    /// A waiting song: the track shape with the waiting song's `id`, and `requestedAt` (epoch ms). Never which device
+    /// asked; the nickname the guest chose, where the party shows nicknames (R36).
+    static func pendingSongJSON(_ song: PendingSong, base: String, addedBy: String? = nil) -> JSON {
+        .object(TrackJSON.members(song.track, base: base, id: String(song.id), capacity: 9) + [
             ("requestedAt", .integer(Int(saturating: song.requestedAt.timeIntervalSince1970 * 1000))),
-        ])
+        ] + (addedBy.map { [("addedBy", JSON.string($0))] } ?? []))
     }
 }

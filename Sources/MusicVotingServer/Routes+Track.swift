@@ -33,7 +33,7 @@ extension Routes {
             }
         }
         router.add("GET", "/api/party/{id}/track/queue",
-                   summary: "The queue in R9/R9b order; each entry has startsInMs (R18a); with deviceId, hasVoted (R18), mine: true on the device's own entries and the device's budget {addsLeft, nextAddInMs} (R18b), and its songs waiting for approval as pending: [{id, uri, name, …, requestedAt}] while it has any (R35); while vetoShare > 0, vetoCount and vetoNeeded (+ hasVetoed with deviceId) (R17a)") { request throws(HTTPError) in
+                   summary: "The queue in R9/R9b order; each entry has startsInMs (R18a); with deviceId, hasVoted (R18), mine: true on the device's own entries and the device's budget {addsLeft, nextAddInMs} (R18b), and its songs waiting for approval as pending: [{id, uri, name, …, requestedAt}] while it has any (R35); while nicknames are on, addedBy on entries whose adder chose one, and the device's own nickname (R36); while vetoShare > 0, vetoCount and vetoNeeded (+ hasVetoed with deviceId) (R17a)") { request throws(HTTPError) in
             try respond("queue") {
                 let party = try service.activeParty(id: request.parameter("id"))
                 let deviceId = try request.deviceId(from: nil)
@@ -41,11 +41,14 @@ extension Routes {
                     let starts = view.queue.startTimes(view.ordered, currentPositionMs: view.currentPositionMs)
                     var members: [(String, JSON)] = [("queue", .array(zip(view.ordered, starts).map { entry, startsInMs in
                         TrackJSON.entry(entry, currentEntryId: view.queue.currentEntryId, liked: view.liked, base: service.publicBase,
-                                        startsInMs: startsInMs, mine: deviceId != nil && entry.addedBy == deviceId, veto: view.veto)
+                                        startsInMs: startsInMs, mine: deviceId != nil && entry.addedBy == deviceId, veto: view.veto,
+                                        addedBy: entry.autofilled ? nil : view.nicknames?[entry.addedBy])
                     }))]
                     if let budget = view.budget {
                         members.append(("budget", ["addsLeft": .integer(budget.addsLeft), "nextAddInMs": .integer(budget.nextAddInMs)]))
                     }
+                    // R36: the device's own nickname, while the party shows nicknames and it has one.
+                    if let deviceId, let nickname = view.nicknames?[deviceId] { members.append(("nickname", .string(nickname))) }
                     // R35: only where the device has songs waiting (the older clients see the shape they always saw).
                     if let pending = view.pending, !pending.isEmpty {
                         members.append(("pending", .array(pending.map { Self.pendingSongJSON($0, base: service.publicBase) })))
@@ -74,7 +77,9 @@ extension Routes {
                 // R20a: a TV away is either paired (it comes back by itself) or was never paired (the host pairs one).
                 if stallReason == .noMonitor { fields.append(("tvPaired", .bool(try service.tvPaired(party)))) }
                 if let current = queue.current {
-                    fields.append(("track", TrackJSON.entry(current, currentEntryId: current.id, liked: nil, base: service.publicBase)))
+                    let addedBy = party.settings.nicknames && !current.autofilled ? try service.nicknames(of: party)[current.addedBy] : nil
+                    fields.append(("track", TrackJSON.entry(current, currentEntryId: current.id, liked: nil, base: service.publicBase,
+                                                            addedBy: addedBy)))
                 }
                 return .json(.object(fields))
             }

@@ -23,6 +23,7 @@ struct Routes: Sendable {
         addPlaylistRoutes(to: &router)
         addHistoryRoutes(to: &router)
         addPendingRoutes(to: &router)
+        addNicknameRoutes(to: &router)
         addPlaybackRoutes(to: &router)
         addMonitorRoutes(to: &router)
         addTVPairingRoutes(to: &router)

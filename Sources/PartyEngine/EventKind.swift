@@ -46,6 +46,8 @@ enum EventKind: Sendable {
         case add, remove, refill, advance
         /// R9b, R17a: the host changed the fair order or the veto share; the order or the veto's threshold changed.
         case settings
+        /// R36: a guest set its nickname; the entries that show it changed.
+        case nickname
     }
 
     /// What `track-changed` says: the playback, and the new entry with its cover (pages show the new

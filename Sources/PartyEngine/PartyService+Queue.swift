@@ -33,7 +33,8 @@ extension PartyService {
             }
             let pending = cached == nil ? try deviceId.map { try state.store.pendingSongs(partyId: party.id, adder: $0) } : nil
             let rendering = QueueRendering(queue: queue, ordered: ordered, liked: liked, currentPositionMs: playback.positionMs(at: now),
-                                           veto: veto, budget: budget, pending: pending)
+                                           veto: veto, budget: budget, pending: pending,
+                                           nicknames: cached == nil && party.settings.nicknames ? try state.store.nicknames(partyId: party.id) : nil)
             let version = (state.readCache.alignedVersion, state.readCache.partyVersions[party.id])
             return (cached, rendering, key, version)
         }

@@ -23,6 +23,8 @@ public struct QueueRendering: Sendable {
     public var budget: AddBudget?
     /// R35: the asking device's songs waiting for the host's approval; nil without a device.
     public var pending: [PendingSong]? = nil
+    /// R36: the party's nicknames by device while it shows them; nil while guests stay anonymous.
+    public var nicknames: [String: String]? = nil
 }
 
 /// R17a on the queue's wire: the party's share and active guests (each entry's threshold follows from them), and

@@ -5,25 +5,26 @@ extension PartyStore {
     private static let partyColumns = """
         id, guest_pin, host_pin, provider, created_at, ended_at, default_playlist_id, current_entry_id,
         playback_started_at, paused_position_ms, is_playing, paused_by_host, last_advance_at, stall_reason, fair_queue, veto_share,
-        host_token, history, approval
+        host_token, history, approval, nicknames
         """
     /// What a read returns: the inserted columns and the counters the store keeps itself.
     private static let readColumns = partyColumns + ", wrong_pin_checks, host_join_misses"
 
     public func insert(_ party: Party) throws {
         try run("""
-            INSERT INTO parties (\(Self.partyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO parties (\(Self.partyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(party.id), .text(party.guestPin), .text(party.hostPin), .text(party.provider),
                   .date(party.createdAt), .optional(party.endedAt), .optional(party.defaultPlaylistId)]
                 + Self.values(of: party.playback) + [.bool(party.settings.fairQueue), .real(party.settings.vetoShare), .optional(party.hostToken),
-                                                   .bool(party.settings.history), .text(party.settings.approval.rawValue)])
+                                                   .bool(party.settings.history), .text(party.settings.approval.rawValue),
+                                                   .bool(party.settings.nicknames)])
     }
 
-    /// R9b, R17a, R33, R35: the host's settings.
+    /// R9b, R17a, R33, R35, R36: the host's settings.
     public func save(settings: PartySettings, partyId: String) throws {
-        try run("UPDATE parties SET fair_queue = ?, veto_share = ?, history = ?, approval = ? WHERE id = ?",
+        try run("UPDATE parties SET fair_queue = ?, veto_share = ?, history = ?, approval = ?, nicknames = ? WHERE id = ?",
                 [.bool(settings.fairQueue), .real(settings.vetoShare), .bool(settings.history), .text(settings.approval.rawValue),
-                 .text(partyId)])
+                 .bool(settings.nicknames), .text(partyId)])
     }
 
     public func party(id: String) throws -> Party? {
@@ -137,6 +138,7 @@ extension PartyStore {
             hostJoinMisses: Int(row.integer("host_join_misses") ?? 0),
             settings: PartySettings(fairQueue: row.bool("fair_queue"), vetoShare: row.real("veto_share") ?? 0,
                                     history: row.bool("history"),
-                                    approval: row.text("approval").flatMap(ApprovalMode.init(rawValue:)) ?? .off))
+                                    approval: row.text("approval").flatMap(ApprovalMode.init(rawValue:)) ?? .off,
+                                    nicknames: row.bool("nicknames")))
     }
 }

@@ -63,6 +63,11 @@ public protocol PartyStoring: AnyObject {
     func approveAdder(_ adder: String, partyId: String) throws
     func isApprovedAdder(_ adder: String, partyId: String) throws -> Bool
 
+    /// R36 (`PartyStore+Nicknames.swift`).
+    func nicknameHolder(_ nickname: Nickname, partyId: String) throws -> String?
+    func setNickname(_ nickname: Nickname?, deviceId: String, partyId: String) throws
+    func nicknames(partyId: String) throws -> [String: String]
+
     /// R17a, R30 (`PartyStore+Crowd.swift`).
     func toggleVeto(entryId: Int64, deviceId: String) throws -> Bool
     func entriesVetoed(by deviceId: String, partyId: String) throws -> Set<Int64>

@@ -97,9 +97,11 @@ struct SQLDialect: Sendable {
 
     /// A table whose rows belong to a party (a `party_id` column) moves its party's version like the tables of
     /// migration 9 (nothing on SQLite, which keys its caches by its own writes).
-    func versionTrigger(forChildTable table: String) -> String {
+    /// With `whenColumnChanges`, only an update of that column does.
+    func versionTrigger(forChildTable table: String, whenColumnChanges column: String? = nil) -> String {
         guard !partyVersionTriggers.isEmpty else { return "" }
-        return "CREATE TRIGGER \(table)_version AFTER INSERT OR UPDATE OR DELETE ON \(table) FOR EACH ROW EXECUTE FUNCTION party_version_child();"
+        let events = column.map { "UPDATE OF \($0)" } ?? "INSERT OR UPDATE OR DELETE"
+        return "CREATE TRIGGER \(table)_\(column.map { $0 + "_" } ?? "")version AFTER \(events) ON \(table) FOR EACH ROW EXECUTE FUNCTION party_version_child();"
     }
 
     /// `sql` with numbered parameters when this dialect wants them (`?` counts up, `?N` keeps its number).

@@ -318,6 +318,18 @@ enum Schema {
             \(dialect.versionTrigger(forChildTable: "pending_songs"))
             \(dialect.versionTrigger(forChildTable: "approved_adders"))
             """,
+            // 23, R36: the host's `nicknames` setting and each guest's nickname with its two blacklist folds (a
+            // nickname is the party's once, in either fold). Setting one moves the party's version (the queue shows
+            // it); admitting a guest does not.
+            """
+            ALTER TABLE parties ADD COLUMN nicknames \(integer) NOT NULL DEFAULT 0;
+            ALTER TABLE guests ADD COLUMN nickname TEXT;
+            ALTER TABLE guests ADD COLUMN nickname_fold TEXT;
+            ALTER TABLE guests ADD COLUMN nickname_fold_written TEXT;
+            CREATE UNIQUE INDEX guests_nickname ON guests(party_id, nickname_fold) WHERE nickname_fold IS NOT NULL;
+            CREATE INDEX guests_nickname_written ON guests(party_id, nickname_fold_written) WHERE nickname_fold_written IS NOT NULL;
+            \(dialect.versionTrigger(forChildTable: "guests", whenColumnChanges: "nickname"))
+            """,
         ]
     }
 }
