@@ -3,8 +3,8 @@ import { t } from './i18n.js';
 import { showError, toast } from './dom.js';
 
 /**
- * The host page's rules card (R9b, R17a, R33, R35): the fair-order switch, the veto share, the history and the
- * approval, applied on the server at once. `load` reads the settings again (another host tab changed them:
+ * The host page's rules card (R9b, R17a, R33, R35, R36): the fair-order switch, the veto share, the history, the
+ * approval and the nicknames, applied on the server at once. `load` reads the settings again (another host tab changed them:
  * `queue-updated` with reason `settings`); `onHistory` and `onApproval` hear those settings whenever they are read or
  * changed.
  */
@@ -12,6 +12,7 @@ export function partySettings(base, hostPin, onHistory, onApproval) {
   const fairQueue = document.getElementById('fair-queue');
   const history = document.getElementById('history');
   const approval = document.getElementById('approval');
+  const nicknames = document.getElementById('nicknames');
   const vetoShare = document.getElementById('veto-share');
   /** A share set through the API that the list does not offer is shown as it is. */
   const showShare = (share) => {
@@ -28,6 +29,7 @@ export function partySettings(base, hostPin, onHistory, onApproval) {
     history.checked = Boolean(settings.history);
     onHistory(history.checked);
     approval.value = settings.approval || 'off';
+    nicknames.checked = Boolean(settings.nicknames);
     onApproval(approval.value);
     shownShare = settings.vetoShare;
     showShare(shownShare);
@@ -70,6 +72,7 @@ export function partySettings(base, hostPin, onHistory, onApproval) {
     }
   });
   approval.addEventListener('change', () => changeApproval(base, hostPin, approval, onApproval));
+  nicknames.addEventListener('change', () => changeNicknames(base, hostPin, nicknames));
   return { load };
 }
 
@@ -91,5 +94,19 @@ async function changeApproval(base, hostPin, select, onApproval) {
       return { approval: 'off' };
     });
     select.value = settings.approval || 'off';
+  }
+}
+
+/** R36: the host lets guests name themselves, or hides every nickname at once. */
+async function changeNicknames(base, hostPin, box) {
+  showError('settings', '');
+  const wanted = box.checked;
+  try {
+    const settings = await api('PUT', `${base}/settings`, { token: hostPin, body: { nicknames: wanted } });
+    box.checked = Boolean(settings.nicknames);
+    toast(t(box.checked ? 'host.rules.nicknamesOn' : 'host.rules.nicknamesOff'));
+  } catch (error) {
+    box.checked = !wanted;
+    showError('settings', error.message);
   }
 }

@@ -51,7 +51,8 @@ export class NowPlaying {
     } : null;
     this.section.dataset.state = state;
     this.title.textContent = track ? track.name : t('now.nothing');
-    this.artist.textContent = track ? artistsOf(track) : '';
+    // R36: who asked for it, where the party shows nicknames.
+    this.artist.textContent = track ? artistsOf(track) + (track.addedBy ? ` · ${t('addedBy', { name: track.addedBy })}` : '') : '';
     this.progress.hidden = !track;
     this.pausedBadge.hidden = !track || state === 'playing';
     this.pausedBadge.textContent = state === 'stalled' ? (t(`now.stalled.${current.stallReason}`) || t('now.paused')) : t('now.paused');

@@ -5,15 +5,18 @@ import Foundation
 public struct PendingSong: Decodable, Hashable, Sendable, Identifiable {
     public let track: Track
     public let requestedAt: Date
+    /// R36: the guest's nickname, where the party shows nicknames (for the host's list).
+    public let addedBy: String?
 
     public var id: String { track.id }
 
-    enum CodingKeys: String, CodingKey { case requestedAt }
+    enum CodingKeys: String, CodingKey { case requestedAt, addedBy }
 
     public init(from decoder: any Decoder) throws {
         track = try Track(from: decoder)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         requestedAt = Date(timeIntervalSince1970: Double(try container.decode(Int.self, forKey: .requestedAt)) / 1000)
+        addedBy = try container.decodeIfPresent(String.self, forKey: .addedBy)
     }
 }
 

@@ -25,6 +25,8 @@ public struct KitStrings: Sendable {
         case stalledSilent, stalledProvider, preview, searchPrompt, topTen, autofilled
         /// R35.
         case awaitingApproval, nothingAwaitsApproval, approved, declined
+        /// R36.
+        case nicknameSet, nicknameCleared
     }
 
     static let tables: [String: [Key: String]] = [
@@ -40,6 +42,7 @@ public struct KitStrings: Sendable {
             .preview: "Als Erstes", .searchPrompt: "Song suchen", .topTen: "Top 10", .autofilled: "automatisch",
             .awaitingApproval: "Wartet auf Freigabe:", .nothingAwaitsApproval: "Gerade wartet kein Song auf Freigabe.",
             .approved: "Freigegeben:", .declined: "Abgelehnt:",
+            .nicknameSet: "Dein Spitzname:", .nicknameCleared: "Du bist wieder anonym.",
         ],
         "en": [
             .searchFailed: "Search failed. Please try again.",
@@ -53,6 +56,7 @@ public struct KitStrings: Sendable {
             .preview: "First up", .searchPrompt: "Search songs", .topTen: "Top 10", .autofilled: "auto",
             .awaitingApproval: "Waiting for approval:", .nothingAwaitsApproval: "No song is waiting for approval.",
             .approved: "Approved:", .declined: "Declined:",
+            .nicknameSet: "Your nickname:", .nicknameCleared: "You are anonymous again.",
         ],
     ]
 }

@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TestSupport
 
-/// R35 with R31: a song asked for on one instance waits on every instance, is approved on another, and the guest's
-/// page, the host's card and the queue on a third see it at once (the waiting songs move the party's version, so no
-/// instance answers from a stale cache).
-@Suite("R35 approval on several instances", .serialized)
+/// R35 and R36 with R31: a song asked for on one instance waits on every instance, is approved on another, and the
+/// guest's page, the host's card and the queue on a third see it at once; a nickname set on one instance is the
+/// party's on all (the waiting songs and a nickname move the party's version, so no instance answers from a stale
+/// cache).
+@Suite("R35, R36 on several instances", .serialized)
 struct ApprovalClusterTests {
     @Test func aSongAskedForOnOneInstanceIsApprovedOnAnotherAndEntersEverywhere() throws {
         let cluster = try TestCluster()
@@ -41,5 +42,21 @@ struct ApprovalClusterTests {
         #expect(try onA.add(4, device: "guest-1").json["status"] as? String == "added",
                 "approved on C, the guest adds at once on A (new-guests)")
         #expect(try onB.host("POST", "/pending/\(pendingId)/approve").status == 404, "decided once, for every instance")
+    }
+
+    @Test func aNicknameSetOnOneInstanceIsThePartysOnEveryInstance() throws {
+        let cluster = try TestCluster()
+        let (a, b, c) = (cluster.instances[0], cluster.instances[1], cluster.instances[2])
+        let party = try TestParty(a, settings: ["nicknames": true])
+        let (onB, onC) = (party.via(b.port), party.via(c.port))
+        #expect(try party.add(1, device: "guest-1").status == 200)
+        #expect(try onC.queue().first?["addedBy"] == nil, "C reads (and caches) the queue before the nickname")
+        let set = try onB.client.send("PUT", "\(party.base)/nickname", json: ["deviceId": "guest-1", "nickname": "DJ Anna"])
+        #expect(set.status == 200, "\(set.status) \(set.text)")
+        #expect(try onC.queue().first?["addedBy"] as? String == "DJ Anna", "C's read is not its cached one")
+        let taken = try onC.client.send("PUT", "\(party.base)/nickname", json: ["deviceId": "guest-2", "nickname": "dj anna"])
+        #expect(taken.status == 409, "one nickname per party, across instances: \(taken.text)")
+        #expect(try onB.host("PUT", "/settings", json: ["nicknames": false]).status == 200)
+        #expect(try party.queue().first?["addedBy"] == nil, "off on B hides it on A at once")
     }
 }

@@ -152,6 +152,24 @@ struct ClientTests {
         #expect(try await guest.addReportingApproval(created.id, uri: "demo:track:3", deviceId: "a").isPending == false)
     }
 
+    @Test func aGuestNamesItselfAndItsEntriesCarryTheName() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let created = try await server.client().createParty(provider: "demo", settings: PartySettings(nicknames: true))
+        let host = server.client(hostPin: created.hostPin)
+        #expect(try await host.settings(created.id).nicknames)
+        let guest = server.client()
+        #expect(try await guest.setNickname(created.id, deviceId: "a", nickname: " Mila ") == "Mila")
+        try await guest.add(created.id, uri: "demo:track:1", deviceId: "a")
+        #expect(try await guest.queue(created.id).first?.addedBy == "Mila")
+        #expect(try await guest.guestQueue(created.id, deviceId: "a").nickname == "Mila")
+        await #expect(throws: APIError.self) { try await guest.setNickname(created.id, deviceId: "b", nickname: "mila") }
+        #expect(try await guest.setNickname(created.id, deviceId: "a", nickname: nil) == nil)
+        #expect(try await guest.queue(created.id).first?.addedBy == nil)
+        let plain = try await server.client().createParty(provider: "demo")
+        #expect(try await server.client().settings(plain.id).nicknames == false)
+    }
+
     @Test func serverErrorMessagesSurfaceVerbatim() async throws {
         let server = try KitServer()
         defer { server.stop() }

@@ -14,6 +14,7 @@ import { vetoIsOn, applyVeto } from '../veto.js';
 import { StartClock } from '../start-times.js';
 import { showRecap } from '../recap.js';
 import { ownPending } from '../own-pending.js';
+import { nicknameForm } from '../nickname-form.js';
 
 const root = document.getElementById('guest');
 const partyId = root.dataset.party;
@@ -46,6 +47,10 @@ function start() {
   const autofilledUris = () => new Set(queue.filter((entry) => !entry.isCurrentlyPlaying && entry.autofilled).map((entry) => entry.uri));
   /** R35: this guest's songs waiting for the host's approval, and their fate. */
   const waitingSongs = ownPending();
+  /** R36: the nickname field, while the party shows nicknames. */
+  const nickname = nicknameForm(base, device, () => loadQueue());
+  const loadSettings = () => api('GET', `${base}/settings`).then((settings) => nickname.setEnabled(Boolean(settings.nicknames)),
+    (error) => console.error('settings', error));
   /** Songs the server refused for the blacklist (R12), besides those the search marks `blocked`. */
   const refused = new Set();
   /** R11: after a 429 the "+" buttons wait for `Retry-After`, with a countdown. */
@@ -210,6 +215,7 @@ function start() {
       const body = await api('GET', `${base}/track/queue?deviceId=${encodeURIComponent(device)}`);
       queue = body.queue;
       waitingSongs.update(body.pending);
+      nickname.setKnown(body.nickname);
       times.mark();
       renderQueue();
       applyBudget(body.budget);
@@ -419,6 +425,8 @@ function start() {
         }
       }
       if (event.type === 'queue-updated' && event.payload.reason === 'advance') return;
+      // R36: the host turned nicknames on or off.
+      if (event.type === 'queue-updated' && event.payload.reason === 'settings') loadSettings();
       if (['queue-updated', 'vote-updated', 'veto-updated', 'entry-removed', 'track-changed', 'playback-changed', 'playback-stalled', 'device-changed'].includes(event.type)) reloadSoon();
     },
     onResync: reloadSoon,
@@ -434,5 +442,6 @@ function start() {
   if (root.dataset.pin) api('GET', `/api/party/join/${encodeURIComponent(root.dataset.pin)}?deviceId=${encodeURIComponent(device)}`).catch(() => {});
   loadQueue();
   loadCurrent();
+  loadSettings();
   runSearch();
 }
