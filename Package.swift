@@ -50,6 +50,9 @@ let package = Package(
         .target(name: "Rendering", dependencies: ["CQREncode", "CPNG"]),
         // The party service: rules applied to the store, one owner of the state, the event hub. No HTTP.
         .target(name: "PartyEngine", dependencies: ["PartyCore", "PartyStore", "Providers", "JSONKit", "ClientNetwork", "Metrics"]),
+        // The PostgreSQL side of every concern several instances share (limits and pairings, presence, logins, the
+        // event channel, timers, upkeep): the engine's seams implemented on sessions of their own.
+        .target(name: "PartyCluster", dependencies: ["PartyCore", "PartyStore", "PartyEngine", "Providers"]),
         // Public/ and Templates/ inside the binary: a build plugin runs ResourceEmbedder, which uses the
         // server's own StaticContent for tags and gzip; `--resources DIR` overrides them for development.
         .executableTarget(name: "ResourceEmbedder", dependencies: ["HTTPServer"]),
@@ -59,7 +62,7 @@ let package = Package(
         .target(
             name: "MusicVotingServer",
             dependencies: ["PartyCore", "PartyStore", "Providers", "Rendering", "HTTPServer", "JSONKit", "PartyEngine",
-                           "EmbeddedResources", "Metrics"]
+                           "PartyCluster", "EmbeddedResources", "Metrics"]
         ),
         // `--static-swift-stdlib` links FoundationNetworking statically, and it calls libcurl: name it.
         .executableTarget(name: "musicvoting", dependencies: ["MusicVotingServer"],

@@ -34,157 +34,181 @@ const REFUSED_RETRY_MS = 20000;
  * past two keepalive intervals (or `OPEN_TIMEOUT_MS` while it opens) is dropped and reopened with backoff. `onResync`
  * follows every reopen so the page reloads the state it may have missed; a party that is gone calls `onEnded`.
  */
-export function connectEvents(partyId, { monitorToken, hostPin, onEvent, onResync, onEnded, onStatus }) {
-  const query = new URLSearchParams({ partyId, source: 'web' });
-  if (monitorToken) query.set('monitorToken', monitorToken);
-  // The host's stream proves the PIN, so a flood of guest streams never takes its place.
-  if (hostPin) query.set('hostPin', hostPin);
-  const url = `/api/spotify/events?${query}`;
+export function connectEvents(partyId, handlers) {
+  const connection = new EventConnection(partyId, handlers);
+  connection.open();
+  return { stop: () => connection.stop() };
+}
 
-  let attempt = null;
-  let failures = 0;
-  let retryTimer;
-  let stopped = false;
-  let connectedOnce = false;
-  /** Until the first stream announces it; only used once a stream is live, and so has announced it. */
-  let keepaliveMs = OPEN_TIMEOUT_MS;
-  /** When a draining server said to come back (a `retry:` of its own before it ends the stream), in ms. */
-  let comeBackMs = null;
-
-  /** One try at a stream: how to abort it, when it last heard a byte, and whether it got any. */
-  async function open() {
-    clearTimeout(retryTimer);
-    comeBackMs = null;
-    if (attempt) attempt.abort();
-    const ours = { abort: () => {}, lastByteAt: Date.now(), live: false, reason: 'unreachable' };
-    attempt = ours;
-    let pending = '';
-    const status = await readStream(url, ours, (text) => {
-      if (attempt !== ours) return;
-      ours.lastByteAt = Date.now();
-      if (!ours.live) connected(ours);
-      pending = dispatch(pending + text);
-    });
-    if (status === 429) ours.reason = 'refused';
-    if (attempt === ours && !stopped) failed(ours.reason);
+class EventConnection {
+  constructor(partyId, { monitorToken, hostPin, onEvent, onResync, onEnded, onStatus }) {
+    const query = new URLSearchParams({ partyId, source: 'web' });
+    if (monitorToken) query.set('monitorToken', monitorToken);
+    // The host's stream proves the PIN, so a flood of guest streams never takes its place.
+    if (hostPin) query.set('hostPin', hostPin);
+    this.url = `/api/spotify/events?${query}`;
+    this.partyId = partyId;
+    this.handlers = { onEvent, onResync, onEnded, onStatus };
+    /** The current try at a stream: how to abort it, when it last heard a byte, and whether it got any. */
+    this.attempt = null;
+    this.failures = 0;
+    this.retryTimer = null;
+    this.pollTimer = null;
+    this.stopped = false;
+    this.connectedOnce = false;
+    /** Until the first stream announces it; only used once a stream is live, and so has announced it. */
+    this.keepaliveMs = OPEN_TIMEOUT_MS;
+    /** When a draining server said to come back (a `retry:` of its own before it ends the stream), in ms. */
+    this.comeBackMs = null;
+    this.flushedAt = 0;
+    this.watch();
   }
 
-  function connected(ours) {
+  /** The timers and browser signals that find a stream dead before the network says so. */
+  watch() {
+    this.watchdog = setInterval(() => this.dropIfSilent(silenceLimit(this.keepaliveMs)), 250);
+    // A request that got no answer while the stream has missed a keepalive: the network probably switched; do not
+    // wait for the second keepalive.
+    onRequestTimeout(() => {
+      this.flushDeadConnections();
+      this.dropIfSilent(this.keepaliveMs + 1000);
+    });
+    // Timers sleep in a hidden tab (a phone's locked screen): check at once when it shows again.
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'visible') this.dropIfSilent(silenceLimit(this.keepaliveMs));
+    });
+    // Back on the network: a stream that looked open may have missed events, so open a fresh one (it resyncs the page).
+    addEventListener('online', () => {
+      if (this.stopped) return;
+      this.failures = 0;
+      this.open();
+    });
+  }
+
+  async open() {
+    clearTimeout(this.retryTimer);
+    this.comeBackMs = null;
+    if (this.attempt) this.attempt.abort();
+    const ours = { abort: () => {}, lastByteAt: Date.now(), live: false, reason: 'unreachable' };
+    this.attempt = ours;
+    let pending = '';
+    const status = await readStream(this.url, ours, (text) => {
+      if (this.attempt !== ours) return;
+      ours.lastByteAt = Date.now();
+      if (!ours.live) this.connected(ours);
+      pending = this.dispatch(pending + text);
+    });
+    if (status === 429) ours.reason = 'refused';
+    if (this.attempt === ours && !this.stopped) this.failed(ours.reason);
+  }
+
+  connected(ours) {
     ours.live = true;
-    failures = 0;
-    clearInterval(pollTimer);
-    pollTimer = null;
+    this.failures = 0;
+    clearInterval(this.pollTimer);
+    this.pollTimer = null;
     streamLimited(false);
     streamStatus(true);
-    call(onStatus, null, true);
-    if (connectedOnce) call(onResync);
-    connectedOnce = true;
+    call(this.handlers.onStatus, null, true);
+    if (this.connectedOnce) call(this.handlers.onResync);
+    this.connectedOnce = true;
   }
 
   /** Hands every complete message (up to a blank line) to the page; returns the incomplete rest. */
-  function dispatch(text) {
+  dispatch(text) {
     const messages = text.split(/\r?\n\r?\n/);
     const rest = messages.pop();
     for (const message of messages) {
-      // SPEC: one `data:` line of JSON per message; comments (`: ping`), `id:` and `retry:` lines carry nothing for
-      // us, except the interval a stream announces first.
-      const announced = /^: ?keepalive-ms (\d+)$/m.exec(message);
-      if (announced) keepaliveMs = Math.max(1000, Number(announced[1]));
-      // A server going away names when to come back, drawn for each page so a party's phones return spread out.
-      const comeBack = !announced && /^retry: ?(\d+)$/m.exec(message);
-      if (comeBack) comeBackMs = Math.min(Number(comeBack[1]), LAST_RETRY_MS * 2);
-      const data = message.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).replace(/^ /, '')).join('\n');
-      if (!data || stopped) continue;
-      let event;
-      try { event = JSON.parse(data); } catch { continue; }
+      const event = this.read(message);
+      if (!event || this.stopped) continue;
       if (event.type === 'party-ended') {
-        stop();
-        call(onEnded);
+        this.stop();
+        call(this.handlers.onEnded);
         return '';
       }
-      call(onEvent, null, event);
+      call(this.handlers.onEvent, null, event);
     }
     return rest;
   }
 
-  let pollTimer = null;
-  /** Refused for the limits: the page stays usable over plain requests and reloads its state every `POLL_MS`. */
-  function refused() {
-    attempt = null;
-    streamStatus(true);
-    streamLimited(true);
-    if (!pollTimer) {
-      call(onResync);
-      pollTimer = setInterval(() => call(onResync), POLL_MS);
+  /**
+   * One message's event, or null. SPEC: one `data:` line of JSON per message; comments (`: ping`), `id:` and
+   * `retry:` lines carry nothing for the page, except the interval a stream announces first and the time a server
+   * going away names to come back (drawn for each page, so a party's phones return spread out).
+   */
+  read(message) {
+    const announced = /^: ?keepalive-ms (\d+)$/m.exec(message);
+    if (announced) this.keepaliveMs = Math.max(1000, Number(announced[1]));
+    const comeBack = !announced && /^retry: ?(\d+)$/m.exec(message);
+    if (comeBack) this.comeBackMs = Math.min(Number(comeBack[1]), LAST_RETRY_MS * 2);
+    const data = message.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).replace(/^ /, '')).join('\n');
+    if (!data) return null;
+    try {
+      return JSON.parse(data);
+    } catch (error) {
+      console.warn('An event that is not JSON was skipped', error);
+      return null;
     }
-    retryTimer = setTimeout(open, REFUSED_RETRY_MS * (0.75 + Math.random() / 2));
   }
 
-  function failed(reason) {
-    if (reason === 'refused') return refused();
-    attempt = null;
+  /** Refused for the limits: the page stays usable over plain requests and reloads its state every `POLL_MS`. */
+  refused() {
+    this.attempt = null;
+    streamStatus(true);
+    streamLimited(true);
+    if (!this.pollTimer) {
+      call(this.handlers.onResync);
+      this.pollTimer = setInterval(() => call(this.handlers.onResync), POLL_MS);
+    }
+    this.retryTimer = setTimeout(() => this.open(), REFUSED_RETRY_MS * (0.75 + Math.random() / 2));
+  }
+
+  failed(reason) {
+    if (reason === 'refused') return this.refused();
+    this.attempt = null;
     streamStatus(false, reason);
-    call(onStatus, null, false);
-    if (comeBackMs !== null) {
-      retryTimer = setTimeout(open, comeBackMs);
+    call(this.handlers.onStatus, null, false);
+    if (this.comeBackMs !== null) {
+      this.retryTimer = setTimeout(() => this.open(), this.comeBackMs);
       return;
     }
-    const ceiling = Math.min(FIRST_RETRY_MS * 2 ** failures, LAST_RETRY_MS);
-    failures += 1;
-    retryTimer = setTimeout(open, ceiling * (0.5 + Math.random() / 2));
-    // A party that ended meanwhile answers 404: stop instead of reopening.
-    api('GET', partyPath(partyId)).catch((error) => {
-      if (error.status === 404 && !stopped) { stop(); call(onEnded); }
+    const ceiling = Math.min(FIRST_RETRY_MS * 2 ** this.failures, LAST_RETRY_MS);
+    this.failures += 1;
+    this.retryTimer = setTimeout(() => this.open(), ceiling * (0.5 + Math.random() / 2));
+    // A party that ended meanwhile answers 404: stop instead of reopening. Any other failure is the outage the
+    // status line already shows.
+    api('GET', partyPath(this.partyId)).catch((error) => {
+      if (error.status === 404 && !this.stopped) { this.stop(); call(this.handlers.onEnded); }
     });
   }
 
   /** Drops the stream now if it has been silent longer than `limit` ms (counted from its open while it opens). */
-  function dropIfSilent(limit) {
-    if (!attempt || stopped) return;
+  dropIfSilent(limit) {
+    const attempt = this.attempt;
+    if (!attempt || this.stopped) return;
     if (Date.now() - attempt.lastByteAt <= (attempt.live ? limit : Math.min(limit, OPEN_TIMEOUT_MS))) return;
     attempt.reason = 'timeout';
     attempt.abort();
-    flushDeadConnections();
+    this.flushDeadConnections();
   }
 
-  let flushedAt = 0;
   /** Sends `PROBES` requests before the stream reopens, so it and the resync get live connections (see `PROBES`). */
-  function flushDeadConnections() {
-    if (Date.now() - flushedAt < silenceLimit(keepaliveMs)) return;
-    flushedAt = Date.now();
+  flushDeadConnections() {
+    if (Date.now() - this.flushedAt < silenceLimit(this.keepaliveMs)) return;
+    this.flushedAt = Date.now();
     for (let count = 0; count < PROBES; count += 1) probe(PROBE_TIMEOUT_MS);
   }
 
-  const watchdog = setInterval(() => dropIfSilent(silenceLimit(keepaliveMs)), 250);
-  // A request that got no answer while the stream has missed a keepalive: the network probably switched; do not
-  // wait for the second keepalive.
-  onRequestTimeout(() => {
-    flushDeadConnections();
-    dropIfSilent(keepaliveMs + 1000);
-  });
-  // Timers sleep in a hidden tab (a phone's locked screen): check at once when it shows again.
-  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'visible') dropIfSilent(silenceLimit(keepaliveMs)); });
-
-  // Back on the network: a stream that looked open may have missed events, so open a fresh one (it resyncs the page).
-  addEventListener('online', () => {
-    if (stopped) return;
-    failures = 0;
-    open();
-  });
-
-  function stop() {
-    stopped = true;
-    clearInterval(watchdog);
-    clearInterval(pollTimer);
+  stop() {
+    this.stopped = true;
+    clearInterval(this.watchdog);
+    clearInterval(this.pollTimer);
     streamLimited(false);
-    clearTimeout(retryTimer);
-    if (attempt) attempt.abort();
-    attempt = null;
+    clearTimeout(this.retryTimer);
+    if (this.attempt) this.attempt.abort();
+    this.attempt = null;
     streamStatus(true);
   }
-
-  open();
-  return { stop };
 }
 
 /** One cheap request on a connection of its own, never answered from a cache, given up after `timeoutMs`. */
@@ -192,8 +216,9 @@ function probe(timeoutMs) {
   if (typeof AbortController === 'function') {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
+    // A probe that fails has done its job: it took a dead connection out of the browser's pool.
     fetch('/healthz', { cache: 'no-store', signal: controller.signal }).then((response) => response.arrayBuffer())
-      .catch(() => {}).then(() => clearTimeout(timer));
+      .then(() => clearTimeout(timer), () => clearTimeout(timer));
     return;
   }
   const request = new XMLHttpRequest();

@@ -57,24 +57,8 @@ export function playedList(base, credential, provider) {
     }
   });
 
-  /** The file comes with the host's credential in a header (never in a link), then downloads from memory. */
-  const download = (format) => async () => {
-    showError('played', '');
-    try {
-      const response = await fetch(`${base}/export.${format}`, { headers: { Authorization: `Bearer ${credential}` }, cache: 'no-store' });
-      if (!response.ok) throw new Error(t('error.network'));
-      const url = URL.createObjectURL(await response.blob());
-      const link = el('a', { href: url, download: `musicvoting.${format}`, hidden: true });
-      document.body.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10000);
-    } catch (error) {
-      showError('played', error.message);
-    }
-  };
-  document.getElementById('played-m3u8').addEventListener('click', download('m3u8'));
-  document.getElementById('played-jspf').addEventListener('click', download('jspf'));
+  document.getElementById('played-m3u8').addEventListener('click', () => downloadExport(base, credential, 'm3u8'));
+  document.getElementById('played-jspf').addEventListener('click', () => downloadExport(base, credential, 'jspf'));
 
   return {
     load,
@@ -86,4 +70,21 @@ export function playedList(base, credential, provider) {
       load();
     },
   };
+}
+
+/** The file comes with the host's credential in a header (never in a link), then downloads from memory. */
+async function downloadExport(base, credential, format) {
+  showError('played', '');
+  try {
+    const response = await fetch(`${base}/export.${format}`, { headers: { Authorization: `Bearer ${credential}` }, cache: 'no-store' });
+    if (!response.ok) throw new Error(t('error.network'));
+    const url = URL.createObjectURL(await response.blob());
+    const link = el('a', { href: url, download: `musicvoting.${format}`, hidden: true });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  } catch (error) {
+    showError('played', error.message);
+  }
 }

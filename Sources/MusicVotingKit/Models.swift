@@ -126,6 +126,9 @@ public struct PartyInfo: Codable, Hashable, Sendable {
     public let provider: String
     public let hostPin: String?
     public let joinUrl: String?
+    /// R34: `cohost` when the client acts with a co-host's token (then never a PIN), with the link's handle.
+    public let role: String?
+    public let cohostId: String?
 }
 
 /// `GET …/track/current` (R20a: `state` and `stallReason` are ours).

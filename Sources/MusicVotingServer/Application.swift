@@ -4,6 +4,7 @@ import HTTPServer
 import Metrics
 import PartyCore
 import PartyEngine
+import PartyCluster
 import PartyStore
 import Providers
 
@@ -46,14 +47,13 @@ public final class Application: @unchecked Sendable {
         if let library = configuration.libraryDirectory { try StartupError.checkMusicFolder(library) }
         if configuration.databaseURL == nil {
             try StartupError.checkDataFolder(configuration.dataDirectory)
-            guard let lock = try DataFolderLock(folder: configuration.dataDirectory, mode: .shared) else {
+            guard let lock = try DataFolderLock(folder: configuration.dataDirectory, mode: .server) else {
                 throw StartupError.restoreRunning(path: configuration.dataDirectory)
             }
             dataFolderLock = lock
         } else {
             dataFolderLock = nil
         }
-        let store = try configuration.databaseURL.map(Self.openPostgreSQL) ?? Self.openSQLite(in: configuration.dataDirectory)
         connectionLimit = OpenFileLimit.connectionLimit(openFiles: OpenFileLimit.raiseToHardLimit())
         let limits = configuration.limits
         // Streams may take three quarters of the connections: the rest stays free for pages and API calls.
@@ -61,18 +61,14 @@ public final class Application: @unchecked Sendable {
                                                              total: connectionLimit * 3 / 4))
         let library = configuration.libraryDirectory.map { LocalLibrary(root: URL(fileURLWithPath: $0)) }
         let vault = StoreTokenVault()
-        // On a shared database the guards (limits, pairings) and the OAuth states live there too.
-        let sharedGuards = try configuration.databaseURL.map { url in try Self.openPostgreSQLSession(url) { try ClusterGuards(url: $0) } }
-        let loginState = try configuration.databaseURL.map { url in
-            try Self.openPostgreSQLSession(url) { try SpotifyLoginState(shared: ClusterLogins(url: $0)) }
-        } ?? SpotifyLoginState()
+        let sessions = try InstanceSessions.open(configuration, hub: hub)
         let spotify = configuration.spotifyClientId.map { clientId in
             SpotifyProvider(client: SpotifyClient(configuration: SpotifyConfiguration(
                 clientId: clientId, clientSecret: configuration.spotifyClientSecret,
                 redirectURI: configuration.spotifyRedirectURI ?? "",
                 accountsBase: configuration.spotifyAccountsBase.flatMap(URL.init(string:)) ?? SpotifyConfiguration.defaultAccountsBase,
                 apiBase: configuration.spotifyAPIBase.flatMap(URL.init(string:)) ?? SpotifyConfiguration.defaultAPIBase),
-                vault: vault), loginState: loginState)
+                vault: vault), loginState: sessions.loginState)
         }
         let providers = ProviderRegistry(all: [
             DemoProvider(),
@@ -82,14 +78,11 @@ public final class Application: @unchecked Sendable {
                 YouTubeProvider(apiKey: key, base: configuration.youtubeBase.flatMap(URL.init(string:)) ?? YouTubeProvider.defaultBase)
             } ?? UnconfiguredProvider(name: "youtube"),
         ])
-        // On a shared PostgreSQL database, events committed by other instances reach this one's streams.
-        let doorbell = try configuration.databaseURL.map { [hub] url in try Self.openDoorbell(url, hub: hub) }
-        upkeepLock = try configuration.databaseURL.map(Self.openUpkeepLock)
-        timerShards = try configuration.databaseURL.map { url in try Self.openPostgreSQLSession(url) { try TimerShards(url: $0) } }
-        let presence = try configuration.databaseURL.map { url in try Self.openPostgreSQLSession(url) { try ClusterPresence(url: $0) } }
-        self.doorbell = doorbell
-        service = PartyService(store: store, clock: clock, random: random, providers: providers, hub: hub, doorbell: doorbell,
-                               sharedGuards: sharedGuards, presence: presence)
+        upkeepLock = sessions.upkeepLock
+        timerShards = sessions.timerShards
+        doorbell = sessions.doorbell
+        service = PartyService(store: sessions.store, clock: clock, random: random, providers: providers, hub: hub,
+                               coordination: sessions.coordination)
         vault.service = service
         service.maxActiveParties = configuration.limits.activeParties
         service.setNewGuestsPerNetwork(configuration.limits.newGuestsPerNetwork)
@@ -98,10 +91,7 @@ public final class Application: @unchecked Sendable {
         let resources = configuration.resourcesDirectory.map { URL(fileURLWithPath: $0) }
         let publicFiles = resources.map { StaticFiles(directory: $0.appendingPathComponent("Public")) } ?? EmbeddedResources.publicFiles()
         let templateFiles = resources.map { FolderFiles.read($0.appendingPathComponent("Templates")) } ?? EmbeddedResources.templates()
-        readiness = Readiness(probe: try configuration.databaseURL.map { url in
-            let probe = try Self.openPostgreSQLSession(url) { try WriteProbe(url: $0) }
-            return { probe.canWrite() }
-        })
+        readiness = Readiness(probe: sessions.writeProbe.map { probe -> @Sendable () -> Bool in { probe.canWrite() } })
         let router = Routes(service: service, readiness: readiness, publicFiles: publicFiles, library: library,
                             pages: try PageRenderer(files: templateFiles, assetBase: "/assets/v-" + publicFiles.version,
                                                             publicBase: { [service] in service.publicBase })).router()
@@ -289,26 +279,6 @@ public final class Application: @unchecked Sendable {
         do { return try PartyStore(postgreSQL: url) } catch {
             let reason = (error as? DatabaseError)?.message ?? String(describing: error)
             throw .postgreSQL(url: StartupError.withoutPassword(components), reason: reason)
-        }
-    }
-
-    /// The doorbell's own session to the database `openPostgreSQL` reached.
-    static func openDoorbell(_ url: String, hub: EventHub) throws(StartupError) -> Doorbell {
-        do { return try Doorbell(url: url, hub: hub) } catch {
-            let reason = (error as? DatabaseError)?.message ?? String(describing: error)
-            throw .postgreSQL(url: URLComponents(string: url).map(StartupError.withoutPassword) ?? url, reason: reason)
-        }
-    }
-
-    static func openUpkeepLock(_ url: String) throws(StartupError) -> UpkeepLock {
-        try openPostgreSQLSession(url) { try UpkeepLock(url: $0) }
-    }
-
-    /// Another session of the database `openPostgreSQL` reached; a failure is one sentence at start.
-    static func openPostgreSQLSession<T>(_ url: String, _ open: (String) throws -> T) throws(StartupError) -> T {
-        do { return try open(url) } catch {
-            let reason = (error as? DatabaseError)?.message ?? String(describing: error)
-            throw .postgreSQL(url: URLComponents(string: url).map(StartupError.withoutPassword) ?? url, reason: reason)
         }
     }
 

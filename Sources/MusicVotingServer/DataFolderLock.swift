@@ -8,8 +8,8 @@ final class DataFolderLock {
     private let descriptor: Int32
 
     enum Mode {
-        /// A server: several may share it.
-        case shared
+        /// A server: several may hold it at once (flock's shared lock).
+        case server
         /// A restore: alone.
         case exclusive
     }
@@ -19,7 +19,7 @@ final class DataFolderLock {
         let path = folder + "/" + Self.fileName
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .dataFolder(path: folder, reason: StartupError.reason(errno: errno)) }
-        guard flock(descriptor, (mode == .shared ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0 else {
+        guard flock(descriptor, (mode == .server ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0 else {
             close(descriptor)
             return nil
         }

@@ -92,6 +92,12 @@ enum ErrorMapping {
             return HTTPError(status: 409, message: "Es ist schon ein Fernseher verbunden.", code: "monitor_connected")
         case .monitorReplaced:
             return HTTPError(status: 403, message: "Ein anderer Fernseher spielt jetzt diese Party.", code: "monitor_replaced")
+        case .cohostLimit(let limit):
+            return HTTPError(status: 409, message: "Höchstens \(limit) Co-Hosts pro Party. Entferne erst einen.", code: "cohost_limit")
+        case .hostOnly: return HTTPError(status: 403, message: "Das darf nur der Host.", code: "host_only")
+        case .cohostRevoked:
+            return HTTPError(status: 403, message: "Dieser Co-Host-Link wurde zurückgezogen.", code: "cohost_revoked")
+        case .cohostNotFound: return HTTPError(status: 404, message: "Co-Host nicht gefunden.", code: "cohost_not_found")
         case .tooManyParties(let seconds):
             return HTTPError(status: 429, message: "Gerade werden zu viele Partys erstellt — bitte kurz warten.", code: "too_many_parties",
                              headers: [("Retry-After", String(seconds))])

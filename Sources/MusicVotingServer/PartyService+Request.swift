@@ -20,12 +20,6 @@ extension PartyService {
     func requireHostOrMonitor(_ request: Request, partyId: String) throws -> (Party, Caller) {
         try authorize(Credential(request), partyId: partyId, allowMonitor: true)
     }
-
-    /// R25: the party with its host's secrets when the request's Bearer is this party's host PIN or token (a wrong
-    /// one counts), else nil.
-    func hostView(_ request: Request, party: Party) throws -> Party? {
-        try hostView(Credential(request), party: party)
-    }
 }
 
 /// The HTTP layer's streaming response is where the hub writes a client's events.

@@ -39,9 +39,9 @@ extension Routes {
                     .response(to: request, cacheControl: "public, max-age=3600") else { throw .notFound }
             return response
         }
-        router.add("POST", "/api/party/{id}/library/rescan", summary: "Rescan the local music folder now (ours)", security: "hostPin") { request throws(HTTPError) in
+        router.add("POST", "/api/party/{id}/library/rescan", summary: "Rescan the local music folder now (ours)", security: "hostOrCohost") { request throws(HTTPError) in
             try respond("rescan") {
-                _ = try service.requireHost(request, partyId: request.parameter("id"))
+                _ = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 guard let library else { throw ProviderError.notConfigured }
                 library.rescan()
                 return .json(["tracks": .integer(library.tracks.count)])

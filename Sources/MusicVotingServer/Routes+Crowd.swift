@@ -23,17 +23,17 @@ extension Routes {
         }
         router.add("POST", "/api/party/{id}/ban",
                    summary: "Ban whoever added the entry {entryId} without naming them: their waiting songs leave, their adds, likes and vetoes answer 403 → {removed} (R30)",
-                   security: "hostPin") { request throws(HTTPError) in
+                   security: "hostOrCohost") { request throws(HTTPError) in
             try respond("ban") {
                 let json = try request.json()
                 let entryId = try Self.entryId(in: json)
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 return .json(["removed": .integer(try service.ban(entryId: entryId, party: party))])
             }
         }
-        router.add("DELETE", "/api/party/{id}/bans", summary: "Lift every ban of the party (R30) → {lifted: true}", security: "hostPin") { request throws(HTTPError) in
+        router.add("DELETE", "/api/party/{id}/bans", summary: "Lift every ban of the party (R30) → {lifted: true}", security: "hostOrCohost") { request throws(HTTPError) in
             try respond("bans") {
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 try service.liftBans(party: party)
                 return .json(["lifted": .bool(true)])
             }

@@ -9,9 +9,9 @@ extension Routes {
         let service = self.service
         router.add("GET", "/api/party/{id}/history",
                    summary: "The songs played while history is on, in the order they started: {items: [{uri, name, artists, startedAt, likeCount, ended}]}; 409 history_off (R33)",
-                   security: "hostPin") { request throws(HTTPError) in
+                   security: "hostOrCohost") { request throws(HTTPError) in
             try respond("history") {
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 let songs = try service.history(of: party)
                 return .json(["items": .array(songs.map { Self.playedSongJSON($0, base: service.publicBase) })])
             }

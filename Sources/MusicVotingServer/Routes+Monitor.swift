@@ -7,10 +7,10 @@ import PartyEngine
 extension Routes {
     func addMonitorRoutes(to router: inout Router) {
         let service = self.service
-        router.add("PUT", "/api/party/{id}/device", summary: "Register the monitor (R21, R22); `replace` swaps a connected TV (ours)", security: "monitorOrHost") { request throws(HTTPError) in
+        router.add("PUT", "/api/party/{id}/device", summary: "Register the monitor (R21, R22); `replace` swaps a connected TV (ours)", security: "monitorHostOrCohost") { request throws(HTTPError) in
             try respond("device") {
                 let json = try request.json()
-                let (party, caller) = try service.requireHostOrMonitor(request, partyId: request.parameter("id"))
+                let (party, caller) = try service.requireHostCohostOrMonitor(request, partyId: request.parameter("id"))
                 guard let deviceId = try request.deviceId(from: json) else { throw PartyError.invalidInput("Missing deviceId") }
                 let kind = try request.stringField("kind", in: json) ?? "monitor"
                 guard kind == "monitor" else { throw PartyError.invalidInput("Invalid kind: must be 'monitor'") }

@@ -33,6 +33,10 @@ extension Routes {
         router.add("GET", "/host", summary: "Host page") { request in
             pages.render("host", for: request, title: "host.title")
         }
+        // R34: the host page for a co-host; the cards only the host may use are not on it at all.
+        router.add("GET", "/cohost", summary: "Co-host page (R34)") { request in
+            pages.render("host", for: request, title: "cohost.title", data: ["cohost": true])
+        }
     }
 }
 

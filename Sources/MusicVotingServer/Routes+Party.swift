@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import JSONKit
 import PartyCore
+import PartyEngine
 import Rendering
 
 extension Routes {
@@ -31,13 +32,15 @@ extension Routes {
                 return .json(["id": .string(party.id), "guestPin": .string(party.guestPin), "hostToken": .optional(party.hostToken)])
             }
         }
-        router.add("GET", "/api/party/{id}", summary: "Party details; hostPin and hostToken only with the host PIN or token (R25)") { request throws(HTTPError) in
+        router.add("GET", "/api/party/{id}", summary: "Party details; hostPin and hostToken only with the host PIN or token (R25); a co-host's token adds role: cohost and its cohostId, never a PIN (R34)") { request throws(HTTPError) in
             try respond("party") {
                 let party = try service.activeParty(id: request.parameter("id"))
                 var fields: [(String, JSON)] = [("id", .string(party.id)), ("pin", .string(party.guestPin)),
                                                 ("provider", .string(party.provider)), ("joinUrl", .string(service.joinURL(for: party)))]
-                if let hosted = try service.hostView(request, party: party) {
-                    fields += [("hostPin", .string(hosted.hostPin)), ("hostToken", .optional(hosted.hostToken))]
+                switch try service.access(Credential(request), party: party) {
+                case .host(let hosted): fields += [("hostPin", .string(hosted.hostPin)), ("hostToken", .optional(hosted.hostToken))]
+                case .cohost(let cohost): fields += [("role", "cohost"), ("cohostId", .string(cohost.id))]
+                case .guest: break
                 }
                 return .json(.object(fields))
             }
@@ -81,16 +84,16 @@ extension Routes {
                 return .json(["defaultPlaylistId": .optional(playlistId)])
             }
         }
-        router.add("GET", "/api/party/{id}/blacklist", summary: "Blacklist words (R12)", security: "hostPin") { request throws(HTTPError) in
+        router.add("GET", "/api/party/{id}/blacklist", summary: "Blacklist words (R12)", security: "hostOrCohost") { request throws(HTTPError) in
             try respond("blacklist") {
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 return .json(["words": .array(try service.blacklist(of: party).words.map(JSON.string))])
             }
         }
-        router.add("PUT", "/api/party/{id}/blacklist", summary: "Add a blacklist word", security: "hostPin") { request throws(HTTPError) in
+        router.add("PUT", "/api/party/{id}/blacklist", summary: "Add a blacklist word", security: "hostOrCohost") { request throws(HTTPError) in
             try respond("blacklist add") {
                 let json = try request.json()
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 try service.addBlacklistWord(try request.stringField("word", in: json) ?? "", party: party)
                 let blacklist = try service.blacklist(of: party)
                 // The waiting songs the list now blocks, by the server's one rule, so the host page can offer to remove them.
@@ -98,10 +101,10 @@ extension Routes {
                 return .json(["words": .array(blacklist.words.map(JSON.string)), "matching": .array(matching.map(JSON.string))])
             }
         }
-        router.add("DELETE", "/api/party/{id}/blacklist", summary: "Remove a blacklist word", security: "hostPin") { request throws(HTTPError) in
+        router.add("DELETE", "/api/party/{id}/blacklist", summary: "Remove a blacklist word", security: "hostOrCohost") { request throws(HTTPError) in
             try respond("blacklist remove") {
                 let json = try request.optionalJSON()
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 let word = try request.stringField("word", in: json) ?? request.query["word"] ?? ""
                 try service.removeBlacklistWord(word, party: party)
                 return .json(["words": .array(try service.blacklist(of: party).words.map(JSON.string))])

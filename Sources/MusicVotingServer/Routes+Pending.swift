@@ -5,12 +5,12 @@ import PartyCore
 import PartyEngine
 
 extension Routes {
-    /// R35: the songs waiting for approval, for whoever decides them (the host; R34's co-hosts decide too).
+    /// R35: the songs waiting for approval, for whoever decides them: the host and its co-hosts (R34).
     func addPendingRoutes(to router: inout Router) {
         let service = self.service
         router.add("GET", "/api/party/{id}/pending",
                    summary: "The songs waiting for approval in the order they were asked for: {items: [track + id, requestedAt, addedBy while nicknames are on]} (R35, R36)",
-                   security: "hostPin") { request throws(HTTPError) in
+                   security: "hostOrCohost") { request throws(HTTPError) in
             try respond("pending") {
                 let party = try Self.requireApprover(service, request)
                 let songs = try service.pendingSongs(of: party)
@@ -20,7 +20,7 @@ extension Routes {
         }
         router.add("POST", "/api/party/{id}/pending/{pendingId}/approve",
                    summary: "Let a waiting song into the queue, by R9 as if added now; 404 not_pending, 409 when it waits in the queue meanwhile (R35)",
-                   security: "hostPin") { request throws(HTTPError) in
+                   security: "hostOrCohost") { request throws(HTTPError) in
             try respond("approve") {
                 let party = try Self.requireApprover(service, request)
                 try service.approve(pendingId: try Self.pendingId(request), party: party)
@@ -28,7 +28,7 @@ extension Routes {
             }
         }
         router.add("POST", "/api/party/{id}/pending/{pendingId}/decline",
-                   summary: "Turn a waiting song away; 404 not_pending (R35)", security: "hostPin") { request throws(HTTPError) in
+                   summary: "Turn a waiting song away; 404 not_pending (R35)", security: "hostOrCohost") { request throws(HTTPError) in
             try respond("decline") {
                 let party = try Self.requireApprover(service, request)
                 try service.decline(pendingId: try Self.pendingId(request), party: party)
@@ -37,9 +37,9 @@ extension Routes {
         }
     }
 
-    /// R35: who may approve and decline (and read what waits). One place, so R34's co-hosts join here.
+    /// R35: who may approve and decline (and read what waits): the host and its co-hosts (R34).
     static func requireApprover(_ service: PartyService, _ request: Request) throws -> Party {
-        try service.requireHost(request, partyId: request.parameter("id"))
+        try service.requireHostOrCohost(request, partyId: request.parameter("id"))
     }
 
     /// The `{pendingId}` of the path: digits only, in range (R24b); anything else names no waiting song.

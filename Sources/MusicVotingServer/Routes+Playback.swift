@@ -7,47 +7,47 @@ import PartyEngine
 extension Routes {
     func addPlaybackRoutes(to router: inout Router) {
         let service = self.service
-        router.add("POST", "/api/party/{id}/track/start", summary: "Play the first entry (R20)", security: "hostPin") { request throws(HTTPError) in
+        router.add("POST", "/api/party/{id}/track/start", summary: "Play the first entry (R20)", security: "hostOrCohost") { request throws(HTTPError) in
             try respond("start") {
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 return respond("start", calling: try service.provider(for: party), gate: service.remoteCalls) { Self.outcome(try service.start(party), base: service.publicBase) }
             }
         }
         router.add("POST", "/api/party/{id}/track/next", summary: "Skip, or the monitor's song end with {entryId} (R14, R20)",
-                   security: "monitorOrHost") { request throws(HTTPError) in
+                   security: "monitorHostOrCohost") { request throws(HTTPError) in
             try respond("next") {
                 let json = try request.optionalJSON()
-                let (party, caller) = try service.requireHostOrMonitor(request, partyId: request.parameter("id"))
+                let (party, caller) = try service.requireHostCohostOrMonitor(request, partyId: request.parameter("id"))
                 let advance = try Self.advanceRequest(caller: caller, entryId: json?["entryId"])
                 return respond("next", calling: try service.provider(for: party), gate: service.remoteCalls) {
                     Self.outcome(try service.next(party, request: advance), base: service.publicBase)
                 }
             }
         }
-        router.add("POST", "/api/party/{id}/track/pause", summary: "Pause (R19)", security: "hostPin") { request throws(HTTPError) in
+        router.add("POST", "/api/party/{id}/track/pause", summary: "Pause (R19)", security: "hostOrCohost") { request throws(HTTPError) in
             try respond("pause") {
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 return Self.state(try service.pause(party), service: service)
             }
         }
-        router.add("POST", "/api/party/{id}/track/resume", summary: "Resume at the paused position (R19)", security: "hostPin") { request throws(HTTPError) in
+        router.add("POST", "/api/party/{id}/track/resume", summary: "Resume at the paused position (R19)", security: "hostOrCohost") { request throws(HTTPError) in
             try respond("resume") {
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 return Self.state(try service.resume(party), service: service)
             }
         }
-        router.add("PUT", "/api/party/{id}/track/play", summary: "Play a queued uri now", security: "hostPin") { request throws(HTTPError) in
+        router.add("PUT", "/api/party/{id}/track/play", summary: "Play a queued uri now", security: "hostOrCohost") { request throws(HTTPError) in
             try respond("play") {
                 let json = try request.json()
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 guard let uri = try request.stringField("uri", in: json), !uri.isEmpty else { throw PartyError.missingUri }
                 let entry = try service.play(uri: uri, party: party)
                 return .json(["status": "playing", "track": TrackJSON.entry(entry, currentEntryId: entry.id, liked: nil, base: service.publicBase)])
             }
         }
-        router.add("POST", "/api/party/{id}/track/prepare-next", summary: "Run the refill (R15)", security: "hostPin") { request throws(HTTPError) in
+        router.add("POST", "/api/party/{id}/track/prepare-next", summary: "Run the refill (R15)", security: "hostOrCohost") { request throws(HTTPError) in
             try respond("prepare next") {
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 return respond("prepare next", calling: try service.provider(for: party), gate: service.remoteCalls) {
                     try service.refillIfDry(party)
                     return .noContent

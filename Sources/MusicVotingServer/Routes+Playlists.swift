@@ -13,10 +13,10 @@ extension Routes {
         let service = self.service
         router.add("POST", "/api/party/{id}/track/saveToPlaylist",
                    summary: "Save uris (1–500, in order) as a new private playlist in the host's account (R32); 501 for a provider without playlists",
-                   security: "hostPin") { request throws(HTTPError) in
+                   security: "hostOrCohost") { request throws(HTTPError) in
             try respond("saveToPlaylist") {
                 let json = try request.json()
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 guard case .array(let items) = json else { throw PartyError.invalidInput("Invalid JSON body") }
                 let uris = try items.map { item in
                     guard let uri = item.stringValue, !uri.isEmpty, uri.utf8.count <= 256, !uri.contains("/") else { throw PartyError.invalidUri }
@@ -44,14 +44,14 @@ extension Routes {
             }
         }
         router.add("GET", "/api/party/{id}/export.m3u8", summary: "The waiting queue (with history on, the songs played and playing first) as an M3U8 playlist file (R32, R33)",
-                   security: "hostPin") { request throws(HTTPError) in
+                   security: "hostOrCohost") { request throws(HTTPError) in
             try respond("export") {
                 let file = try Self.playlistFile(request, service: service)
                 return Self.download(Array(file.m3u8.utf8), contentType: "audio/x-mpegurl; charset=utf-8", file: "musicvoting.m3u8")
             }
         }
         router.add("GET", "/api/party/{id}/export.jspf", summary: "The waiting queue (with history on, the songs played and playing first) as a JSPF playlist file (R32, R33)",
-                   security: "hostPin") { request throws(HTTPError) in
+                   security: "hostOrCohost") { request throws(HTTPError) in
             try respond("export") {
                 let file = try Self.playlistFile(request, service: service)
                 return Self.download(file.jspf.bytes, contentType: "application/jspf+json; charset=utf-8", file: "musicvoting.jspf")
@@ -62,7 +62,7 @@ extension Routes {
     /// The waiting songs in R9 order (the playing one has been heard). While the party keeps its history (R33), the
     /// whole evening: the songs played in the order they started, the playing one, then the waiting ones.
     static func playlistFile(_ request: Request, service: PartyService) throws -> PlaylistFile {
-        let party = try service.requireHost(request, partyId: request.parameter("id"))
+        let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
         let queue = try service.queue(of: party)
         var tracks = queue.waiting.map(\.track)
         if party.settings.history {

@@ -35,10 +35,10 @@ extension Routes {
                 }
             }
         }
-        router.add("POST", "/api/party/{id}/tv/pair", summary: "The host pairs the TV showing this code; `replace` swaps a connected TV (ours)", security: "hostPin") { request throws(HTTPError) in
+        router.add("POST", "/api/party/{id}/tv/pair", summary: "The host pairs the TV showing this code; `replace` swaps a connected TV (ours)", security: "hostOrCohost") { request throws(HTTPError) in
             try respond("tv pair") {
                 let json = try request.json()
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 let code = (try request.stringField("code", in: json) ?? "").filter { !$0.isWhitespace }
                 guard TVPairings.isWellFormed(code) else { throw PartyError.invalidInput("Invalid code: six digits") }
                 let replace = json["replace"]?.boolValue ?? false

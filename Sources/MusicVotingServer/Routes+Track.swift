@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import JSONKit
 import PartyCore
+import PartyEngine
 
 extension Routes {
     func addTrackRoutes(to router: inout Router) {
@@ -101,7 +102,7 @@ extension Routes {
             }
         }
         router.add("POST", "/api/party/{id}/track/addToPlaylist",
-                   summary: "Add songs by uri (R10–R13, R16); where the party's approval holds the guest's adds, 200 {status: pending, pendingIds} (R35); the host's adds (its Bearer) never wait") { request throws(HTTPError) in
+                   summary: "Add songs by uri (R10–R13, R16); where the party's approval holds the guest's adds, 200 {status: pending, pendingIds} (R35); the host's and co-hosts' adds (their Bearer) never wait") { request throws(HTTPError) in
             try respond("add") {
                 let json = try request.json()
                 let party = try service.activeParty(id: request.parameter("id"))
@@ -118,9 +119,13 @@ extension Routes {
                     throw PartyError.invalidInput("Invalid JSON body")
                 }
                 let device = try request.deviceId(from: { if case .object = json { return json } else { return nil } }())
-                // R35: the host's page adds with its credential, and its songs never wait; a wrong one counts (R24a)
-                // and the add goes on as a guest's.
-                let byHost = try request.header("authorization") != nil && service.hostView(request, party: party) != nil
+                // R35: the host's and co-hosts' pages add with their credential, and their songs never wait (they decide
+                // the waiting ones); a wrong one counts (R24a) and the add goes on as a guest's.
+                let byHost: Bool
+                switch try request.header("authorization") == nil ? .guest : service.access(Credential(request), party: party) {
+                case .host, .cohost: byHost = true
+                case .guest: byHost = false
+                }
                 return respond("add", calling: try service.provider(for: party), gate: service.remoteCalls, guest: request.clientAddress) {
                     let pending = try service.add(uris: uris, deviceId: device, clientAddress: request.clientAddress, party: party, byHost: byHost)
                     if pending.isEmpty { return .json(["status": "added"]) }
@@ -152,7 +157,7 @@ extension Routes {
         }
         router.add("DELETE", "/api/party/{id}/track/remove",
                    summary: "Remove a song (host); without a PIN, {uri, deviceId} removes the device's own waiting song (R18b)",
-                   security: "hostPin") { request throws(HTTPError) in
+                   security: "hostOrCohost") { request throws(HTTPError) in
             try respond("remove") {
                 let json = try request.optionalJSON()
                 let uri = try request.stringField("uri", in: json) ?? request.query["uri"]
@@ -163,7 +168,7 @@ extension Routes {
                     try service.removeOwn(uri: uri, deviceId: device, party: party)
                     return .json(["status": "removed"])
                 }
-                let party = try service.requireHost(request, partyId: request.parameter("id"))
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 guard let uri, !uri.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                     throw PartyError.missingUri
                 }

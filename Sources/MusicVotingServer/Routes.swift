@@ -24,6 +24,7 @@ struct Routes: Sendable {
         addHistoryRoutes(to: &router)
         addPendingRoutes(to: &router)
         addNicknameRoutes(to: &router)
+        addCohostRoutes(to: &router)
         addPlaybackRoutes(to: &router)
         addMonitorRoutes(to: &router)
         addTVPairingRoutes(to: &router)
@@ -33,6 +34,8 @@ struct Routes: Sendable {
         let document = router.openAPI(title: "MusicVoting", version: "1.0", securitySchemes: [
             ("hostPin", "Authorization: Bearer <hostPin>"),
             ("monitorOrHost", "Authorization: Bearer <monitorToken or hostPin>"),
+            ("hostOrCohost", "Authorization: Bearer <hostPin or a co-host token> (R34)"),
+            ("monitorHostOrCohost", "Authorization: Bearer <monitorToken, hostPin or a co-host token> (R21, R34)"),
         ])
         router.add("GET", "/api/openapi.json", summary: "This OpenAPI document") { _ in .json(document) }
         // With several instances, also whether this one runs the party upkeep (exactly one does).

@@ -6,7 +6,8 @@ import ClientNetwork
 /// network and per party, and every per-guest rule counts admitted identities only. With the
 /// ration, rotating device ids gains a guest no more than the ration's identities; nothing is counted per address for
 /// adds and likes any more, so the guests behind one NAT address or on one IPv6 /64 each have their own limits.
-/// A value type: the owner serializes access; time is injected.
+/// The rules as data and their decisions, and the in-memory counts of one instance: a value type, the owner
+/// serializes access; time is injected.
 public struct GuestLimits: Sendable {
     /// R11: 10 adds per guest per rolling minute.
     public static let addsPerDevice = 10
@@ -21,78 +22,73 @@ public struct GuestLimits: Sendable {
     public static let newGuestsPerNetworkInTenMinutes = 200
     public static let newGuestsPerPartyInTenMinutes = 600
 
-    private var addsByDevice: SlidingWindowLimiter
-    private var likesByDevice: SlidingWindowLimiter
-    private var newGuests: [(limiter: SlidingWindowLimiter, key: @Sendable (String, String) -> String)]
-    /// Whether the counts live in a shared database (R31).
-    private let shared: Bool
+    /// The limits as data, shared by this value and the count several instances keep in their database.
+    public static let adds = LimitRule("adds-device", limit: addsPerDevice)
+    public static let likes = LimitRule("likes-device", limit: likesPerDevice)
 
-    /// `shared`: counts shared by several instances (R31); nil: in memory. `newGuestsPerNetwork` scales the ration
-    /// (the ten-minute and party figures with it); 0 admits every new guest (a load generator's phones).
-    public init(shared: (any SharedLimits)? = nil, newGuestsPerNetwork: Int = GuestLimits.newGuestsPerNetwork) {
-        self.shared = shared != nil
-        addsByDevice = SlidingWindowLimiter(limit: Self.addsPerDevice, name: "adds-device", shared: shared)
-        likesByDevice = SlidingWindowLimiter(limit: Self.likesPerDevice, name: "likes-device", shared: shared)
-        func ration(_ limit: Int, window: TimeInterval, _ name: String, _ key: @escaping @Sendable (String, String) -> String)
-            -> (limiter: SlidingWindowLimiter, key: @Sendable (String, String) -> String) {
-            (SlidingWindowLimiter(limit: limit, window: window, name: name, shared: shared), key)
-        }
+    /// One ration of new guests: its rule and the key it counts under, of a party and a client address.
+    public struct Ration: Sendable {
+        public let rule: LimitRule
+        public let key: @Sendable (_ party: String, _ address: String) -> String
+    }
+
+    /// The rations of new guests; `newGuestsPerNetwork` scales them (the ten-minute and party figures with it), 0
+    /// admits every new guest (a load generator's phones).
+    public static func rations(newGuestsPerNetwork: Int = GuestLimits.newGuestsPerNetwork) -> [Ration] {
         let scale = { (limit: Int) in limit * newGuestsPerNetwork / Self.newGuestsPerNetwork }
-        newGuests = newGuestsPerNetwork == 0 ? [] : [
-            ration(newGuestsPerNetwork, window: 60, "guests-network") { party, address in party + "|" + AddressPrefix.network(of: address) },
-            ration(scale(Self.newGuestsPerNetworkInTenMinutes), window: 600, "guests-network-10m") { party, address in
-                party + "|" + AddressPrefix.network(of: address)
-            },
-            ration(scale(Self.newGuestsPerPartyInTenMinutes), window: 600, "guests-party") { party, _ in party },
+        let network: @Sendable (String, String) -> String = { party, address in party + "|" + AddressPrefix.network(of: address) }
+        return newGuestsPerNetwork == 0 ? [] : [
+            Ration(rule: LimitRule("guests-network", limit: newGuestsPerNetwork), key: network),
+            Ration(rule: LimitRule("guests-network-10m", limit: scale(Self.newGuestsPerNetworkInTenMinutes), window: 600), key: network),
+            Ration(rule: LimitRule("guests-party", limit: scale(Self.newGuestsPerPartyInTenMinutes), window: 600)) { party, _ in party },
         ]
+    }
+
+    /// The key a guest's adds and likes count under in a party.
+    public static func key(device: String, party: String) -> String { party + "|" + device }
+
+    /// R11: the answer to `count` more adds when `left` fit now, and the next one fits in `retryAfter` seconds.
+    public static func checkAdds(_ count: Int, left: Int, retryAfter: Int?) throws(PartyError) {
+        if left < count { throw .rateLimited(retryAfterSeconds: retryAfter ?? 60) }
+    }
+
+    private var addsByDevice = SlidingWindowLimiter(Self.adds)
+    private var likesByDevice = SlidingWindowLimiter(Self.likes)
+    private var newGuests: [(limiter: SlidingWindowLimiter, ration: Ration)]
+
+    /// In memory (one instance). `newGuestsPerNetwork`: see `rations`.
+    public init(newGuestsPerNetwork: Int = GuestLimits.newGuestsPerNetwork) {
+        newGuests = Self.rations(newGuestsPerNetwork: newGuestsPerNetwork).map { (SlidingWindowLimiter($0.rule), $0) }
     }
 
     /// Counts one new guest of the party from `address`, or throws `.tooManyNewGuests` without counting it.
     public mutating func admitNewGuest(party: String, address: String, at now: Date) throws(PartyError) {
-        guard !newGuests.isEmpty else { return }
-        if shared {
-            if let retry = SlidingWindowLimiter.admit(1, newGuests.map { ($0.limiter, $0.key(party, address)) }, at: now) {
-                throw .tooManyNewGuests(retryAfterSeconds: retry)
-            }
-            return
-        }
         for ration in newGuests {
-            if let retry = ration.limiter.retryAfter(key: ration.key(party, address), at: now) { throw .tooManyNewGuests(retryAfterSeconds: retry) }
+            if let retry = ration.limiter.retryAfter(key: ration.ration.key(party, address), at: now) { throw .tooManyNewGuests(retryAfterSeconds: retry) }
         }
-        for index in newGuests.indices { newGuests[index].limiter.record(key: newGuests[index].key(party, address), at: now) }
+        for index in newGuests.indices { newGuests[index].limiter.record(key: newGuests[index].ration.key(party, address), at: now) }
     }
 
     /// Throws `.rateLimited` when `count` more adds do not all fit. Only adds that went in are counted
     /// (`recordAdds`), so a refused duplicate costs the guest nothing.
     public func checkAdds(_ count: Int, device: String, party: String, at now: Date) throws(PartyError) {
-        let key = party + "|" + device
-        if addsByDevice.remaining(key: key, at: now) < count {
-            throw .rateLimited(retryAfterSeconds: addsByDevice.retryAfter(key: key, at: now) ?? 60)
-        }
+        let key = Self.key(device: device, party: party)
+        try Self.checkAdds(count, left: addsByDevice.remaining(key: key, at: now), retryAfter: addsByDevice.retryAfter(key: key, at: now))
     }
 
     /// R18b: what `device` may still add in the party now, without spending any of it.
     public func addBudget(device: String, party: String, at now: Date) -> AddBudget {
-        let (left, next) = addsByDevice.budget(key: party + "|" + device, at: now)
+        let (left, next) = addsByDevice.budget(key: Self.key(device: device, party: party), at: now)
         return AddBudget(addsLeft: left, nextAddInMs: next)
     }
 
     public mutating func recordAdds(_ count: Int, device: String, party: String, at now: Date) {
-        addsByDevice.record(key: party + "|" + device, at: now, count: count)
+        addsByDevice.record(key: Self.key(device: device, party: party), at: now, count: count)
     }
 
     /// Counts one like or veto toggle, or throws `.rateLimited` without counting it.
     public mutating func admitLike(device: String, party: String, at now: Date) throws(PartyError) {
-        if shared { return try admitSharedLike(device: device, party: party, at: now) }
-        if let retry = likesByDevice.take(key: party + "|" + device, at: now) { throw .rateLimited(retryAfterSeconds: retry) }
-    }
-
-    /// A like counted in the shared database, checked and counted in one round trip (a like is the most frequent
-    /// write). It changes nothing in this value, so the engine runs it before it takes its lock.
-    public func admitSharedLike(device: String, party: String, at now: Date) throws(PartyError) {
-        if let retry = SlidingWindowLimiter.admit(1, [(limiter: likesByDevice, key: party + "|" + device)], at: now) {
-            throw .rateLimited(retryAfterSeconds: retry)
-        }
+        if let retry = likesByDevice.take(key: Self.key(device: device, party: party), at: now) { throw .rateLimited(retryAfterSeconds: retry) }
     }
 }
 

@@ -63,4 +63,12 @@ public enum PartyError: Error, Equatable, Sendable {
     case monitorConnected
     /// This TV's token was replaced by another TV's pairing.
     case monitorReplaced
+    /// R34: the party has as many live co-host links as it may.
+    case cohostLimit(limit: Int)
+    /// R34: a co-host asked for what only the host may do (end, settings, co-hosts, default playlist, PINs).
+    case hostOnly
+    /// R34: the host revoked this co-host link.
+    case cohostRevoked
+    /// R34: no co-host link of the party has this handle or token.
+    case cohostNotFound
 }

@@ -16,7 +16,8 @@ import ClientNetwork
 ///   never held back by somebody else's guessing; only its own failures count against it.
 /// Long secrets (the host page's token, R21's monitor token) are matched before this guard is asked: 128 bits are
 /// not guessed, so no budget stands between them and the party.
-/// A value type: the owner serializes access; time is injected.
+/// The rules as data and their decision, and the in-memory counts of one instance: a value type, the owner
+/// serializes access; time is injected.
 public struct SecretGuard: Sendable {
     public static let addressLimit = 10
     public static let prefixLimit = 30
@@ -37,31 +38,42 @@ public struct SecretGuard: Sendable {
         case exhausted
     }
 
-    private var addressFailures: SlidingWindowLimiter
-    private var prefixFailures: SlidingWindowLimiter
-    private var scopeFailures: SlidingWindowLimiter
+    /// The three windows as data, shared by this value and the count several instances keep in their database.
+    public static let perAddress = LimitRule("secret-address", limit: addressLimit)
+    public static let perNetwork = LimitRule("secret-network", limit: prefixLimit)
+    public static let perScope = LimitRule("secret-scope", limit: scopeLimit)
 
-    /// `shared`: counts shared by several instances; nil: in memory.
-    public init(shared: (any SharedLimits)? = nil) {
-        addressFailures = SlidingWindowLimiter(limit: Self.addressLimit, name: "secret-address", shared: shared)
-        prefixFailures = SlidingWindowLimiter(limit: Self.prefixLimit, name: "secret-network", shared: shared)
-        scopeFailures = SlidingWindowLimiter(limit: Self.scopeLimit, name: "secret-scope", shared: shared)
+    /// The key of each window for a check of `scope` from `address`, in the order they are asked.
+    public static func keys(address: String, scope: String) -> [(rule: LimitRule, key: String)] {
+        [(perAddress, key(AddressPrefix.device(of: address), scope)), (perNetwork, key(AddressPrefix.network(of: address), scope)),
+         (perScope, scope)]
     }
 
-    /// Why the secret of `scope` is not checked for `address` now, or nil when it may go ahead.
-    /// `proven`: the client proved this secret before. `lifetimeFailures` is the party's count of wrong PINs so far
-    /// (0 for scopes without one).
-    public func refusal(address: String, scope: String, proven: Bool = false, lifetimeFailures: Int = 0, at now: Date) -> Refusal? {
-        if let seconds = addressFailures.retryAfter(key: Self.key(AddressPrefix.device(of: address), scope), at: now) {
-            return .ownFailures(retryAfterSeconds: seconds)
-        }
+    /// The decision, from each window's wait (nil: under its limit): why the secret is not checked, or nil.
+    /// `proven`: the client proved this secret before. `lifetimeFailures`: the party's count of wrong PINs so far.
+    public static func refusal(address: Int?, network: Int?, scope: Int?, proven: Bool, lifetimeFailures: Int) -> Refusal? {
+        if let address { return .ownFailures(retryAfterSeconds: address) }
         if proven { return nil }
-        if let seconds = prefixFailures.retryAfter(key: Self.key(AddressPrefix.network(of: address), scope), at: now) {
-            return .ownFailures(retryAfterSeconds: seconds)
-        }
+        if let network { return .ownFailures(retryAfterSeconds: network) }
         if lifetimeFailures >= Self.lifetimeLimit { return .exhausted }
-        if let seconds = scopeFailures.retryAfter(key: scope, at: now) { return .underAttack(retryAfterSeconds: seconds) }
+        if let scope { return .underAttack(retryAfterSeconds: scope) }
         return nil
+    }
+
+    /// Whether the scope's failures in the last minute mean an attack.
+    public static func isUnderAttack(failures: Int) -> Bool { failures >= scopeLimit }
+
+    private var windows: [LimitRule: SlidingWindowLimiter] = [perAddress: SlidingWindowLimiter(perAddress),
+                                                               perNetwork: SlidingWindowLimiter(perNetwork),
+                                                               perScope: SlidingWindowLimiter(perScope)]
+
+    /// In memory (one instance).
+    public init() {}
+
+    /// Why the secret of `scope` is not checked for `address` now, or nil when it may go ahead.
+    public func refusal(address: String, scope: String, proven: Bool = false, lifetimeFailures: Int = 0, at now: Date) -> Refusal? {
+        let waits = Self.keys(address: address, scope: scope).map { windows[$0.rule]?.retryAfter(key: $0.key, at: now) }
+        return Self.refusal(address: waits[0], network: waits[1], scope: waits[2], proven: proven, lifetimeFailures: lifetimeFailures)
     }
 
     /// Counts a wrong secret. Returns true when this failure put the scope over its budget, so the
@@ -69,16 +81,14 @@ public struct SecretGuard: Sendable {
     @discardableResult
     public mutating func recordFailure(address: String, scope: String, at now: Date) -> Bool {
         let wasUnderAttack = isUnderAttack(scope: scope, at: now)
-        addressFailures.record(key: Self.key(AddressPrefix.device(of: address), scope), at: now)
-        prefixFailures.record(key: Self.key(AddressPrefix.network(of: address), scope), at: now)
-        scopeFailures.record(key: scope, at: now)
+        for (rule, key) in Self.keys(address: address, scope: scope) { windows[rule]?.record(key: key, at: now) }
         return !wasUnderAttack && isUnderAttack(scope: scope, at: now)
     }
 
     /// Wrong secrets for `scope` in the last minute, from every address.
-    public func failures(scope: String, at now: Date) -> Int { scopeFailures.count(key: scope, at: now) }
+    public func failures(scope: String, at now: Date) -> Int { windows[Self.perScope]?.count(key: scope, at: now) ?? 0 }
 
-    public func isUnderAttack(scope: String, at now: Date) -> Bool { failures(scope: scope, at: now) >= Self.scopeLimit }
+    public func isUnderAttack(scope: String, at now: Date) -> Bool { Self.isUnderAttack(failures: failures(scope: scope, at: now)) }
 
     private static func key(_ client: String, _ scope: String) -> String { client + "|" + scope }
 }

@@ -1,12 +1,11 @@
 import Foundation
 
 /// Counts events per key over a rolling window (R11 adds per device, R24/R27 failed PINs per address).
-/// A value type: the owner serializes access. With `shared`, its counts live in the shared database
-/// under `name` instead (see `SharedLimits`).
+/// A value type in memory: the owner serializes access. (Several instances count in their database instead, in
+/// buckets: `WindowBucket`.)
 public struct SlidingWindowLimiter: Sendable {
     public let limit: Int
     public let window: TimeInterval
-    private let shared: (name: String, limits: any SharedLimits)?
     /// Each key's stamps, under the key's hash (random per process, so no one can make two keys meet): an integer a
     /// key instead of its text (a like storm's keys are a million strings). Two keys meeting by chance (one
     /// in 10^7 among a million keys) share a window: stricter, never looser.
@@ -18,43 +17,21 @@ public struct SlidingWindowLimiter: Sendable {
     public init(limit: Int, window: TimeInterval = 60) {
         self.limit = limit
         self.window = window
-        shared = nil
     }
 
-    /// A limiter whose counts `limits` keeps under `name`, when given (several instances); in memory otherwise.
-    public init(limit: Int, window: TimeInterval = 60, name: String, shared limits: (any SharedLimits)?) {
-        self.limit = limit
-        self.window = window
-        shared = limits.map { (name, $0) }
+    /// A limiter for `rule`.
+    public init(_ rule: LimitRule) {
+        self.init(limit: rule.limit, window: rule.window)
     }
-
-    /// A database that cannot be asked refuses for this long (stricter, never looser).
-    public static let unavailableRetry = 2
 
     /// Seconds until `key` may act again, or nil when it is under the limit.
     public func retryAfter(key: String, at now: Date) -> Int? {
-        if let shared {
-            guard let buckets = shared.limits.buckets(name: shared.name, key: key, window: window, at: now) else { return Self.unavailableRetry }
-            return WindowBucket.retryAfter(buckets, limit: limit, adding: 1, window: window, at: now)
-        }
         guard count(key: key, at: now) >= limit,
               let oldest = events[key.hashValue]?.oldestLive(at: now, window: window) else { return nil }
         return Self.seconds(until: oldest, leaves: window, at: now)
     }
 
-    /// Counts `count` events of each limiter's key, or none when one of them would go over its limit: then the
-    /// seconds until it may. One round trip to a shared database (PostgreSQL: the counts are added, read back, and
-    /// taken away again when one is over); the same answer as checking each with `remaining` and recording each.
-    public static func admit(_ count: Int, _ keyed: [(limiter: SlidingWindowLimiter, key: String)], at now: Date) -> Int? {
-        if let first = keyed.first?.limiter.shared {
-            let items = keyed.map { SharedLimitItem(name: $0.limiter.shared?.name ?? "", key: $0.key, limit: $0.limiter.limit, window: $0.limiter.window) }
-            return first.limits.admit(count, items, at: now)
-        }
-        return nil
-    }
-
     public mutating func record(key: String, at now: Date, count: Int = 1) {
-        if let shared { return shared.limits.add(count, name: shared.name, key: key, window: window, at: now) }
         // In place: the key's stamps are neither copied nor filtered into a new array.
         Self.mutate(&events[key.hashValue, default: WindowStamps()]) { stamps in
             stamps.removeExpired(at: now, window: window)
@@ -66,8 +43,7 @@ public struct SlidingWindowLimiter: Sendable {
     /// In memory: counts one event of `key` and returns nil, or counts none and returns the seconds until `key` may
     /// act again. The same answer as `retryAfter` then `record`, with one lookup of the key instead of three (issue
     /// 28: a like checks and counts two keys; hashing them was a twentieth of the committer's time).
-    mutating func take(key: String, at now: Date) -> Int? {
-        precondition(shared == nil, "a shared limiter admits in the database (admit)")
+    public mutating func take(key: String, at now: Date) -> Int? {
         let (limit, window) = (limit, window)
         let retry: Int? = Self.mutate(&events[key.hashValue, default: WindowStamps()]) { stamps in
             stamps.removeExpired(at: now, window: window)
@@ -99,25 +75,12 @@ public struct SlidingWindowLimiter: Sendable {
 
     /// How many events `key` had in the current window.
     public func count(key: String, at now: Date) -> Int {
-        if let shared {
-            // A database that cannot be asked counts as a full window.
-            return shared.limits.buckets(name: shared.name, key: key, window: window, at: now)?.reduce(0) { $0 + $1.count } ?? limit
-        }
-        return events[key.hashValue]?.live(at: now, window: window) ?? 0
+        events[key.hashValue]?.live(at: now, window: window) ?? 0
     }
 
     /// How many more events `key` may have now, and the milliseconds until one more fits (its oldest counted event
     /// leaves the window; 0 when none is counted). Counts nothing (R18b: a guest's budget, read with the queue).
     public func budget(key: String, at now: Date) -> (left: Int, nextInMs: Int) {
-        if let shared {
-            // A database that cannot be asked counts as a full window, free again after a short wait.
-            guard let buckets = shared.limits.buckets(name: shared.name, key: key, window: window, at: now) else {
-                return (0, Self.unavailableRetry * 1000)
-            }
-            let counted = buckets.filter { $0.count > 0 }
-            let next = counted.map(\.leavesAt).min().map { Self.milliseconds(until: $0, at: now) } ?? 0
-            return (max(0, limit - counted.reduce(0) { $0 + $1.count }), next)
-        }
         guard let stamps = events[key.hashValue], let oldest = stamps.oldestLive(at: now, window: window) else { return (limit, 0) }
         return (max(0, limit - stamps.live(at: now, window: window)), Self.milliseconds(until: oldest.addingTimeInterval(window), at: now))
     }

@@ -9,15 +9,15 @@ import Synchronization
 /// sequence order. A doorbell lost on the way (the listening session dropped, or a NOTIFY that never came) is healed
 /// by reading every served party's version again after a reconnect and every `pollInterval`.
 ///
-/// One thread owns the `ClusterChannel` (its libpq session) and waits on its socket and a wake-up pipe with poll(2).
-/// `@unchecked Sendable`: the channel is touched only by that thread; what callers hand over sits in `shared`.
+/// One thread owns the `DoorbellSession` (its database session) and waits on its socket and a wake-up pipe with poll(2).
+/// `@unchecked Sendable`: the session is touched only by that thread; what callers hand over sits in `handedOver`.
 public final class Doorbell: @unchecked Sendable {
     public static let coalescing: TimeInterval = 0.02
     public static let pollInterval: TimeInterval = 2
     /// After a lost session: the next attempt to listen again.
     static let reconnectDelay: TimeInterval = 0.5
 
-    private struct Shared {
+    private struct HandedOver {
         /// Parties this instance committed events of since its last ring, with their newest sequence number.
         var rung: [String: Int64] = [:]
         /// Parties whose log the hub asked to read (a gap in what it sent).
@@ -25,18 +25,18 @@ public final class Doorbell: @unchecked Sendable {
         var stopping = false
     }
 
-    private let channel: ClusterChannel
+    private let channel: any DoorbellSession
     private let hub: EventHub
     /// Tells this instance's own doorbells from the others' (a process's sessions change on reconnect).
     private let instance = UUID().uuidString.prefix(8).lowercased()
-    private let shared = Mutex(Shared())
+    private let handedOver = Mutex(HandedOver())
     /// The thread sleeps in poll(2) on `wake[0]`; a write to `wake[1]` wakes it.
     private let wake: (read: Int32, write: Int32)
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Connects to `url` (a failure is the caller's start-up error) and starts listening on its own thread.
-    public init(url: String, hub: EventHub) throws {
-        channel = try ClusterChannel(url: url)
+    /// Starts listening on `session` on its own thread (a failure is the caller's start-up error).
+    public init(session: any DoorbellSession, hub: EventHub) throws {
+        channel = session
         self.hub = hub
         var descriptors: [Int32] = [0, 0]
         guard pipe(&descriptors) == 0 else {
@@ -60,22 +60,22 @@ public final class Doorbell: @unchecked Sendable {
 
     /// Events of `partyId` up to `sequence` committed here: other instances hear of it with the next ring.
     public func ring(partyId: String, sequence: Int64) {
-        let first = shared.withLock { shared in
-            defer { shared.rung[partyId] = max(shared.rung[partyId] ?? 0, sequence) }
-            return shared.rung.isEmpty
+        let first = handedOver.withLock { handedOver in
+            defer { handedOver.rung[partyId] = max(handedOver.rung[partyId] ?? 0, sequence) }
+            return handedOver.rung.isEmpty
         }
         if first { wakeUp() }
     }
 
     /// The hub holds an event back past a gap: read the party's log.
     func catchUp(partyId: String) {
-        shared.withLock { _ = $0.catchUp.insert(partyId) }
+        handedOver.withLock { _ = $0.catchUp.insert(partyId) }
         wakeUp()
     }
 
     /// Ends the thread (and so the session) and waits for it.
     public func stop() {
-        let wasStopping = shared.withLock { shared in defer { shared.stopping = true }; return shared.stopping }
+        let wasStopping = handedOver.withLock { handedOver in defer { handedOver.stopping = true }; return handedOver.stopping }
         guard !wasStopping else { return }
         wakeUp()
         finished.wait()
@@ -92,7 +92,7 @@ public final class Doorbell: @unchecked Sendable {
         var lastRing = Date.distantPast
         var lastPoll = Date()
         var readAll = true
-        while !shared.withLock({ $0.stopping }) {
+        while !handedOver.withLock({ $0.stopping }) {
             do {
                 guard let started = try channel.listen() else {
                     wait(for: Self.reconnectDelay, onSocket: false)
@@ -112,13 +112,13 @@ public final class Doorbell: @unchecked Sendable {
                     lastPoll = Date()
                 }
                 let now = Date()
-                let ringDue = shared.withLock { !$0.rung.isEmpty } ? lastRing.addingTimeInterval(Self.coalescing) : .distantFuture
+                let ringDue = handedOver.withLock { !$0.rung.isEmpty } ? lastRing.addingTimeInterval(Self.coalescing) : .distantFuture
                 let pollDue = lastPoll.addingTimeInterval(Self.pollInterval)
                 // A query above may have read other instances' doorbells into libpq's buffer, where poll(2) on the
                 // socket no longer sees them (they waited for the next poll, up to 2 s): take those before sleeping.
                 let buffered = try channel.receive()
                 for payload in buffered { heard(payload) }
-                if buffered.isEmpty || shared.withLock({ $0.catchUp.isEmpty }) {
+                if buffered.isEmpty || handedOver.withLock({ $0.catchUp.isEmpty }) {
                     wait(for: min(ringDue, pollDue).timeIntervalSince(now), onSocket: true)
                 }
                 for payload in try channel.receive() { heard(payload) }
@@ -149,7 +149,7 @@ public final class Doorbell: @unchecked Sendable {
 
     /// Sends what was rung since the last ring as one NOTIFY (several when it is long): `instance party:seq …`.
     private func ringPending() throws -> Bool {
-        let rung = shared.withLock { shared in defer { shared.rung = [:] }; return shared.rung }
+        let rung = handedOver.withLock { handedOver in defer { handedOver.rung = [:] }; return handedOver.rung }
         guard !rung.isEmpty else { return false }
         var payload = String(instance)
         do {
@@ -165,7 +165,7 @@ public final class Doorbell: @unchecked Sendable {
             EngineMetrics.doorbellRings.add(at: 0)
         } catch {
             // Not rung: ring it with the next one (the others' polls find it meanwhile).
-            shared.withLock { shared in for (partyId, sequence) in rung { shared.rung[partyId] = max(shared.rung[partyId] ?? 0, sequence) } }
+            handedOver.withLock { handedOver in for (partyId, sequence) in rung { handedOver.rung[partyId] = max(handedOver.rung[partyId] ?? 0, sequence) } }
             throw error
         }
         return true
@@ -184,7 +184,7 @@ public final class Doorbell: @unchecked Sendable {
             let partyId = String(parts[0])
             if let sent = served[partyId], sent < sequence { behind.append(partyId) }
         }
-        if !behind.isEmpty { shared.withLock { $0.catchUp.formUnion(behind) } }
+        if !behind.isEmpty { handedOver.withLock { $0.catchUp.formUnion(behind) } }
     }
 
     /// The poll, and the reading after a reconnect: every served party whose log moved past what it was sent.
@@ -194,21 +194,40 @@ public final class Doorbell: @unchecked Sendable {
         let newest = try channel.lastEventSequences(partyIds: Array(served.keys))
         let behind = served.compactMap { partyId, sent in (newest[partyId] ?? 0) > sent ? partyId : nil }
         EngineMetrics.pollCatchUps.add(behind.count)
-        if !behind.isEmpty { shared.withLock { $0.catchUp.formUnion(behind) } }
+        if !behind.isEmpty { handedOver.withLock { $0.catchUp.formUnion(behind) } }
     }
 
     /// Reads the log of every party asked for after what its streams were sent, and hands the rows to the hub.
     private func readRequestedLogs() throws {
-        let parties = shared.withLock { shared in defer { shared.catchUp = [] }; return shared.catchUp }
+        let parties = handedOver.withLock { handedOver in defer { handedOver.catchUp = [] }; return handedOver.catchUp }
         for (index, partyId) in parties.enumerated() {
             guard let sent = hub.deliveredSequence(partyId: partyId) else { continue }
             do {
                 let events = try channel.events(partyId: partyId, after: sent, limit: EventLog.replayLimit)
                 hub.deliver(partyId: partyId, logged: events)
             } catch {
-                shared.withLock { $0.catchUp.formUnion(parties.dropFirst(index)) }
+                handedOver.withLock { $0.catchUp.formUnion(parties.dropFirst(index)) }
                 throw error
             }
         }
     }
+}
+
+/// The database session a `Doorbell` listens, rings and reads the log on (PostgreSQL: LISTEN/NOTIFY).
+public protocol DoorbellSession: AnyObject {
+    /// The socket to poll for notifications; only meaningful while `isListening`.
+    var socket: Int32 { get }
+    /// Whether the session that began listening is still the open one.
+    var isListening: Bool { get }
+    /// Opens the session again if it was lost and listens in it: nil while the server is out of reach, true when it
+    /// began listening now (what was rung before is gone), false when it already listened.
+    func listen() throws -> Bool?
+    /// The payloads rung by other sessions since the last call.
+    func receive() throws -> [String]
+    /// Rings: every listening session hears `payload`.
+    func notify(_ payload: String) throws
+    /// The logged events after `sequence`, oldest first, at most `limit`.
+    func events(partyId: String, after sequence: Int64, limit: Int) throws -> [LoggedEvent]
+    /// The newest sequence number of each of `partyIds` that exists.
+    func lastEventSequences(partyIds: [String]) throws -> [String: Int64]
 }

@@ -36,6 +36,17 @@ enum EventKind: Sendable {
         case added, approved, declined, removed
     }
 
+    /// Ours (R34): the host's co-host links changed (one was made, or first opened): host pages reload their list.
+    case cohostsUpdated(CohostChange)
+    /// Ours (R34): the host revoked these links (by their handles, never their tokens); a co-host page whose
+    /// handle is among them stops and says so.
+    case cohostRevoked(ids: [String])
+
+    /// What happened to the co-host links.
+    enum CohostChange: String, Sendable {
+        case created, joined
+    }
+
     /// Who took a song out of the queue.
     enum RemovalReason: String, Sendable {
         case crowd, host, ban
@@ -75,6 +86,8 @@ enum EventKind: Sendable {
         case .pinGuessing: "pin-guessing"
         case .entryRemoved: "entry-removed"
         case .pendingUpdated: "pending-updated"
+        case .cohostsUpdated: "cohosts-updated"
+        case .cohostRevoked: "cohost-revoked"
         }
     }
 
@@ -153,6 +166,10 @@ enum EventKind: Sendable {
                     ("reason", reason.rawValue), ("wasPlaying", String(wasPlaying))]
         case .pendingUpdated(let change, let pendingId, let count):
             return [("reason", change.rawValue), ("pendingId", String(pendingId)), ("count", String(count))]
+        case .cohostsUpdated(let change):
+            return [("reason", change.rawValue)]
+        case .cohostRevoked(let ids):
+            return [("cohostIds", ids.joined(separator: ","))]
         }
     }
 }

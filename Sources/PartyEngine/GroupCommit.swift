@@ -13,11 +13,11 @@ final class GroupCommit<Job: Sendable>: Sendable {
     static var threadName: String { "mv-committer" }
 
     let maxBatch: Int
-    private let shared = Shared()
+    private let handoff = Handoff()
 
     /// What the submitters and the committer thread share; the thread holds this, not the `GroupCommit`, so
     /// dropping the `GroupCommit` ends the thread (after the jobs still queued).
-    private final class Shared: Sendable {
+    private final class Handoff: Sendable {
         let pending = Mutex(Pending())
         /// Signalled when a job finds the committer asleep, and once more when it should end.
         let wake = DispatchSemaphore(value: 0)
@@ -38,37 +38,37 @@ final class GroupCommit<Job: Sendable>: Sendable {
     init(maxBatch: Int = GroupCommit.defaultMaxBatch) {
         precondition(maxBatch > 0)
         self.maxBatch = maxBatch
-        let shared = self.shared
+        let handoff = self.handoff
         Thread {
             // The kernel's name for it (`top -H`, `perf`): Foundation's `Thread.name` names only the object on Linux.
             try? Self.threadName.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
-            Self.commitBatches(shared, maxBatch: maxBatch)
+            Self.commitBatches(handoff, maxBatch: maxBatch)
         }.start()
     }
 
     deinit {
-        shared.pending.withLock { $0.ending = true }
-        shared.wake.signal()
+        handoff.pending.withLock { $0.ending = true }
+        handoff.wake.signal()
     }
 
     /// Queues `job` for the next batch; `run` commits a batch.
     func submit(_ job: Job, run: @escaping @Sendable ([Job]) -> Void) {
-        let wakes = shared.pending.withLock { pending in
+        let wakes = handoff.pending.withLock { pending in
             pending.jobs.append(job)
             pending.run = run
             defer { pending.draining = true }
             return !pending.draining
         }
-        if wakes { shared.wake.signal() }
+        if wakes { handoff.wake.signal() }
     }
 
     /// The committer: sleeps until a job comes, then runs batches until none waits; ends once its `GroupCommit` is
     /// gone and nothing waits.
-    private static func commitBatches(_ shared: Shared, maxBatch: Int) {
+    private static func commitBatches(_ handoff: Handoff, maxBatch: Int) {
         while true {
-            shared.wake.wait()
+            handoff.wake.wait()
             while true {
-                let (batch, run, ending) = shared.pending.withLock { pending in
+                let (batch, run, ending) = handoff.pending.withLock { pending in
                     let batch = Array(pending.jobs.prefix(maxBatch))
                     pending.jobs.removeFirst(batch.count)
                     if batch.isEmpty { pending.draining = false }

@@ -6,7 +6,7 @@ import Synchronization
 /// savepoint of its own: a write that fails leaves its neighbours alone) and returns what tells its caller, which
 /// runs only once the batch committed; `fail` tells it the batch did not.
 struct BatchedWrite: Sendable {
-    /// The party whose row the write locks on a shared store (nil: none).
+    /// The party whose row the write locks (nil: none; `PartyWriters.ordered`).
     var partyId: String? = nil
     let apply: @Sendable (inout PartyState) -> @Sendable () -> Void
     let fail: @Sendable (any Error) -> Void
@@ -52,15 +52,14 @@ extension PartyService {
     }
 
     /// One batch: one transaction under the state lock, its events published in commit order, then the answers.
-    /// A commit that fails fails every write in it, and nothing of it is announced. On a shared store the writes go
-    /// in the order of the parties they lock (each party's in arrival order): two instances' batches that lock the
-    /// same parties in opposite orders would deadlock, and PostgreSQL would fail one write after a second.
+    /// A commit that fails fails every write in it, and nothing of it is announced. The writes go in the order
+    /// `PartyWriters.ordered` gives (several instances: by the parties they lock).
     func commit(_ jobs: [BatchedWrite]) {
         let started = DispatchTime.now().uptimeNanoseconds
         EngineMetrics.groupCommitBatchSize.observe(jobs.count)
         defer { EngineMetrics.groupCommitDuration.observeNanoseconds(since: started, now: DispatchTime.now().uptimeNanoseconds) }
         let answers = withState { state -> [@Sendable () -> Void] in
-            let jobs = state.store.isShared ? Self.inLockOrder(jobs) : jobs
+            let jobs = state.writers.ordered(jobs)
             do {
                 return try state.transaction { state in jobs.map { $0.apply(&state) } }
             } catch {
@@ -68,10 +67,5 @@ extension PartyService {
             }
         }
         for answer in answers { answer() }
-    }
-
-    /// `jobs` by the party each locks, then as they came (writes that lock none first).
-    static func inLockOrder(_ jobs: [BatchedWrite]) -> [BatchedWrite] {
-        jobs.enumerated().sorted { ($0.element.partyId ?? "", $0.offset) < ($1.element.partyId ?? "", $1.offset) }.map(\.element)
     }
 }

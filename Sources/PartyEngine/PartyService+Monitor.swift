@@ -72,12 +72,12 @@ extension PartyService {
     /// refusal or an ended party) is answered after this pause, not refused: past 5 such opens in 10 s from one
     /// address, 2 s. Streams that open normally (a TV reloading) never count.
     public func streamOpenDelay(clientAddress: String) -> TimeInterval {
-        withState { $0.guards.streamOpens.retryAfter(key: AddressPrefix.host(of: clientAddress), at: $0.now) == nil ? 0 : 2 }
+        withState { $0.guards.limits.retryAfter(.streamOpens, key: AddressPrefix.host(of: clientAddress), at: $0.now) == nil ? 0 : 2 }
     }
 
     /// A stream open that was refused or found the party ended: it counts toward `streamOpenDelay`.
     public func noteFutileStreamOpen(clientAddress: String) {
-        withState { $0.guards.streamOpens.record(key: AddressPrefix.host(of: clientAddress), at: $0.now) }
+        withState { $0.guards.limits.record(.streamOpens, key: AddressPrefix.host(of: clientAddress), count: 1, at: $0.now) }
     }
 
     /// SPEC: the iOS app waits for its login on a stream without `partyId`; it carries only the
@@ -112,7 +112,8 @@ extension PartyService {
         withState { state in
             state.announceDeviceChanges()
             state.detectStalls()
-            state.watchSharedPlayers()
+            let players = state.players
+            players.watch(state: &state)
         }
     }
 

@@ -50,7 +50,7 @@ extension PartyService {
     /// At start-up, or when this instance takes the upkeep over: repairs dangling playback; `listen` (one
     /// instance alone) also stalls every playing party as `no-monitor` until its TV, which must reconnect, reports.
     /// Several instances: the TVs stay connected to the others, and the owner of each party's timer shard watches its
-    /// player from every instance's records (`watchSharedPlayers`).
+    /// player from every instance's records (`SharedPlayers.watch`).
     public func repairDanglingPlayback(listen: Bool = true) throws {
         try withState { state in
             try state.repairDanglingPlayback()
@@ -71,7 +71,7 @@ extension PartyService {
         try withState { state in
             try state.transaction { state in
                 // Two instances refilling one party at once take turns; the second finds it full.
-                if state.store.isShared { try state.store.lockParty(id: party.id) }
+                try state.store.lockParty(id: party.id)
                 var queue = try state.queue(of: party)
                 guard queue.waiting.isEmpty else { return }
                 try state.insertRefill(tracks, into: &queue, partyId: party.id)

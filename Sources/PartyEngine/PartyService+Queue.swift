@@ -25,7 +25,7 @@ extension PartyService {
             // R18b: a rendering is kept only while the device's budget is full: it stays full until the device adds
             // (a write, which empties the cache), while a spent one comes back as the clock runs.
             let cached = state.readCache.renderings[key]
-            let budget = cached == nil ? deviceId.map { state.guards.guestLimits.addBudget(device: $0, party: party.id, at: now) } : nil
+            let budget = cached == nil ? deviceId.map { state.guards.limits.addBudget(device: $0, party: party.id, at: now) } : nil
             let liked = cached == nil ? try deviceId.map { try state.entriesLiked(by: $0, party: party) } : nil
             let veto = try active.map { active in
                 VetoView(share: party.settings.vetoShare, activeGuests: active,
@@ -93,7 +93,7 @@ extension PartyService {
     }
 
     public func vote(uri: String, deviceId: String, wanted: Bool? = nil, clientAddress: String = "local", party: Party) throws -> (liked: Bool, likeCount: Int) {
-        try sharedLikeLimits?.admitSharedLike(device: deviceId, party: party.id, at: now)
+        try likes.admitAhead(device: deviceId, party: party.id, at: now)
         let result = try write(partyId: party.id) { try $0.vote(uri: uri, deviceId: deviceId, wanted: wanted, clientAddress: clientAddress, party: party) }
         if result.liked { EngineMetrics.likes.add() }
         return result
@@ -115,16 +115,8 @@ extension PartyService {
                                party: state.activeParty(id: partyId, endsIfDue: false))
             }, completion: completion)
         }
-        guard let sharedLikeLimits else { return like() }
-        DispatchQueue.global().async { [self] in
-            do {
-                let party = try activeParty(id: partyId)
-                try sharedLikeLimits.admitSharedLike(device: deviceId, party: party.id, at: now)
-            } catch {
-                return completion(.failure(error))
-            }
-            like()
-        }
+        likes.admitting(device: deviceId, activeParty: { [self] in try activeParty(id: partyId) }, now: { [self] in now }, then: like,
+                        failed: { completion(.failure($0)) })
     }
 
     /// Host removal; removing the playing entry moves on to the next one.
@@ -134,7 +126,7 @@ extension PartyService {
 
     /// R18b: a guest's removal of its own waiting song.
     public func removeOwn(uri: String, deviceId: String, party: Party) throws {
-        try sharedLikeLimits?.admitSharedLike(device: deviceId, party: party.id, at: now)
+        try likes.admitAhead(device: deviceId, party: party.id, at: now)
         try write(partyId: party.id) { try $0.removeOwn(uri: uri, deviceId: deviceId, party: party) }
     }
 

@@ -29,24 +29,23 @@ public final class PartyService: Sendable {
     /// Likes and adds commit in groups (`write`).
     let commits = GroupCommit<BatchedWrite>()
 
-    /// Rung after each commit that logged events, when other instances share the store.
-    private let doorbell: Doorbell?
-    /// Several instances: likes are counted in the shared database before the state lock (one round trip
-    /// each, which would otherwise hold up every other request of this instance).
-    let sharedLikeLimits: GuestLimits?
+    /// Rung after each commit that logged events (other instances hear of them).
+    private let channel: any EventChannel
+    /// Counts likes before the state lock when a count is a round trip (`LikeAdmission`).
+    let likes: any LikeAdmission
     /// Several instances: whether this instance runs the upkeep (`runsUpkeep`) and the timer shards it owns.
     let upkeepOwner = Mutex<Bool?>(nil)
     let ownedShards = Mutex<[Int]?>(nil)
 
     public init(store: sending any PartyStoring, clock: any PartyClock, random: sending any RandomNumberGenerator, providers: ProviderRegistry,
-         hub: EventHub, doorbell: Doorbell? = nil, sharedGuards: (any SharedGuards)? = nil, presence: ClusterPresence? = nil) {
-        self.doorbell = doorbell
-        sharedLikeLimits = sharedGuards.map { GuestLimits(shared: $0) }
+         hub: EventHub, coordination: Coordination = .alone) {
+        channel = coordination.channel
+        likes = coordination.likes
         self.clock = clock
         self.providers = providers
         self.hub = hub
-        state = Mutex(PartyState(store: store, clock: clock, random: random, guards: Guards(shared: sharedGuards),
-                                 cluster: presence, playerStreams: { [hub] partyId, address in hub.playerStreamCount(partyId: partyId, address: address) }))
+        state = Mutex(PartyState(store: store, clock: clock, random: random, coordination: coordination,
+                                 playerStreams: { [hub] partyId, address in hub.playerStreamCount(partyId: partyId, address: address) }))
         hub.whenStreamsChange { [weak self] partyId, address, isMonitor in
             guard let self, !self.draining.load(ordering: .relaxed) else { return }
             self.withState { state in
@@ -80,9 +79,7 @@ public final class PartyService: Sendable {
     private func perform(_ effects: PartyState.Effects, ticket: UInt64?) {
         if let ticket {
             publishOrder.inTurn(ticket) { for event in effects.events { hub.publish(event) } }
-            if let doorbell {
-                for event in effects.events { if let sequence = event.sequence { doorbell.ring(partyId: event.partyId, sequence: sequence) } }
-            }
+            for event in effects.events { if let sequence = event.sequence { channel.ring(partyId: event.partyId, sequence: sequence) } }
         }
         for partyId in effects.closedMonitorStreams { hub.closeMonitorStreams(partyId: partyId) }
         for partyId in Set(effects.playersToDrive) { driveRemotePlayer(partyId: partyId) }
@@ -96,25 +93,14 @@ public final class PartyService: Sendable {
 
     /// R24/R29: the active party (404) whose host PIN — or, with `allowMonitor`, the monitor's token (R21's
     /// "M") — the credential carries (401, then the throttle, then 403).
+    /// R34: with `allowCohost`, a live co-host link too (`.cohost`); without, a co-host is refused (403).
     @discardableResult
-    public func authorize(_ credential: Credential, partyId: String, allowMonitor: Bool = false) throws -> (Party, Caller) {
-        try withState { try $0.authorize(credential, partyId: partyId, allowMonitor: allowMonitor) }
+    public func authorize(_ credential: Credential, partyId: String, allowMonitor: Bool = false, allowCohost: Bool = false) throws -> (Party, Caller) {
+        try withState { try $0.authorize(credential, partyId: partyId, allowMonitor: allowMonitor, allowCohost: allowCohost) }
     }
 
     public func checkSecret(_ token: String, party: Party, clientAddress: String, allowMonitor: Bool) throws -> Caller? {
         try withState { try $0.checkSecret(token, party: party, clientAddress: clientAddress, allowMonitor: allowMonitor) }
-    }
-
-    /// R25: the party as its host sees it (with the host page's token), or nil when the credential carries neither
-    /// the host PIN nor the host token. A token that is neither counts like any wrong PIN.
-    public func hostView(_ credential: Credential, party: Party) throws -> Party? {
-        guard let token = credential.token, !token.isEmpty else { return nil }
-        return try withState { state in
-            guard try state.checkSecret(token, party: party, clientAddress: credential.clientAddress, allowMonitor: false) == .host else { return nil }
-            var party = party
-            try state.ensureHostToken(&party)
-            return party
-        }
     }
 
     /// R24a: a new host PIN and host token for the party (the host's own request).
@@ -159,7 +145,7 @@ public final class PartyService: Sendable {
 
     /// The ration of new guests per network and minute (`GuestLimits`); 0: none.
     public func setNewGuestsPerNetwork(_ limit: Int) {
-        withState { $0.guards.guestLimits = GuestLimits(shared: $0.guards.shared, newGuestsPerNetwork: limit) }
+        withState { $0.guards.limits.setNewGuestsPerNetwork(limit) }
     }
 
     /// The party's provider, bound to the party (Spotify acts with the party's own login).

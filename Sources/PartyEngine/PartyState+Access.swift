@@ -7,6 +7,8 @@ import ClientNetwork
 public enum Caller: Equatable, Sendable {
     case host
     case monitor
+    /// R34: a phone with a live co-host link; the routes say which host actions it may do.
+    case cohost
 }
 
 /// A secret a request carries for a party: the Bearer token (or `?hostPin=`), and where it came from.
@@ -33,8 +35,10 @@ extension PartyState {
     mutating func checkSecret(_ token: String, party: Party, clientAddress: String, allowMonitor: Bool) throws -> Caller? {
         if let hostToken = party.hostToken, token == hostToken { return .host }
         if allowMonitor, let monitorToken = try store.monitorToken(partyId: party.id), token == monitorToken { return .monitor }
+        // R34: a co-host's token is a long secret too; a revoked one is wrong but no guess (its phone was told).
+        if let cohost = try cohostLink(token, party: party) { return cohost.isLive ? .cohost : nil }
         if isRetiredMonitorToken(token, partyId: party.id) { return nil }
-        return try guards.serialized(party.id) { try checkPinInTurn(token, party: party, clientAddress: clientAddress) }
+        return try guards.limits.serialized(party.id) { try checkPinInTurn(token, party: party, clientAddress: clientAddress) }
     }
 
     private mutating func checkPinInTurn(_ token: String, party: Party, clientAddress: String) throws -> Caller? {
@@ -54,8 +58,8 @@ extension PartyState {
     /// Counts a wrong secret for the party; the first that puts it under attack tells the host page that somebody
     /// is guessing its PIN and that checks are slowed down.
     mutating func recordWrongSecret(address: String, partyId: String) {
-        if guards.secretGuard.recordFailure(address: address, scope: partyId, at: now) {
-            publish(.pinGuessing(failures: guards.secretGuard.failures(scope: partyId, at: now)), partyId: partyId)
+        if guards.limits.recordSecretFailure(address: address, scope: partyId, at: now) {
+            publish(.pinGuessing(failures: guards.limits.secretFailures(scope: partyId, at: now)), partyId: partyId)
         }
     }
 
@@ -71,7 +75,7 @@ extension PartyState {
 
     /// Throws the refusal `SecretGuard` gives for this client and scope, if any.
     func refuseIfGuarded(address: String, scope: String, proven: Bool = false, lifetimeFailures: Int = 0) throws {
-        switch guards.secretGuard.refusal(address: address, scope: scope, proven: proven, lifetimeFailures: lifetimeFailures, at: now) {
+        switch guards.limits.secretRefusal(address: address, scope: scope, proven: proven, lifetimeFailures: lifetimeFailures, at: now) {
         case nil: return
         case .ownFailures(let seconds): throw PartyError.tooManyAttempts(retryAfterSeconds: seconds)
         case .underAttack(let seconds): throw PartyError.pinGuessingUnderWay(retryAfterSeconds: seconds)
@@ -80,14 +84,18 @@ extension PartyState {
     }
 
     /// R24/R29: the active party (404) whose secret the credential must carry (401, then the throttle, then 403).
-    mutating func authorize(_ credential: Credential, partyId: String, allowMonitor: Bool) throws -> (Party, Caller) {
+    /// R34: a co-host's link is refused (403) where `allowCohost` is false.
+    mutating func authorize(_ credential: Credential, partyId: String, allowMonitor: Bool, allowCohost: Bool = false) throws -> (Party, Caller) {
         let party = try activeParty(id: partyId)
         guard let token = credential.token, !token.isEmpty else { throw PartyError.hostAuthorizationMissing }
         guard let caller = try checkSecret(token, party: party, clientAddress: credential.clientAddress, allowMonitor: allowMonitor) else {
             // The TV that was replaced learns it (and stops) instead of reading "wrong PIN".
             if isRetiredMonitorToken(token, partyId: party.id) { throw PartyError.monitorReplaced }
+            // The co-host whose link was revoked learns it (and its page says so) instead of reading "wrong PIN".
+            if try isRevokedCohostToken(token, party: party) { throw PartyError.cohostRevoked }
             throw PartyError.hostPinWrong
         }
+        if caller == .cohost && !allowCohost { throw PartyError.hostOnly }
         return (party, caller)
     }
 
@@ -95,18 +103,19 @@ extension PartyState {
     mutating func joinParty(guestPin: String, clientAddress: String, deviceId: String? = nil) throws -> Party {
         let network = AddressPrefix.network(of: clientAddress)
         // A network's look-ups take turns across instances (its addresses' counts are in its turn too).
-        return try guards.serialized("guest-pin|" + network) {
+        return try guards.limits.serialized("guest-pin|" + network) {
             try joinPartyInTurn(guestPin: guestPin, clientAddress: clientAddress, deviceId: deviceId)
         }
     }
 
     private mutating func joinPartyInTurn(guestPin: String, clientAddress: String, deviceId: String?) throws -> Party {
         let (device, network) = (AddressPrefix.host(of: clientAddress), AddressPrefix.network(of: clientAddress))
-        if let retry = guards.guestPinFailures.retryAfter(key: device, at: now) { throw PartyError.tooManyAttempts(retryAfterSeconds: retry) }
+        if let retry = guards.limits.retryAfter(.guestPinsPerAddress, key: device, at: now) { throw PartyError.tooManyAttempts(retryAfterSeconds: retry) }
         // A network is many people: while others on it spend its budget, an address that guessed nothing wrong in
         // the window still gets its look-up (a guest scanning the QR code gets in); each wrong one counts as before,
         // so guessers on many addresses gain one look-up per address and window.
-        if let retry = guards.guestPinFailuresPerNetwork.retryAfter(key: network, at: now), guards.guestPinFailures.count(key: device, at: now) > 0 {
+        if let retry = guards.limits.retryAfter(.guestPinsPerNetwork, key: network, at: now),
+           guards.limits.count(.guestPinsPerAddress, key: device, at: now) > 0 {
             throw PartyError.tooManyAttempts(retryAfterSeconds: retry)
         }
         if PinGenerator.isWellFormed(guestPin), let party = try store.activeParty(guestPin: guestPin), !party.isDueToAutoEnd(at: now) {
@@ -122,8 +131,8 @@ extension PartyState {
             }
             return party
         }
-        guards.guestPinFailures.record(key: device, at: now)
-        guards.guestPinFailuresPerNetwork.record(key: network, at: now)
+        guards.limits.record(.guestPinsPerAddress, key: device, count: 1, at: now)
+        guards.limits.record(.guestPinsPerNetwork, key: network, count: 1, at: now)
         throw PartyError.partyNotFound
     }
 
@@ -133,7 +142,7 @@ extension PartyState {
     /// under 1 %) except for clients that proved its PIN. Guessing here never spends a party's own budget, so nobody
     /// is locked out of a party by it: its host page, TV and the party's own routes go on as before.
     mutating func hostJoin(hostPin: String, clientAddress: String) throws -> Party {
-        try guards.serialized(SecretGuard.anyParty) { try hostJoinInTurn(hostPin: hostPin, clientAddress: clientAddress) }
+        try guards.limits.serialized(SecretGuard.anyParty) { try hostJoinInTurn(hostPin: hostPin, clientAddress: clientAddress) }
     }
 
     private mutating func hostJoinInTurn(hostPin: String, clientAddress: String) throws -> Party {
@@ -150,7 +159,7 @@ extension PartyState {
             }
         }
         if PinGenerator.isWellFormed(hostPin) { try store.countHostJoinMissForEveryActiveParty() }
-        guards.secretGuard.recordFailure(address: clientAddress, scope: scope, at: now)
+        guards.limits.recordSecretFailure(address: clientAddress, scope: scope, at: now)
         throw PartyError.partyNotFound
     }
 
@@ -198,16 +207,16 @@ extension PartyState {
     /// exhausts the PINs.
     mutating func createParty(provider name: String, settings: PartySettings, clientAddress: String) throws -> Party {
         let (device, network) = (AddressPrefix.host(of: clientAddress), AddressPrefix.network(of: clientAddress))
-        if let retry = guards.creationsPerAddress.retryAfter(key: device, at: now) ?? guards.creationsPerNetwork.retryAfter(key: network, at: now) {
+        if let retry = guards.limits.retryAfter(.creationsPerAddress, key: device, at: now) ?? guards.limits.retryAfter(.creationsPerNetwork, key: network, at: now) {
             throw PartyError.tooManyParties(retryAfterSeconds: retry)
         }
-        if let retry = guards.creationsOverall.retryAfter(key: "", at: now), guards.creationsPerNetwork.count(key: network, at: now) > 0 {
+        if let retry = guards.limits.retryAfter(.creations, key: "", at: now), guards.limits.count(.creationsPerNetwork, key: network, at: now) > 0 {
             throw PartyError.tooManyParties(retryAfterSeconds: retry)
         }
         if try store.activePartyCount() >= guards.maxActiveParties { throw PartyError.tooManyParties(retryAfterSeconds: 60) }
-        guards.creationsPerAddress.record(key: device, at: now)
-        guards.creationsPerNetwork.record(key: network, at: now)
-        guards.creationsOverall.record(key: "", at: now)
+        guards.limits.record(.creationsPerAddress, key: device, count: 1, at: now)
+        guards.limits.record(.creationsPerNetwork, key: network, count: 1, at: now)
+        guards.limits.record(.creations, key: "", count: 1, at: now)
         let store = self.store
         let pins = try PinGenerator.pair(using: &random, isTaken: { (try? store.isPinTaken($0)) ?? true })
         let party = Party(id: Identifiers.token(using: &random), guestPin: pins.guest, hostPin: pins.host, provider: name, createdAt: now,
@@ -223,23 +232,22 @@ extension PartyState {
     /// cached answers never do.
     mutating func admitRemoteSearch(party: Party, clientAddress: String, count: Int = 1) throws {
         let device = AddressPrefix.host(of: clientAddress)
-        let budgets = [(guards.remoteSearchesPerAddress, device), (guards.remoteSearchesPerParty, party.id), (guards.remoteSearchesOverall, "")]
-        for (limiter, key) in budgets where limiter.remaining(key: key, at: now) < count {
-            throw ProviderError.searchRateLimited(retryAfterSeconds: limiter.retryAfter(key: key, at: now) ?? Int(limiter.window))
+        let budgets: [(LimitRule, String)] = [(.searchesPerAddress, device), (.searchesPerParty, party.id), (.searches, "")]
+        for (rule, key) in budgets where rule.limit - guards.limits.count(rule, key: key, at: now) < count {
+            throw ProviderError.searchRateLimited(retryAfterSeconds: guards.limits.retryAfter(rule, key: key, at: now) ?? Int(rule.window))
         }
-        guards.remoteSearchesPerAddress.record(key: device, at: now, count: count)
-        guards.remoteSearchesPerParty.record(key: party.id, at: now, count: count)
-        guards.remoteSearchesOverall.record(key: "", at: now, count: count)
+        for (rule, key) in budgets { guards.limits.record(rule, key: key, count: count, at: now) }
     }
 
     /// `GET …/spotify/login` is open before the first login (SPEC), so it is budgeted per address and party. A login
     /// the host began (`byHost`: it proved the PIN or token) is counted per address only: guests never spend it.
     mutating func admitProviderLogin(party: Party, clientAddress: String, byHost: Bool) throws {
         let device = AddressPrefix.host(of: clientAddress)
-        if let retry = guards.loginsPerAddress.retryAfter(key: device, at: now) ?? (byHost ? nil : guards.loginsPerParty.retryAfter(key: party.id, at: now)) {
+        if let retry = guards.limits.retryAfter(.loginsPerAddress, key: device, at: now)
+            ?? (byHost ? nil : guards.limits.retryAfter(.loginsPerParty, key: party.id, at: now)) {
             throw PartyError.rateLimited(retryAfterSeconds: retry)
         }
-        guards.loginsPerAddress.record(key: device, at: now)
-        if !byHost { guards.loginsPerParty.record(key: party.id, at: now) }
+        guards.limits.record(.loginsPerAddress, key: device, count: 1, at: now)
+        if !byHost { guards.limits.record(.loginsPerParty, key: party.id, count: 1, at: now) }
     }
 }

@@ -43,17 +43,11 @@ public struct VetoView: Sendable {
 extension PartyState {
     /// R17a: the device joined, added, liked or vetoed now. Noted at most once per `CrowdVeto.activityResolution`
     /// per device (a like storm rewrote the same row with every like); the veto's ten-minute window of
-    /// active guests is exact to within that. With one writer the row is written later, with others pending
-    /// (`flushActivity`): a like storm of new phones wrote a row in a different page of the table per like, the
-    /// largest part of each group commit. With several instances it is written now (the others count it).
+    /// active guests is exact to within that; when the row is written is `PartyWriters.recordActivity`'s.
     mutating func recordActivity(deviceId: String, partyId: String) throws {
         if let written = live[partyId]?.activityWritten[deviceId], now.timeIntervalSince(written) < CrowdVeto.activityResolution { return }
-        guard !store.isShared else {
-            try store.recordActivity(deviceId: deviceId, partyId: partyId, at: now)
-            return live[partyId, default: LiveParty()].noteActivityWritten(by: deviceId, at: now)
-        }
-        live[partyId, default: LiveParty()].notePendingActivity(by: deviceId, at: now)
-        if live[partyId]!.pendingActivity.count >= LiveParty.activityDevices { try flushActivity(partyId: partyId) }
+        let writers = self.writers
+        try writers.recordActivity(deviceId: deviceId, partyId: partyId, state: &self)
     }
 
     /// Writes the party's pending activity (every party's with nil), in one transaction: before it is counted, once
@@ -88,11 +82,8 @@ extension PartyState {
     }
 
     private mutating func isBanned(adder: String, partyId: String) throws -> Bool {
-        guard !store.isShared else { return try store.isBanned(adder: adder, partyId: partyId) }
-        if let banned = live[partyId]?.bannedAdders { return banned.contains(adder) }
-        let banned = try store.bannedAdders(partyId: partyId)
-        live[partyId, default: LiveParty()].bannedAdders = banned
-        return banned.contains(adder)
+        let writers = self.writers
+        return try writers.isBanned(adder: adder, partyId: partyId, state: &self)
     }
 
     /// R30: lifts every ban of the party.
@@ -106,7 +97,7 @@ extension PartyState {
     mutating func veto(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> VetoOutcome {
         try refuseIfBanned(deviceId: deviceId, party: party)
         guard party.settings.vetoShare > 0 else { throw PartyError.vetoOff }
-        try guards.admitLike(device: deviceId, party: party.id, at: now)
+        try guards.limits.admitLike(device: deviceId, party: party.id, at: now)
         let current = try cachedParty(id: party.id)?.playback.currentEntryId
         let candidates = Queue(entries: try store.entries(partyId: party.id, uri: uri), currentEntryId: current)
         guard let entry = candidates.target(uri: uri) else { throw PartyError.notInQueue }

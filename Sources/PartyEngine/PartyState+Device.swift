@@ -21,9 +21,7 @@ extension PartyState {
         }
         let webPlayer = asWebPlayer && caller == .host ? clientAddress : nil
         live[party.id, default: LiveParty()].deviceAddress = webPlayer
-        if let cluster {
-            do { try cluster.setWebPlayerAddress(webPlayer, partyId: party.id) } catch { Log.error("web player of \(party.id) not shared: \(error)") }
-        }
+        players.setWebPlayer(address: webPlayer, partyId: party.id)
         presence.heartbeat(partyId: party.id, at: now)
         monitorArrived(partyId: party.id)
         sharePresence(partyId: party.id)
@@ -34,8 +32,7 @@ extension PartyState {
 
     /// A TV is connected: its monitor stream is open and it reports (a registration alone is no TV on the wall).
     func hasConnectedTV(partyId: String) -> Bool {
-        if let view = sharedPlayerView(partyId: partyId) { return view.streams > 0 && view.isActive(at: now) }
-        return monitorStreams(partyId) > 0 && deviceActive(partyId: partyId)
+        players.hasConnectedTV(partyId: partyId, state: self)
     }
 
     /// A new monitor token for the party; the old one is remembered as retired (see `checkSecret`).
@@ -82,8 +79,8 @@ extension PartyState {
     /// The party's monitor streams opened or closed (the hub counts them).
     mutating func monitorStreamsChanged(partyId: String) {
         if monitorStreams(partyId) == 0 { presence.streamsClosed(partyId: partyId, at: now) } else { monitorArrived(partyId: partyId) }
-        // Several instances: this one refreshes its record every second while the streams are open (`watchSharedPlayers`).
-        if cluster != nil, live[partyId] == nil { live[partyId] = LiveParty() }
+        let players = self.players
+        players.streamsChanged(partyId: partyId, state: &self)
         sharePresence(partyId: partyId)
         announceDeviceChanges(also: [partyId])
         detectStalls()
@@ -92,18 +89,8 @@ extension PartyState {
     /// Publishes `device-changed` for every party whose `deviceActive` changed since last told.
     /// `also` names parties whose monitor streams just opened or closed.
     mutating func announceDeviceChanges(also partyIds: [String] = []) {
-        // Several instances: from every instance's records, for the parties named (the owner of the party's timers
-        // looks at all of its parties every second).
-        guard cluster == nil else {
-            for partyId in partyIds { if let view = sharedPlayerView(partyId: partyId) { announceShared(active: view.isActive(at: now), partyId: partyId) } }
-            return
-        }
-        let counter = playerStreams
-        let live = self.live
-        for change in presence.changes(at: now, monitorStreams: { counter($0, live[$0]?.deviceAddress) }, reports: { live[$0]?.deviceAddress == nil },
-                                       also: partyIds) {
-            publish(.deviceChanged(active: change.active), partyId: change.partyId)
-        }
+        let players = self.players
+        players.announceChanges(also: partyIds, state: &self)
     }
 
     /// Spotify has no queue we could use (SPEC): after every playback change the server tells the SDK device

@@ -38,7 +38,7 @@ extension PartyState {
 
     /// Whether an event of `kind` goes to the party's log: what clients resume with and, with several instances,
     /// every event (the log is how it reaches the streams held by the others, in order).
-    func logs(_ kind: EventKind) -> Bool { kind.isLogged || cluster != nil }
+    func logs(_ kind: EventKind) -> Bool { channel.logs(kind) }
 
     /// Appends the logged events recorded since `index` that have no number yet, one batch per party, and numbers
     /// them. Runs inside the transaction that made the change, so an event exists if and only if its change did.

@@ -13,10 +13,10 @@ extension PartyState {
             // Several instances: the party's row first, as every other write of the party takes it first (a like
             // locks it before it admits; an add that counted the ration before it would wait on the like that
             // waits on it).
-            if store.isShared, openTransactions > 0 { try store.lockParty(id: party.id) }
+            if openTransactions > 0 { try store.lockParty(id: party.id) }
             let address = AddressPrefix.host(of: clientAddress)
             if try store.isBanned(address: address, partyId: party.id) { throw PartyError.banned }
-            try guards.guestLimits.admitNewGuest(party: party.id, address: clientAddress, at: now)
+            try guards.limits.admitNewGuest(party: party.id, address: clientAddress, at: now)
             // The guests are no part of what the read cache holds; a rollback of the write takes the admission back.
             try keepingReads { try $0.store.admitGuest(deviceId: deviceId, partyId: party.id, address: address, at: $0.now) }
             effects.admittedGuests.append((party.id, deviceId))

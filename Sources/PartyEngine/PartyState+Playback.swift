@@ -10,9 +10,7 @@ public enum PlayOutcome: Sendable {
 extension PartyState {
     /// R21: whether the party's monitor is connected (an open monitor stream or a fresh heartbeat).
     func deviceActive(partyId: String) -> Bool {
-        // With several instances the player may be connected to any of them.
-        if let view = sharedPlayerView(partyId: partyId) { return view.isActive(at: now) }
-        return presence.isActive(partyId: partyId, at: now, monitorStreams: monitorStreams(partyId), reports: live[partyId]?.deviceAddress == nil)
+        players.deviceActive(partyId: partyId, state: self)
     }
 
     /// R21: playback commands need a connected monitor.

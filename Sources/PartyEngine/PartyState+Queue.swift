@@ -16,7 +16,7 @@ extension PartyState {
         }
         let adder = deviceId ?? QueueEntry.anonymousAdder(network: AddressPrefix.network(of: clientAddress))
         let limited = deviceId ?? "address " + clientAddress
-        try guards.guestLimits.checkAdds(tracks.count, device: limited, party: party.id, at: now)
+        try guards.limits.checkAdds(tracks.count, device: limited, party: party.id, at: now)
         let outcome = try transaction { state -> AddOutcome in
             let (playback, stored) = try state.storedPlayback(partyId: party.id)
             var queue = stored
@@ -55,7 +55,7 @@ extension PartyState {
             return AddOutcome(startsPlayback: inserted && playback.isIdle && state.deviceActive(partyId: party.id),
                               pendingIds: held)
         }
-        guards.guestLimits.recordAdds(tracks.count, device: limited, party: party.id, at: now)
+        guards.limits.recordAdds(tracks.count, device: limited, party: party.id, at: now)
         return outcome
     }
 
@@ -64,16 +64,13 @@ extension PartyState {
     /// writes and effects when it throws.
     mutating func vote(uri: String, deviceId: String, wanted: Bool? = nil, clientAddress: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
         try refuseIfBanned(deviceId: deviceId, party: party)
-        try guards.admitLike(device: deviceId, party: party.id, at: now)
+        try guards.limits.admitLike(device: deviceId, party: party.id, at: now)
         let outcome: (liked: Bool, count: Int, entryId: Int64)
         // The queue read here ends with this scope: the cache below then holds its entries alone and changes them in place.
         do {
-            // One writer (SQLite): the cached queue is the committed one. A shared store: read after the party's row
-            // lock, as committed (another instance's like of the same song may have landed since any earlier read).
             assert(openTransactions > 0, "a like runs in its write's transaction")
-            if store.isShared { try store.lockParty(id: party.id) }
-            let queue = try store.isShared
-                ? store.queue(partyId: party.id, currentEntryId: store.party(id: party.id)?.playback.currentEntryId) : queue(of: party)
+            let writers = self.writers
+            let queue = try writers.queueForLike(of: party, state: &self)
             guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
             try admitGuest(deviceId, party: party, clientAddress: clientAddress)
             let (liked, changed) = try store.setVote(entryId: entry.id, deviceId: deviceId, wanted: wanted)
@@ -86,13 +83,8 @@ extension PartyState {
                     partyId: party.id)
             outcome = (liked, count, entry.id)
         }
-        // The like changed one count and nothing else the cache holds, so the cache moves to the new write
-        // version with that count changed (in place), instead of reading the whole queue again for the next like
-        // (which, in a group commit, follows at once). Appending the event moved the version on too (the log is no
-        // part of them). Not on a shared store: another instance may commit between this commit and any version read now.
-        if !store.isShared {
-            readCache.align(to: store.writeVersion, changingLikeCount: outcome.count, ofEntry: outcome.entryId, partyId: party.id)
-        }
+        let writers = self.writers
+        writers.likeCounted(outcome.count, ofEntry: outcome.entryId, partyId: party.id, state: &self)
         return (outcome.liked, outcome.count)
     }
 
@@ -114,7 +106,7 @@ extension PartyState {
     /// removal and its undo cost no more than liking); the adder's songs-played count is untouched (R9b).
     mutating func removeOwn(uri: String, deviceId: String, party: Party) throws {
         try refuseIfBanned(deviceId: deviceId, party: party)
-        try guards.admitLike(device: deviceId, party: party.id, at: now)
+        try guards.limits.admitLike(device: deviceId, party: party.id, at: now)
         // Read as committed, after the party's row lock on a shared store (another instance may have played it since).
         let (_, queue) = try storedPlayback(partyId: party.id)
         guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }

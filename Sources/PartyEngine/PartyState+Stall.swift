@@ -52,9 +52,9 @@ extension PartyState {
         }
     }
 
-    /// Several instances: the TV reports to this instance, which did not start the song (another did, or
-    /// this one before a restart; one instance alone listens to every playing party at start instead). From now
-    /// on this instance listens to it: a stalled song is taken as `no-monitor`, so the TV's audible report resumes it.
+    /// The TV reports to this instance, which did not start the song (another instance did, or this one before a
+    /// restart; one instance alone listens to every playing party at start instead). From now on this instance
+    /// listens to it: a stalled song is taken as `no-monitor`, so the TV's audible report resumes it.
     mutating func adoptPlayback(partyId: String) {
         guard let (playback, queue) = try? storedPlayback(partyId: partyId), playback.isPlaying || playback.isStalled else { return }
         let position = min(playback.positionMs(at: now), queue.current?.track.durationMs ?? Int.max)
@@ -65,9 +65,10 @@ extension PartyState {
     /// R20a/R23: the monitor's report. Audible progress un-stalls a stalled song at the reported position;
     /// a refused `play()` or a failed player stalls it at once.
     mutating func hearMonitor(positionMs: Int, paused: Bool, blocked: Bool, error: String?, partyId: String) {
-        if live[partyId]?.listening == nil, store.isShared { adoptPlayback(partyId: partyId) }
+        let players = self.players
+        if live[partyId]?.listening == nil { players.hearsUnknownSong(partyId: partyId, state: &self) }
         guard var heard = live[partyId]?.listening else { return }
-        let reason = knownStallReason(partyId: partyId)
+        let reason = players.knownStallReason(partyId: partyId, state: self)
         if let error {
             // Said once per stall, though the monitor repeats it with every report (to any instance).
             if reason != .providerError {
@@ -85,31 +86,10 @@ extension PartyState {
         }
     }
 
-    /// Why the party's song is stalled (nil: it is not): this instance's bookkeeping alone; with several instances,
-    /// the stored playback's (another instance may have stalled or resumed it).
-    private func knownStallReason(partyId: String) -> StallReason? {
-        guard store.isShared else { return live[partyId]?.stallReason }
-        guard let (playback, _) = try? storedPlayback(partyId: partyId) else { return nil }
-        return stallReason(partyId: partyId, playback: playback)
-    }
-
-    /// R20a, once a second: a playing song whose monitor left is `no-monitor`, one whose monitor is silent
-    /// for more than 5 s `monitor-silent`; a stall's reason follows the monitor coming and going.
+    /// R20a, after a change of the monitors and once a second: the stalls this instance detects (`PlayerPresence`).
     mutating func detectStalls() {
-        // Several instances: the owner of the party's timers detects its stalls (`watchSharedPlayers`).
-        guard cluster == nil else { return }
-        for (partyId, heard) in live.compactMapValues(\.listening) {
-            let active = deviceActive(partyId: partyId)
-            let silent = now.timeIntervalSince(heard.heardAt) > Playback.silenceLimit
-            switch live[partyId]?.stallReason {
-            case nil:
-                if !active { stall(partyId: partyId, reason: .noMonitor) } else if silent { stall(partyId: partyId, reason: .monitorSilent) }
-            case .noMonitor?:
-                if active, silent { stall(partyId: partyId, reason: .monitorSilent) }
-            case .monitorSilent?, .autoplayBlocked?, .providerError?:
-                if !active { stall(partyId: partyId, reason: .noMonitor) }
-            }
-        }
+        let players = self.players
+        players.detectStalls(state: &self)
     }
 
     /// The monitor connected again: the stall's "silent" clock starts now, so a TV that loads and plays within
@@ -124,10 +104,8 @@ extension PartyState {
     /// `heard`: the clock to stop (the cluster's, merged from every instance's records), else this instance's.
     mutating func stall(partyId: String, reason: StallReason, atMs reported: Int? = nil, heard known: Listening? = nil) {
         guard let heard = known ?? live[partyId]?.listening else { return }
-        // Alone, this instance's reason is the stored playback's; with several, another may have stalled or resumed it.
-        if !store.isShared, live[partyId]?.stallReason == reason { return }
+        if players.knownStallReason(partyId: partyId, state: self) == reason { return }
         guard var (playback, _) = try? storedPlayback(partyId: partyId), playback.isPlaying || playback.isStalled else { return }
-        if store.isShared, stallReason(partyId: partyId, playback: playback) == reason { return }
         if playback.isPlaying {
             let sinceReport = Int(saturating: now.timeIntervalSince(heard.reportedAt) * 1000)
             let estimate = reported ?? (heard.positionMs + min(max(0, sinceReport), 1000))

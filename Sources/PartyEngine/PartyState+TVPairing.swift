@@ -7,18 +7,19 @@ extension PartyState {
     /// network; waiting pairings are capped per network (see `TVPairings`).
     mutating func openTVPairing(clientAddress: String) throws -> TVPairings.Pairing {
         let (device, network) = (AddressPrefix.host(of: clientAddress), AddressPrefix.network(of: clientAddress))
-        if let retry = guards.pairingsPerAddress.retryAfter(key: device, at: now) ?? guards.pairingsPerNetwork.retryAfter(key: network, at: now) {
+        if let retry = guards.limits.retryAfter(.pairingsPerAddress, key: device, at: now)
+            ?? guards.limits.retryAfter(.pairingsPerNetwork, key: network, at: now) {
             throw PartyError.tooManyPairings(retryAfterSeconds: retry)
         }
         let secret = token()
         let time = now
         var random = self.random
         defer { self.random = random }
-        guard let pairing = try guards.withPairings(at: time, { $0.open(secret: secret, network: network, at: time, using: &random) }) else {
+        guard let pairing = try guards.pairings.withPairings(at: time, { $0.open(secret: secret, network: network, at: time, using: &random) }) else {
             throw PartyError.tooManyPairings(retryAfterSeconds: 60)
         }
-        guards.pairingsPerAddress.record(key: device, at: now)
-        guards.pairingsPerNetwork.record(key: network, at: now)
+        guards.limits.record(.pairingsPerAddress, key: device, count: 1, at: now)
+        guards.limits.record(.pairingsPerNetwork, key: network, count: 1, at: now)
         return pairing
     }
 
@@ -31,7 +32,7 @@ extension PartyState {
     /// `replace` (a second TV never silently takes over).
     mutating func claimTVPairing(code: String, party: Party, clientAddress: String, replace: Bool) throws {
         // R31: the check, the claim and the failure it counts take turns across instances.
-        try guards.serialized(Self.serverPairingScope) {
+        try guards.limits.serialized(Self.serverPairingScope) {
             try claimTVPairingInTurn(code: code, party: party, clientAddress: clientAddress, replace: replace)
         }
     }
@@ -42,30 +43,31 @@ extension PartyState {
         let (device, network) = (AddressPrefix.host(of: clientAddress), AddressPrefix.network(of: clientAddress))
         let networkScope = Self.serverPairingScope + "|" + network
         try refuseIfGuarded(address: clientAddress, scope: networkScope)
-        if let retry = guards.claimsPerAddress.retryAfter(key: device, at: now) ?? guards.claimsPerNetwork.retryAfter(key: network, at: now) {
+        if let retry = guards.limits.retryAfter(.claimsPerAddress, key: device, at: now)
+            ?? guards.limits.retryAfter(.claimsPerNetwork, key: network, at: now) {
             throw PartyError.tooManyAttempts(retryAfterSeconds: retry)
         }
-        guards.claimsPerAddress.record(key: device, at: now)
-        guards.claimsPerNetwork.record(key: network, at: now)
+        guards.limits.record(.claimsPerAddress, key: device, count: 1, at: now)
+        guards.limits.record(.claimsPerNetwork, key: network, count: 1, at: now)
         let time = now
-        let pairing = try guards.withPairings(at: time) { $0.waiting(code: code, at: time) }
+        let pairing = try guards.pairings.withPairings(at: time) { $0.waiting(code: code, at: time) }
         if pairing?.network != network {
             try refuseIfGuarded(address: clientAddress, scope: Self.serverPairingScope)
             guard pairing != nil else {
-                guards.secretGuard.recordFailure(address: clientAddress, scope: networkScope, at: now)
-                guards.secretGuard.recordFailure(address: clientAddress, scope: Self.serverPairingScope, at: now)
+                _ = guards.limits.recordSecretFailure(address: clientAddress, scope: networkScope, at: now)
+                _ = guards.limits.recordSecretFailure(address: clientAddress, scope: Self.serverPairingScope, at: now)
                 throw PartyError.pairingNotFound
             }
         }
         if !replace && hasConnectedTV(partyId: party.id) { throw PartyError.monitorConnected }
         let monitorToken = token()
         try replaceMonitorToken(with: monitorToken, partyId: party.id)
-        _ = try guards.withPairings(at: time) { $0.claim(code: code, partyId: party.id, monitorToken: monitorToken, at: time) }
+        _ = try guards.pairings.withPairings(at: time) { $0.claim(code: code, partyId: party.id, monitorToken: monitorToken, at: time) }
     }
 
     /// What a waiting TV learns with its secret; `.paired` is said once.
     mutating func tvPairingStatus(secret: String) throws -> TVPairings.Status {
         let time = now
-        return try guards.withPairings(at: time) { $0.status(secret: secret, at: time) }
+        return try guards.pairings.withPairings(at: time) { $0.status(secret: secret, at: time) }
     }
 }

@@ -21,9 +21,13 @@ struct PartyState {
     var readCache = ReadCache()
     /// Every limit, and the TV pairings (shared through the database when several instances run).
     var guards: Guards
-    /// Several instances: every instance's record of each party's player; nil when alone.
-    let cluster: ClusterPresence?
-    /// The timer shards this instance owns (`TimerShards`); nil: every party's (alone, or not told yet).
+    /// Where the parties' players are known: here, or (several instances) in every instance's records.
+    let players: any PlayerPresence
+    /// How events reach the streams other instances hold (nowhere when alone).
+    let channel: any EventChannel
+    /// Whether other processes write the database too.
+    let writers: any PartyWriters
+    /// The timer shards this instance owns; nil: every party's (alone, or not told yet).
     var timerShards: [Int]?
     var effects = Effects()
     /// `transaction`s open now (they nest): a logged event recorded inside one is appended before it commits.
@@ -60,11 +64,13 @@ struct PartyState {
         }
     }
 
-    init(store: any PartyStoring, clock: any PartyClock, random: any RandomNumberGenerator, guards: Guards = Guards(),
-         cluster: ClusterPresence? = nil, playerStreams: @escaping @Sendable (String, String?) -> Int) {
+    init(store: any PartyStoring, clock: any PartyClock, random: any RandomNumberGenerator, coordination: Coordination = .alone,
+         playerStreams: @escaping @Sendable (String, String?) -> Int) {
         self.store = store
-        self.guards = guards
-        self.cluster = cluster
+        guards = Guards(limits: coordination.limits, pairings: coordination.pairings)
+        players = coordination.players
+        channel = coordination.channel
+        writers = coordination.writers
         self.clock = clock
         self.random = AnyRandomNumberGenerator(base: random)
         self.playerStreams = playerStreams
@@ -117,9 +123,9 @@ struct PartyState {
     }
 
     /// Runs `write`, whose rows are no part of what the read cache holds (the event log, guests' activity): a cache
-    /// that was current stays current. One writer only: on a shared store the write version says nothing of others.
+    /// that was current stays current (`PartyWriters.cacheStaysCurrent`).
     mutating func keepingReads(_ write: (inout PartyState) throws -> Void) throws {
-        let current = !store.isShared && readCache.alignedVersion == store.writeVersion
+        let current = writers.cacheStaysCurrent(self)
         try write(&self)
         if current { readCache.keep(at: store.writeVersion) }
     }
@@ -140,13 +146,12 @@ struct PartyState {
         return party
     }
 
-    /// Drops cached reads another write made stale: any write of this process (its store's `writeVersion`), and on
-    /// a shared store any committed write of the party by another process, checked once per lock hold.
-    /// A read that begins after another instance acknowledged a write sees it.
+    /// Drops cached reads another write made stale: any write of this process (its store's `writeVersion`), and
+    /// any committed write of the party by another (`PartyWriters.checkOthersWrites`).
     mutating func alignCache(partyId: String) throws {
         readCache.align(to: store.writeVersion)
-        guard store.isShared, !readCache.isChecked(partyId: partyId) else { return }
-        readCache.align(partyId: partyId, to: try store.partyVersion(id: partyId) ?? -1)
+        let writers = self.writers
+        try writers.checkOthersWrites(partyId: partyId, state: &self)
     }
 
     mutating func cachedParty(id: String) throws -> Party? {
@@ -188,9 +193,9 @@ struct PartyState {
     /// The party's stored playback state and queue, read together. An ended party has none: a request that
     /// found the party active before it ended must not write to it (item 9).
     func storedPlayback(partyId: String) throws -> (Playback, Queue) {
-        // Inside a transaction on a shared store, the party's row stays locked until commit: another
-        // instance's read-modify-write of it waits for this one (no lost update, no double advance).
-        if store.isShared, openTransactions > 0 { try store.lockParty(id: partyId) }
+        // Inside a transaction the party's row stays locked until commit: another instance's read-modify-write of
+        // it waits for this one (no lost update, no double advance).
+        if openTransactions > 0 { try store.lockParty(id: partyId) }
         guard let party = try store.party(id: partyId), party.isActive else { throw PartyError.partyNotFound }
         var playback = party.playback
         let queue = try store.queue(partyId: partyId, currentEntryId: playback.currentEntryId)
@@ -214,7 +219,7 @@ struct PartyState {
         presence.forget(partyId: party.id)
         live[party.id] = nil
         do { try store.forgetProven(scope: party.id) } catch { Log.error("proven clients of ended \(party.id) not forgotten: \(error)") }
-        do { try cluster?.forget(partyId: party.id) } catch { Log.error("presence of ended \(party.id) not forgotten: \(error)") }
+        do { try players.forget(partyId: party.id) } catch { Log.error("presence of ended \(party.id) not forgotten: \(error)") }
         // Its streams end once `party-ended` went out to them (`EventHub`), after every event before it.
     }
 
@@ -230,8 +235,8 @@ struct PartyState {
         _ = try store.purge(endedBefore: now.addingTimeInterval(-Party.purgeAfterEnd))
         try flushActivity()
         try store.pruneActivity(before: CrowdVeto.activeSince(now))
-        guards.prune(at: now)
-        try cluster?.prune(before: now.addingTimeInterval(-Presence.heartbeatWindow * 4), at: now)
+        guards.limits.prune(at: now)
+        try players.prune(before: now.addingTimeInterval(-Presence.heartbeatWindow * 4), at: now)
     }
 }
 

@@ -1,6 +1,5 @@
 import Foundation
 import PartyCore
-import PartyStore
 
 /// A party's player as the whole cluster sees it, merged from every instance's `PresenceRecord`: the
 /// monitor streams open anywhere, the newest heartbeat, stream close and audible report. R21's rule

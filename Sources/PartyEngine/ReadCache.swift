@@ -2,7 +2,7 @@ import PartyCore
 
 /// Parties, queues and likes read at one `PartyStore.writeVersion`; emptied when the version moves on, so
 /// the database stays the single source of truth: a stale entry cannot be served. On a store other
-/// processes write too (`isShared`), each party's reads also carry the party's `version` and are dropped when a
+/// processes write too (`SeveralWriters`), each party's reads also carry the party's `version` and are dropped when a
 /// check of it (once per lock hold, `PartyState.alignCache`) finds it moved on.
 struct ReadCache {
     static let capacity = 1_000

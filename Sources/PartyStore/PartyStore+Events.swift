@@ -25,18 +25,12 @@ public struct LoggedEvent: Sendable, Equatable {
 
 extension PartyStore {
     /// Appends `events` to the party's log and returns their sequence numbers, in order, following the party's newest;
-    /// then one statement inserts every row. Call it inside the transaction of the change the events tell of.
-    /// - PostgreSQL: the numbers come from the party's counter, whose row stays locked until commit, so numbers follow
-    ///   commit order across instances.
-    /// - SQLite (one writer): the newest number is read from the log itself (`lastEventSequence`), and no row is
-    ///   rewritten per batch (the counter's `UPDATE` and its page were a fourteenth of a like's commit).
+    /// then one statement inserts every row. Call it inside the transaction of the change the events tell of. Where
+    /// the numbers come from is the dialect's (`SQLDialect.eventNumbers`).
     public func appendEvents(_ events: [LoggedEvent], partyId: String) throws -> [Int64] {
         guard !events.isEmpty else { return [] }
         let count = Int64(events.count)
-        let newest = isShared
-            ? try run("UPDATE parties SET last_event_seq = last_event_seq + ? WHERE id = ? RETURNING last_event_seq",
-                      [.integer(count), .text(partyId)]).first?.integer("last_event_seq").map { $0 - count }
-            : try lastEventSequence(partyId: partyId)
+        let newest = try run(database.dialect.eventNumbers.take, [.integer(count), .text(partyId)]).first?.integer("newest")
         guard let newest else { throw DatabaseError(code: 0, message: "no party \(partyId) to log events for") }
         let last = newest + count
         let sequences = Array((last - count + 1)...last)
@@ -69,10 +63,7 @@ extension PartyStore {
     /// newest event (its index's last entry for the party), or the party's counter where that is higher: the number
     /// the log reached before this version, or before a prune emptied it (`pruneEvents` writes it there first).
     public func lastEventSequence(partyId: String) throws -> Int64? {
-        try run(isShared ? "SELECT last_event_seq FROM parties WHERE id = ?" : """
-            SELECT MAX(last_event_seq, COALESCE((SELECT MAX(seq) FROM party_events WHERE party_id = ?1), 0)) AS last_event_seq
-            FROM parties WHERE id = ?1
-            """, [.text(partyId)]).first.map { $0.integer("last_event_seq") ?? 0 }
+        try run(database.dialect.eventNumbers.newest, [.text(partyId)]).first.map { $0.integer("last_event_seq") ?? 0 }
     }
 
     /// The logged events after `sequence`, oldest first, at most `limit`.
@@ -93,14 +84,7 @@ extension PartyStore {
     @discardableResult
     public func pruneEvents(before cutoff: Date, keepingLast keep: Int, atMost limit: Int = Int(Int32.max)) throws -> Int {
         try atomically {
-            if !isShared {
-                // SQLite: the newest numbers into the counters first (a log the prune empties must not give its numbers
-                // out again; `lastEventSequence`), which the `DELETE` then counts back from.
-                try run("""
-                    UPDATE parties SET last_event_seq = (SELECT MAX(seq) FROM party_events WHERE party_id = parties.id)
-                    WHERE last_event_seq < (SELECT MAX(seq) FROM party_events WHERE party_id = parties.id)
-                    """)
-            }
+            if let keep = database.dialect.eventNumbers.keepBeforePrune { try run(keep) }
             // A join the planner runs once, not a subquery per row; the step's rows by their key.
             try run("""
                 DELETE FROM party_events WHERE (party_id, seq) IN (

@@ -5,9 +5,6 @@ import PartyCore
 /// SQL is written once, the connection runs it in its dialect. Not thread-safe: the server serializes every call.
 public final class PartyStore: PartyStoring {
     let database: any SQLConnection
-    /// Other processes write the database too (PostgreSQL). Kept, not derived: the engine asks several times per
-    /// like, and the dialect is a struct of many strings.
-    public let isShared: Bool
 
     /// The SQLite file at `path`, created and migrated as needed.
     public convenience init(path: String) throws {
@@ -25,17 +22,21 @@ public final class PartyStore: PartyStoring {
         self.init(connection: connection)
     }
 
-    /// A second view of a database another store already migrated, on its own connection (`ClusterChannel`).
+    /// A second view of a PostgreSQL database another store already migrated, on its own session (the instances'
+    /// event channel reads the log through it).
+    package convenience init(session: PostgreSQLConnection) {
+        self.init(connection: session)
+    }
+
     init(connection: any SQLConnection) {
         database = connection
-        isShared = connection.dialect.lockParty != nil
     }
 
     public var schemaVersion: Int { get throws { try database.schemaVersion } }
 
     /// Changes whenever anything was written: what was read at one value is still true at the same value.
     /// SQLite: the connection's total changes (it is the database's only writer). PostgreSQL: a counter in this
-    /// process, bumped by every write this store makes: it misses other processes' writes, so there (`isShared`) a
+    /// process, bumped by every write this store makes: it misses other processes' writes, so there a
     /// cached read is also checked against the party's `version`.
     public var writeVersion: Int64 { database.writeVersion }
 

@@ -6,9 +6,6 @@ import PartyCore
 public protocol PartyStoring: AnyObject {
     /// Changes whenever this store wrote anything: what was read at one value is still true at the same value.
     var writeVersion: Int64 { get }
-    /// Whether other processes write the same database (PostgreSQL): then `writeVersion` misses their writes, and a
-    /// cached read of a party is checked against `partyVersion`.
-    var isShared: Bool { get }
     /// The party's version, moved on by every committed write to it from any process (nil: no such party).
     func partyVersion(id: String) throws -> Int64?
     /// Locks the party's row until the open transaction ends: read-modify-writes of one party from several processes
@@ -95,6 +92,14 @@ public protocol PartyStoring: AnyObject {
     func rotateHostPin(to hostPin: String, hostToken: String, partyId: String) throws
     func addHostRecovery(token: String, partyId: String, expiresAt: Date) throws
     func takeHostRecovery(token: String, partyId: String, at now: Date) throws -> Bool
+
+    /// R34's co-host links (`PartyStore+Cohosts.swift`).
+    func insertCohost(_ cohost: Cohost, partyId: String) throws
+    func cohosts(partyId: String) throws -> [Cohost]
+    func cohost(token: String, partyId: String) throws -> Cohost?
+    func markCohostJoined(id: String, partyId: String, at now: Date) throws -> Bool
+    func revokeCohosts(ids: [String], partyId: String, at now: Date) throws -> [String]
+    func pruneRevokedCohosts(partyId: String, keep: Int) throws
 
     func blacklist(partyId: String) throws -> Blacklist
     func addBlacklistWord(_ word: String, partyId: String) throws

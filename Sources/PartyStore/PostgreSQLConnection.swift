@@ -4,7 +4,7 @@ import CPostgreSQL
 
 /// Owns one libpq connection (`PGconn`), closed in deinit. Not thread-safe by itself: `PartyStore` is its one
 /// serial owner, as for SQLite. Statements go out with `PQexecParams`, every value a text parameter.
-final class PostgreSQLConnection: SQLConnection {
+package final class PostgreSQLConnection: SQLConnection {
     private let handle: OpaquePointer
     /// The store's SQL in PostgreSQL's spelling (`$1 …`), translated once per distinct statement.
     private var translations: [String: String] = [:]
@@ -17,7 +17,7 @@ final class PostgreSQLConnection: SQLConnection {
     /// calls would wait forever under the state lock: every request of the instance with them. `nil` waits as long
     /// as it takes (the migrations at start-up).
     static let answerDeadline: TimeInterval = 3
-    var answerDeadline: TimeInterval? = PostgreSQLConnection.answerDeadline
+    package var answerDeadline: TimeInterval? = PostgreSQLConnection.answerDeadline
     /// After a lost session, requests fail at once for this long before the next attempt to reconnect: against a
     /// hung server each attempt waits out `connect_timeout` under the state lock.
     static let reconnectPause: TimeInterval = 2
@@ -25,7 +25,7 @@ final class PostgreSQLConnection: SQLConnection {
 
     /// Connects to `url` (`postgres://user:password@host:port/database?…`, libpq's URI form).
     /// `applicationName` names the session in `pg_stat_activity` (the doorbell's and the upkeep's own).
-    init(url: String, applicationName: String = "musicvoting") throws(DatabaseError) {
+    package init(url: String, applicationName: String = "musicvoting") throws(DatabaseError) {
         // "If any key word is repeated, the last value is used": anything in the URL wins over ours.
         // connect_timeout bounds a (re)connect to a server that accepts TCP but never answers (2 is libpq's least);
         // keepalives and tcp_user_timeout end a session whose peer is gone from the network, so that the doorbell,
@@ -50,7 +50,7 @@ final class PostgreSQLConnection: SQLConnection {
     deinit { PQfinish(handle) }
 
     @discardableResult
-    func run(_ sql: String, _ values: [SQLValue]) throws(DatabaseError) -> [Row] {
+    package func run(_ sql: String, _ values: [SQLValue]) throws(DatabaseError) -> [Row] {
         let statement = translations[sql] ?? translate(sql)
         reconnectIfLost()
         // Integers and doubles say their type; text and NULL let the server infer it from the column (Oid 0).
@@ -78,7 +78,7 @@ final class PostgreSQLConnection: SQLConnection {
     /// `run`, tried once more when a session that looked open had ended (a database restart since the last call: its
     /// first statement finds out). Outside a transaction only, where nothing of the statement took effect.
     @discardableResult
-    func runReconnecting(_ sql: String, _ values: [SQLValue]) throws(DatabaseError) -> [Row] {
+    package func runReconnecting(_ sql: String, _ values: [SQLValue]) throws(DatabaseError) -> [Row] {
         do { return try run(sql, values) } catch where error.isConnectionFailure && !isInTransaction && !isConnected {
             return try run(sql, values)
         }
@@ -92,17 +92,17 @@ final class PostgreSQLConnection: SQLConnection {
         return id
     }
 
-    func execute(_ sql: String) throws(DatabaseError) {
+    package func execute(_ sql: String) throws(DatabaseError) {
         reconnectIfLost()
         try check(try awaitResult(sent: PQsendQuery(handle, sql), sql: sql), sql: sql)
     }
 
     func control(_ sql: String) throws(DatabaseError) { try execute(sql) }
 
-    var isInTransaction: Bool { [PQTRANS_INTRANS, PQTRANS_INERROR, PQTRANS_ACTIVE].contains(PQtransactionStatus(handle)) }
+    package var isInTransaction: Bool { [PQTRANS_INTRANS, PQTRANS_INERROR, PQTRANS_ACTIVE].contains(PQtransactionStatus(handle)) }
 
     /// A failed statement aborts a PostgreSQL transaction, and COMMIT then rolls back without an error.
-    func checkCommittable() throws(DatabaseError) {
+    package func checkCommittable() throws(DatabaseError) {
         guard PQtransactionStatus(handle) != PQTRANS_INERROR else {
             throw DatabaseError(code: 0, message: "a statement in this transaction failed", sqlState: "25P02")
         }
@@ -189,26 +189,26 @@ final class PostgreSQLConnection: SQLConnection {
     // MARK: Listening (the doorbell's connection)
 
     /// The socket to wait on for notifications (`PQsocket`), -1 without a connection.
-    var socket: Int32 { PQsocket(handle) }
+    package var socket: Int32 { PQsocket(handle) }
 
-    var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+    package var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
 
     /// The server's process for this session (`PQbackendPID`): notifications it sent itself carry it.
-    var backendPID: Int32 { PQbackendPID(handle) }
+    package var backendPID: Int32 { PQbackendPID(handle) }
 
     /// Opens the connection again (`PQreset`); whether it is up now. A new session: LISTEN again.
-    func reset() -> Bool {
+    package func reset() -> Bool {
         PQreset(handle)
         sessions += 1
         return isConnected
     }
 
     /// Counts the sessions this connection opened: a LISTEN holds only as long as the session it was sent in.
-    private(set) var sessions = 1
+    package private(set) var sessions = 1
 
     /// Reads what arrived on the socket and returns the notifications it carried: "PQconsumeInput … If there was
     /// some kind of trouble, returns 0"; a server that ended the session leaves the connection bad.
-    func receiveNotifications() throws(DatabaseError) -> [(channel: String, payload: String, senderPID: Int32)] {
+    package func receiveNotifications() throws(DatabaseError) -> [(channel: String, payload: String, senderPID: Int32)] {
         guard PQconsumeInput(handle) == 1, isConnected else {
             throw DatabaseError(code: 0, message: Self.oneLine(PQerrorMessage(handle)), sqlState: "08006")
         }
@@ -272,5 +272,13 @@ final class PostgreSQLConnection: SQLConnection {
         let copies = strings.map { $0.flatMap { strdup($0) } }
         defer { copies.forEach { free($0) } }
         return body(copies.map { $0.map { UnsafePointer($0) } })
+    }
+}
+
+extension PostgreSQLConnection {
+    /// `body` in one transaction (a savepoint inside another), rolled back when it throws: for the sessions of the
+    /// instances' shared concerns, which keep their own connections.
+    package func inTransaction<T>(_ body: () throws -> T) throws -> T {
+        try transaction(body)
     }
 }

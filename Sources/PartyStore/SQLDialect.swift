@@ -30,6 +30,20 @@ struct SQLDialect: Sendable {
     /// Tables whose rows may go in a database crash (limit counts: they restart from zero), written without the
     /// write-ahead log on PostgreSQL. SQLite never uses them (one instance keeps its limit counts in memory).
     let unlogged: String
+    /// The event log's numbers (`PartyStore+Events.swift`). PostgreSQL: from the party's counter, whose row stays
+    /// locked until commit, so numbers follow commit order across instances. SQLite (one writer): from the log itself,
+    /// and no row is rewritten per batch (the counter's `UPDATE` and its page were a fourteenth of a like's commit);
+    /// the counter holds what a prune emptied.
+    let eventNumbers: EventNumbers
+
+    struct EventNumbers: Sendable {
+        /// Takes `?1` numbers for party `?2`: the newest before them.
+        let take: String
+        /// The party `?1`'s newest number.
+        let newest: String
+        /// Before a prune: what keeps a log the prune empties from giving its numbers out again.
+        let keepBeforePrune: String?
+    }
 
     /// Makes an unlogged table keep its rows through a crash again (nothing to do on SQLite).
     func logged(_ table: String) -> String { unlogged.isEmpty ? "" : "ALTER TABLE \(table) SET LOGGED;" }
@@ -41,7 +55,20 @@ struct SQLDialect: Sendable {
         beginTransaction: "BEGIN IMMEDIATE",
         readSchemaVersion: "PRAGMA user_version", prepareSchemaVersion: nil,
         writeSchemaVersion: { "PRAGMA user_version = \($0)" }, partyVersionTriggers: "", crowdVersionTriggers: "", lockParty: nil,
-        unlogged: "")
+        unlogged: "", eventNumbers: EventNumbers(
+            take: """
+                SELECT MAX(last_event_seq, COALESCE((SELECT MAX(seq) FROM party_events WHERE party_id = ?2), 0)) AS newest
+                FROM parties WHERE id = ?2
+                """,
+            newest: """
+                SELECT MAX(last_event_seq, COALESCE((SELECT MAX(seq) FROM party_events WHERE party_id = ?1), 0)) AS last_event_seq
+                FROM parties WHERE id = ?1
+                """,
+            // The newest numbers into the counters first, which the prune's `DELETE` then counts back from.
+            keepBeforePrune: """
+                UPDATE parties SET last_event_seq = (SELECT MAX(seq) FROM party_events WHERE party_id = parties.id)
+                WHERE last_event_seq < (SELECT MAX(seq) FROM party_events WHERE party_id = parties.id)
+                """))
 
     static let postgreSQL = SQLDialect(
         integer: "BIGINT", real: "DOUBLE PRECISION", autoincrementPrimaryKey: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
@@ -51,7 +78,9 @@ struct SQLDialect: Sendable {
         prepareSchemaVersion: "CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)",
         writeSchemaVersion: { "DELETE FROM schema_version; INSERT INTO schema_version (version) VALUES (\($0))" },
         partyVersionTriggers: postgreSQLPartyVersionTriggers, crowdVersionTriggers: postgreSQLCrowdVersionTriggers,
-        lockParty: "SELECT id FROM parties WHERE id = ? FOR UPDATE", unlogged: "UNLOGGED ")
+        lockParty: "SELECT id FROM parties WHERE id = ? FOR UPDATE", unlogged: "UNLOGGED ", eventNumbers: EventNumbers(
+            take: "UPDATE parties SET last_event_seq = last_event_seq + ?1 WHERE id = ?2 RETURNING last_event_seq - ?1 AS newest",
+            newest: "SELECT last_event_seq FROM parties WHERE id = ?1", keepBeforePrune: nil))
 
     /// Every write to a party's row or to a row that belongs to it moves `parties.version` on (a party's own update
     /// adds one in place; a child row's change updates its party, which adds one too). Votes name their entry only.

@@ -290,7 +290,21 @@ enum Schema {
             );
             CREATE INDEX played_songs_party ON played_songs(party_id, started_at);
             """,
-            // 22, R35: the host's `approval` setting; guests' adds waiting for the host (the song and who asked, which
+            // 22, R34: the host's co-host links: the token (a secret, unique across parties), a short handle the host's
+            // list and the events name it by, when it was first used and when it was revoked; gone with the party (R6).
+            """
+            CREATE TABLE cohosts (
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                id TEXT NOT NULL,
+                token TEXT NOT NULL,
+                created_at \(real) NOT NULL,
+                joined_at \(real),
+                revoked_at \(real),
+                PRIMARY KEY (party_id, id)
+            )\(dialect.withoutRowID);
+            CREATE UNIQUE INDEX cohosts_token ON cohosts(token);
+            """,
+            // 23, R35: the host's `approval` setting; guests' adds waiting for the host (the song and who asked, which
             // never leaves the server); the guests the host approved a song of (`new-guests` lets them add at once).
             // Both go with the party (R5 empties the waiting songs, R6's purge the rest).
             """
@@ -318,7 +332,7 @@ enum Schema {
             \(dialect.versionTrigger(forChildTable: "pending_songs"))
             \(dialect.versionTrigger(forChildTable: "approved_adders"))
             """,
-            // 23, R36: the host's `nicknames` setting and each guest's nickname with its two blacklist folds (a
+            // 24, R36: the host's `nicknames` setting and each guest's nickname with its two blacklist folds (a
             // nickname is the party's once, in either fold). Setting one moves the party's version (the queue shows
             // it); admitting a guest does not.
             """

@@ -2,7 +2,7 @@ import Foundation
 import CSQLite
 
 /// A value bound to a `?` parameter (`$n` on PostgreSQL). All SQL is parameterized.
-enum SQLValue {
+package enum SQLValue {
     case text(String)
     case integer(Int64)
     case real(Double)
@@ -69,7 +69,7 @@ final class Statement {
 }
 
 /// One result row, copied out of SQLite or PostgreSQL, read by column name (a missing name reads as NULL).
-struct Row {
+package struct Row {
     private let values: [SQLValue]
     private let columns: [String: Int]
 
@@ -92,12 +92,12 @@ struct Row {
 
     private func value(_ column: String) -> SQLValue { columns[column].map { values[$0] } ?? .null }
 
-    func text(_ column: String) -> String? {
+    package func text(_ column: String) -> String? {
         if case .text(let text) = value(column) { return text }
         return nil
     }
 
-    func integer(_ column: String) -> Int64? {
+    package func integer(_ column: String) -> Int64? {
         switch value(column) {
         case .integer(let number): return number
         case .real(let number): return Int64(Int(saturating: number))
@@ -105,7 +105,7 @@ struct Row {
         }
     }
 
-    func date(_ column: String) -> Date? {
+    package func date(_ column: String) -> Date? {
         switch value(column) {
         case .real(let number): return Date(timeIntervalSince1970: number)
         case .integer(let number): return Date(timeIntervalSince1970: Double(number))
@@ -113,9 +113,9 @@ struct Row {
         }
     }
 
-    func bool(_ column: String) -> Bool { integer(column) == 1 }
+    package func bool(_ column: String) -> Bool { integer(column) == 1 }
 
-    func real(_ column: String) -> Double? {
+    package func real(_ column: String) -> Double? {
         switch value(column) {
         case .real(let number): return number
         case .integer(let number): return Double(number)

@@ -15,6 +15,8 @@ let usage = """
       nickname [NAME]   name yourself in the joined party (or --pin PIN); without NAME, stay anonymous (R36)
       ban N | unban     ban whoever added waiting song N without learning who; lift every ban (host)
       pending | approve N | decline N   the songs waiting for approval; let song N in or turn it away (host, R35)
+      cohosts [new | revoke ID | revoke --all]   list the co-host links, make one (prints it), revoke (host, R34)
+    skip, ban and unban take --cohost LINK instead: act as a co-host with the link the host passed on.
     The server is --server, else $MUSICVOTING_SERVER, else http://127.0.0.1:8080.
     """
 
@@ -28,7 +30,7 @@ func run(_ arguments: [String]) async throws -> Int32 {
     var index = 0
     while index < arguments.count {
         let argument = arguments[index]
-        if ["--server", "--pin", "--host-pin", "--fair", "--veto", "--history", "--approval", "--nicknames"].contains(argument), index + 1 < arguments.count {
+        if ["--server", "--pin", "--host-pin", "--cohost", "--fair", "--veto", "--history", "--approval", "--nicknames"].contains(argument), index + 1 < arguments.count {
             options[argument] = arguments[index + 1]
             index += 2
         } else if argument.hasPrefix("--") {
@@ -56,6 +58,12 @@ func run(_ arguments: [String]) async throws -> Int32 {
         return guest.partyId
     }
     func hostParty() async throws -> String {
+        // R34: a co-host's link names its server, party and token; the server decides what it may do.
+        if let link = options["--cohost"] {
+            guard let invitation = CohostInvitation(link: link) else { throw Failure(description: "--cohost takes the co-host link the host passed on") }
+            client = MusicVotingClient.cohost(invitation)
+            return invitation.partyId
+        }
         if let hostPin = options["--host-pin"] {
             client.hostPin = hostPin
             return try await client.hostJoin(hostPin: hostPin).id
@@ -152,6 +160,9 @@ func run(_ arguments: [String]) async throws -> Int32 {
         try await client.liftBans(partyId)
         Terminal.say("bans lifted")
         return 0
+    case "cohosts":
+        let partyId = try await hostParty()
+        return try await cohosts(words: Array(words.dropFirst()), all: flags.contains("--all"), partyId: partyId, client: client)
     case "add":
         let query = words.dropFirst().joined(separator: " ")
         let partyId = try await guestParty()
@@ -194,6 +205,38 @@ func run(_ arguments: [String]) async throws -> Int32 {
         print(usage)
         return 2
     }
+}
+
+/// R34 for the host: the live links (who joined first first), a new one, or revoking one or all.
+func cohosts(words: [String], all: Bool, partyId: String, client: MusicVotingClient) async throws -> Int32 {
+    switch words.first {
+    case nil:
+        let list = try await client.cohosts(partyId)
+        if list.cohosts.isEmpty { Terminal.say("no co-hosts (at most \(list.limit))") }
+        for (number, cohost) in list.cohosts.enumerated() {
+            let since = cohost.joinedAt.map { "joined \(clock($0))" } ?? "not opened yet (made \(clock(cohost.createdAt)))"
+            Terminal.say("\(number + 1)  \(cohost.id)  \(since)")
+        }
+    case "new":
+        let made = try await client.createCohost(partyId)
+        Terminal.say("\(made.id)  \(made.url)")
+    case "revoke" where all:
+        Terminal.say("revoked: \(try await client.revokeAllCohosts(partyId))")
+    case "revoke" where words.count == 2:
+        try await client.revokeCohost(partyId, cohost: words[1])
+        Terminal.say("revoked: \(words[1])")
+    default:
+        print(usage)
+        return 2
+    }
+    return 0
+}
+
+/// `HH:mm` of milliseconds since 1970, in the terminal's time zone.
+func clock(_ milliseconds: Int) -> String {
+    let formatter = DateFormatter()
+    formatter.dateFormat = "HH:mm"
+    return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
 }
 
 /// Redraws on every event and every typed line until `q` (or the input ends).

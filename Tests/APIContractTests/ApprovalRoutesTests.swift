@@ -7,7 +7,7 @@ import TestSupport
 
 /// R35: where the host approves songs, guests' adds wait in a list the host approves or declines; approved songs
 /// enter by R9 as if added then, on either database.
-@Suite("R35 approval mode")
+@Suite("R35 approval mode", .serialized)
 struct ApprovalRoutesTests {
     typealias Backend = HostAccessRoutesTests.Backend
 
@@ -45,9 +45,19 @@ struct ApprovalRoutesTests {
         }
     }
 
+    /// The scenarios below on one server per database, each with parties of its own (a PostgreSQL server per scenario
+    /// held the test cluster's connections).
     @Test(arguments: Backend.allCases)
-    func aGuestsAddWaitsUntilTheHostApprovesItAndEntersAsIfAddedThen(_ backend: Backend) throws {
+    func everyApprovalRuleOnEitherDatabase(_ backend: Backend) throws {
         let server = try HostAccessRoutesTests.server(backend)
+        try aGuestsAddWaitsUntilTheHostApprovesItAndEntersAsIfAddedThen(server)
+        try newGuestsWaitUntilTheHostApprovedOneOfTheirSongs(server)
+        try theRulesOfTheAddApplyAtTheAddAndTheSettingDefaultsToOff(server)
+        try aCohostDecidesWaitingSongsTooAndItsOwnAddsNeverWait(server)
+        try aBanTakesTheGuestsWaitingSongsAndTheEndTakesThemAll(server)
+    }
+
+    func aGuestsAddWaitsUntilTheHostApprovesItAndEntersAsIfAddedThen(_ server: TestServer) throws {
         let party = try TestParty(server, settings: ["approval": "all"])
         #expect(try party.client.get("\(party.base)/settings").json["approval"] as? String == "all")
         let added = try party.add(3, device: "guest-1")
@@ -90,9 +100,7 @@ struct ApprovalRoutesTests {
         #expect(payloads.first?["pendingId"] as? String == pendingId && payloads.allSatisfy { $0["partyId"] as? String == party.id })
     }
 
-    @Test(arguments: Backend.allCases)
-    func newGuestsWaitUntilTheHostApprovedOneOfTheirSongs(_ backend: Backend) throws {
-        let server = try HostAccessRoutesTests.server(backend)
+    func newGuestsWaitUntilTheHostApprovedOneOfTheirSongs(_ server: TestServer) throws {
         let party = try TestParty(server, settings: ["approval": "new-guests"])
         _ = try party.registerMonitor()
         let first = try #require((try party.add(1, device: "guest-1").json["pendingIds"] as? [String])?.first)
@@ -103,9 +111,7 @@ struct ApprovalRoutesTests {
         #expect(try party.add(3, device: "guest-2").json["status"] as? String == "pending", "a new guest waits")
     }
 
-    @Test(arguments: Backend.allCases)
-    func theRulesOfTheAddApplyAtTheAddAndTheSettingDefaultsToOff(_ backend: Backend) throws {
-        let server = try HostAccessRoutesTests.server(backend)
+    func theRulesOfTheAddApplyAtTheAddAndTheSettingDefaultsToOff(_ server: TestServer) throws {
         let party = try TestParty(server)
         #expect(try party.client.get("\(party.base)/settings").json["approval"] as? String == "off", "off unless asked for")
         #expect(try party.add(1).json["status"] as? String == "added")
@@ -130,9 +136,20 @@ struct ApprovalRoutesTests {
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func aBanTakesTheGuestsWaitingSongsAndTheEndTakesThemAll(_ backend: Backend) throws {
-        let server = try HostAccessRoutesTests.server(backend)
+    func aCohostDecidesWaitingSongsTooAndItsOwnAddsNeverWait(_ server: TestServer) throws {
+        let party = try TestParty(server, settings: ["approval": "all"])
+        let token = try #require(try party.host("POST", "/cohosts").json["token"] as? String)
+        let pendingId = try #require((try party.add(1, device: "guest-1").json["pendingIds"] as? [String])?.first)
+        #expect((try party.client.send("GET", "\(party.base)/pending", auth: token).json["items"] as? [Any])?.count == 1)
+        #expect(try party.client.send("POST", "\(party.base)/pending/\(pendingId)/approve", auth: token).status == 200)
+        let own = try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:2", "deviceId": "cohost-phone"],
+                                        auth: token)
+        #expect(own.json["status"] as? String == "added", "\(own)")
+        #expect(try party.client.send("PUT", "\(party.base)/settings", json: ["approval": "off"], auth: token).status == 403,
+                "the setting stays the host's (R34)")
+    }
+
+    func aBanTakesTheGuestsWaitingSongsAndTheEndTakesThemAll(_ server: TestServer) throws {
         let party = try TestParty(server, settings: ["approval": "all"])
         let first = try #require((try party.add(1, device: "guest-1").json["pendingIds"] as? [String])?.first)
         #expect(try party.host("POST", "/pending/\(first)/approve").status == 200)

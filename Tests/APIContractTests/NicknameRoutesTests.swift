@@ -4,7 +4,7 @@ import TestSupport
 
 /// R36: where the party shows nicknames, a guest names itself (bounded, hostile text refused, the blacklist applies, one
 /// per party) and its entries carry `addedBy`; off hides every nickname at once; a ban stays by device. Both databases.
-@Suite("R36 nicknames")
+@Suite("R36 nicknames", .serialized)
 struct NicknameRoutesTests {
     typealias Backend = HostAccessRoutesTests.Backend
 
@@ -12,9 +12,16 @@ struct NicknameRoutesTests {
         try party.client.from(address).send("PUT", "\(party.base)/nickname", json: ["deviceId": device, "nickname": nickname ?? NSNull()])
     }
 
+    /// The scenarios below on one server per database, each with parties of its own (a PostgreSQL server per scenario
+    /// held the test cluster's connections).
     @Test(arguments: Backend.allCases)
-    func aGuestsNicknameShowsOnItsSongsWhileThePartyShowsNicknames(_ backend: Backend) throws {
+    func everyNicknameRuleOnEitherDatabase(_ backend: Backend) throws {
         let server = try HostAccessRoutesTests.server(backend)
+        try aGuestsNicknameShowsOnItsSongsWhileThePartyShowsNicknames(server)
+        try aBanStaysWithTheDeviceAndChangesAreThrottled(server)
+    }
+
+    func aGuestsNicknameShowsOnItsSongsWhileThePartyShowsNicknames(_ server: TestServer) throws {
         let party = try TestParty(server)
         #expect(try party.client.get("\(party.base)/settings").json["nicknames"] as? Bool == false, "anonymous unless asked for")
         #expect(try Self.setNickname(party, "Anna", device: "guest-1").isError(409, "Spitznamen sind in dieser Party ausgeschaltet."))
@@ -59,9 +66,7 @@ struct NicknameRoutesTests {
         #expect(try party.queue().first?["addedBy"] as? String == "dj anna")
     }
 
-    @Test(arguments: Backend.allCases)
-    func aBanStaysWithTheDeviceAndChangesAreThrottled(_ backend: Backend) throws {
-        let server = try HostAccessRoutesTests.server(backend)
+    func aBanStaysWithTheDeviceAndChangesAreThrottled(_ server: TestServer) throws {
         let party = try TestParty(server, settings: ["nicknames": true, "approval": "all"])
         #expect(try Self.setNickname(party, "Mila", device: "guest-1").status == 200)
         let pending = try party.add(1, device: "guest-1")

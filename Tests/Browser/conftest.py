@@ -188,3 +188,37 @@ def open_paired_tv(driver, url):
             return False
         return driver.find_element(By.ID, "stage").is_displayed()
     wait(driver, ready, timeout=15, message="the TV shows the party")
+
+
+# Songs far longer than any test: a test about what happens while a song plays never races the song's end, however
+# loaded the machine (the demo's songs last about 30 s).
+LONG_SONGS = ("Sonnenaufgang am Kanal", "Neon Boulevard", "Tanz auf dem Dach", "Paper Planes at Noon")
+
+
+@pytest.fixture(scope="session")
+def long_library(tmp_path_factory):
+    """A music folder of LONG_SONGS, each 20 minutes of a quiet tone, made by Debian's ffmpeg (MP3, 16 kbit/s)."""
+    folder = tmp_path_factory.mktemp("long-library")
+    for index, title in enumerate(LONG_SONGS):
+        subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi",
+                        "-i", f"sine=frequency={330 + 55 * index}:duration=1200", "-ac", "1", "-b:a", "16k",
+                        "-metadata", f"title={title}", "-metadata", "artist=Die Langspieler",
+                        str(folder / f"{index + 1:02d}.mp3")], check=True)
+    return str(folder)
+
+
+@pytest.fixture
+def long_server(long_library):
+    """A server whose `local` provider holds LONG_SONGS; `long_song_uri` names them by their number (1-based)."""
+    instance = Server(arguments=("--library", long_library))
+    yield instance
+    instance.stop()
+    shutil.rmtree(instance.data, ignore_errors=True)
+
+
+def long_song_uri(server, party, number):
+    """The uri of LONG_SONGS[number - 1] in `party` (a `local` party of `long_server`)."""
+    title = LONG_SONGS[number - 1]
+    from urllib.parse import quote
+    found = server.api("GET", f"/api/party/{party['id']}/track/search?q={quote(title)}")["tracks"]["items"]
+    return next(track["uri"] for track in found if track["name"] == title)

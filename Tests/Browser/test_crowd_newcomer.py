@@ -3,20 +3,25 @@
 stays on a control, the ban is offered on waiting songs only, and plurals read right."""
 from selenium.webdriver.common.by import By
 
-from conftest import PHONE, TV, axe_violations, open_paired_tv, reporting_tv, screenshot, wait
+from conftest import PHONE, TV, axe_violations, long_song_uri, open_paired_tv, reporting_tv, screenshot, wait
 
 
 def device_of(driver):
     return driver.execute_script("return JSON.parse(localStorage.getItem('musicvoting.deviceId') || 'null')")
 
 
+def uri_of(server, party, number):
+    """Song `number` of the demo catalog, or of the long songs in a `local` party."""
+    return long_song_uri(server, party, number) if party.get("provider") == "local" else f"demo:track:{number}"
+
+
 def add(server, party, number, device):
-    server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": f"demo:track:{number}", "deviceId": device})
+    server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": uri_of(server, party, number), "deviceId": device})
 
 
 def name_of(server, party, number):
     queue = server.api("GET", f"/api/party/{party['id']}/track/queue")["queue"]
-    return next(entry["name"] for entry in queue if entry["uri"] == f"demo:track:{number}")
+    return next(entry["name"] for entry in queue if entry["uri"] == uri_of(server, party, number))
 
 
 def text_of(driver, element_id):
@@ -34,8 +39,9 @@ def open_guest(browsers, server, party, language):
     return guest
 
 
-def test_a_party_of_three_skips_a_song_with_the_votes_the_page_says_and_everyone_is_told(server, browsers):
-    party = server.api("POST", "/api/party", {"provider": "demo", "fairQueue": True, "vetoShare": 0.4})
+def test_a_party_of_three_skips_a_song_with_the_votes_the_page_says_and_everyone_is_told(long_server, browsers):
+    server = long_server
+    party = dict(server.api("POST", "/api/party", {"provider": "local", "fairQueue": True, "vetoShare": 0.4}), provider="local")
     tv = browsers(TV)
     open_paired_tv(tv, f"{server.base}/monitor#party={party['id']}&hostPin={party['hostPin']}")
     adder = open_guest(browsers, server, party, "en-US")

@@ -2,16 +2,21 @@
 host show the tally, the skip reaches every screen; the host bans an adder with a confirmation, never learning who."""
 from selenium.webdriver.common.by import By
 
-from conftest import PHONE, TV, axe_violations, open_paired_tv, screenshot, wait
+from conftest import PHONE, TV, axe_violations, long_song_uri, open_paired_tv, screenshot, wait
+
+
+def uri_of(server, party, number):
+    """Song `number` of the demo catalog, or of the long songs in a `local` party."""
+    return long_song_uri(server, party, number) if party.get("provider") == "local" else f"demo:track:{number}"
 
 
 def add(server, party, number, device):
-    server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": f"demo:track:{number}", "deviceId": device})
+    server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": uri_of(server, party, number), "deviceId": device})
 
 
 def name_of(server, party, number):
     queue = server.api("GET", f"/api/party/{party['id']}/track/queue")["queue"]
-    return next(entry["name"] for entry in queue if entry["uri"] == f"demo:track:{number}")
+    return next(entry["name"] for entry in queue if entry["uri"] == uri_of(server, party, number))
 
 
 def now_title(driver):
@@ -35,8 +40,9 @@ def veto_now(guest):
     guest.execute_script("document.querySelector('#now-veto button').click()")
 
 
-def test_guests_veto_the_playing_song_and_tv_and_host_see_the_skip(server, browsers):
-    party = server.api("POST", "/api/party", {"provider": "demo", "fairQueue": True, "vetoShare": 0.4})
+def test_guests_veto_the_playing_song_and_tv_and_host_see_the_skip(long_server, browsers):
+    server = long_server
+    party = dict(server.api("POST", "/api/party", {"provider": "local", "fairQueue": True, "vetoShare": 0.4}), provider="local")
     tv = browsers(TV)
     open_paired_tv(tv, f"{server.base}/monitor#party={party['id']}&hostPin={party['hostPin']}")
     add(server, party, 1, "host-phone")
@@ -76,7 +82,7 @@ def test_guests_veto_the_playing_song_and_tv_and_host_see_the_skip(server, brows
     wait(guests[1], lambda: now_title(guests[1]) == second, message="the guests see it")
     wait(tv, lambda: now_veto(tv) == "", message="the new song has no vetoes")
     queue = server.api("GET", f"/api/party/{party['id']}/track/queue")["queue"]
-    assert not any(entry["uri"] == "demo:track:1" for entry in queue), "the skipped song left; nothing plays twice"
+    assert not any(entry["uri"] == uri_of(server, party, 1) for entry in queue), "the skipped song left; nothing plays twice"
 
 
 def test_the_host_bans_who_added_a_song_after_a_confirmation(server, browsers):

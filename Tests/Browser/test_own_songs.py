@@ -4,7 +4,7 @@ import re
 
 from selenium.webdriver.common.by import By
 
-from conftest import PHONE, axe_violations, screenshot, wait
+from conftest import PHONE, TV, axe_violations, screenshot, wait
 
 
 def page_device(driver):
@@ -22,8 +22,8 @@ def queue_rows(driver):
         uri: row.dataset.uri, removable: !!row.querySelector('[data-action=remove]') }))""")
 
 
-def join_and_add(server, browsers, party, language, uris):
-    guest = browsers(PHONE, language=language)
+def join_and_add(server, browsers, party, language, uris, size=PHONE):
+    guest = browsers(size, language=language)
     guest.get(f"{server.base}/join/{party['pin']}")
     wait(guest, lambda: page_device(guest) != "", message="the page keeps its device id")
     device = page_device(guest)
@@ -62,14 +62,24 @@ def test_the_guest_sees_its_budget_and_takes_back_its_own_song(server, browsers)
     assert not guest.find_element(By.ID, "undo-bar").is_displayed()
 
 
-def test_the_budget_and_removal_speak_english(server, browsers):
+def show(driver, tab):
+    """The tab on a phone; a wide screen shows search and queue side by side, without tabs."""
+    button = driver.find_element(By.ID, tab)
+    if button.is_displayed():
+        button.click()
+
+
+def test_the_budget_and_removal_speak_english_on_a_big_screen(server, browsers):
     party = server.api("POST", "/api/party", {"provider": "demo"})
-    guest = join_and_add(server, browsers, party, "en-US", ["demo:track:4"])
-    guest.find_element(By.ID, "tab-search").click()
+    guest = join_and_add(server, browsers, party, "en-US", ["demo:track:4"], size=TV)
+    show(guest, "tab-search")
     wait(guest, lambda: re.fullmatch(r"9 more songs, next in ~\d+ s", budget_text(guest)), message="the English budget line")
-    guest.find_element(By.ID, "tab-queue").click()
+    assert axe_violations(guest) == []
+    screenshot(guest, "guest-budget-tv-en")
+    show(guest, "tab-queue")
     button = guest.find_element(By.CSS_SELECTOR, '#queue-list [data-uri="demo:track:4"] [data-action=remove]')
     assert button.get_attribute("aria-label").startswith("Remove my song: ")
     button.click()
     wait(guest, lambda: guest.find_element(By.ID, "undo").text == "Undo")
-    screenshot(guest, "guest-own-song-removed-phone-en")
+    assert axe_violations(guest) == []
+    screenshot(guest, "guest-own-song-removed-tv-en")

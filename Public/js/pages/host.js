@@ -20,12 +20,17 @@ import { partySettings } from '../party-settings.js';
 import { playedList } from '../played-list.js';
 import { pendingList } from '../pending-list.js';
 import { showRecap } from '../recap.js';
+import { COHOST_KEY, isCohostPage, cohostSession, showCohostGone, namesCohost, setUpCohostLeave, readSettings, cohostsCard } from '../cohosts.js';
 
 const STORAGE_KEY = 'musicvoting.host';
 /** Set while the page reloads after a new host PIN, so it shows the new PIN once. */
 const ROTATED_KEY = 'musicvoting.hostPinRotated';
 const login = document.getElementById('login');
 const view = document.getElementById('controls-view');
+/** R34: the co-host page is this page without the cards only the host may use (the server leaves them out). */
+const asCohost = isCohostPage();
+/** A listener on a control only the host's page has. */
+const hostOnly = (id, type, handler) => { if (!asCohost) document.getElementById(id).addEventListener(type, handler); };
 
 function showLogin() {
   view.hidden = true;
@@ -41,12 +46,34 @@ function showLogin() {
 
 /** The party is over: the end screen, with the recap where the party kept its history (R33). */
 function ended(partyId) {
-  forget(STORAGE_KEY);
+  forget(asCohost ? COHOST_KEY : STORAGE_KEY);
   view.hidden = true;
   document.getElementById('ended').hidden = false;
   // The controls are gone: focus goes to the message, not to the page's top.
   document.getElementById('ended-message').focus();
   showRecap(partyId);
+}
+
+/** The host PIN card; R24a: a new host PIN, and the page starts again with the new token (every part of it holds the old one). */
+function showHostAccess(party, credential) {
+  const hostPinCard = setUpHostPin(party.hostPin, async () => {
+    const rotated = await api('POST', `${partyPath(party.id)}/host-pin`, { token: credential });
+    save(STORAGE_KEY, { partyId: party.id, hostToken: rotated.hostToken });
+    save(ROTATED_KEY, true);
+    location.reload();
+  });
+  if (load(ROTATED_KEY)) {
+    forget(ROTATED_KEY);
+    hostPinCard.show(true);
+    toast(t('host.access.rotated', { pin: party.hostPin }));
+  }
+}
+
+/** R34: the co-host's link was refused: revoked, not valid, or its party is over. */
+function cohostRefused(partyId, error) {
+  if (error.status === 404) return ended(partyId);
+  if (error.status === 403) return showCohostGone(error.code === 'cohost_revoked' ? 'revoked' : 'invalid');
+  toast(error.message);
 }
 
 /**
@@ -59,14 +86,16 @@ async function run(partyId, secret) {
   try {
     party = await api('GET', base, { token: secret });
   } catch (error) {
+    if (asCohost) return cohostRefused(partyId, error);
     forget(STORAGE_KEY);
     if (error.status === 404 || error.status === 403) return showLogin();
     toast(error.message);
     return;
   }
-  if (!party.hostPin) { forget(STORAGE_KEY); return showLogin(); }
+  if (asCohost && party.role !== 'cohost') return showCohostGone('invalid');
+  if (!asCohost && !party.hostPin) { forget(STORAGE_KEY); return showLogin(); }
   const credential = party.hostToken || secret;
-  save(STORAGE_KEY, { partyId, hostToken: credential });
+  if (!asCohost) save(STORAGE_KEY, { partyId, hostToken: credential });
   view.hidden = false;
   const now = new NowPlaying();
   const playPause = document.getElementById('play-pause');
@@ -86,18 +115,7 @@ async function run(partyId, secret) {
   joinLink.href = party.joinUrl;
   joinLink.textContent = party.joinUrl;
   setUpDeviceHint(party, credential);
-  // R24a: a new host PIN; the page starts again with the new token (every part of it holds the old one).
-  const hostPinCard = setUpHostPin(party.hostPin, async () => {
-    const rotated = await api('POST', `${base}/host-pin`, { token: credential });
-    save(STORAGE_KEY, { partyId, hostToken: rotated.hostToken });
-    save(ROTATED_KEY, true);
-    location.reload();
-  });
-  if (load(ROTATED_KEY)) {
-    forget(ROTATED_KEY);
-    hostPinCard.show(true);
-    toast(t('host.access.rotated', { pin: party.hostPin }));
-  }
+  if (!asCohost) showHostAccess(party, credential);
   const qr = document.getElementById('host-qr');
   qr.addEventListener('load', () => {
     document.getElementById('qr-spinner').hidden = true;
@@ -257,7 +275,7 @@ async function run(partyId, secret) {
 
   const spotifyCard = document.getElementById('spotify-card');
   const loadSpotify = async () => {
-    if (party.provider !== 'spotify') return;
+    if (asCohost || party.provider !== 'spotify') return;
     spotifyCard.hidden = false;
     const { loggedIn } = await api('GET', `${base}/spotify/status`);
     document.getElementById('spotify-connected').hidden = !loggedIn;
@@ -273,6 +291,7 @@ async function run(partyId, secret) {
   }
 
   const loadPlaylists = async () => {
+    if (asCohost) return;
     const select = document.getElementById('playlist');
     replaceChildren(select, select.options[0]);
     showError('playlist', '');
@@ -291,6 +310,11 @@ async function run(partyId, secret) {
       await Promise.all([loadCurrent(), loadQueue()]);
       return answer == null ? true : answer;
     } catch (error) {
+      if (asCohost && error.code === 'cohost_revoked') {
+        events.stop();
+        showCohostGone('revoked');
+        return false;
+      }
       toast(error.message);
       if (error.status === 404) ended(partyId);
       return false;
@@ -358,7 +382,7 @@ async function run(partyId, secret) {
     await loadQueue().catch(() => {});
   }
 
-  document.getElementById('playlist').addEventListener('change', async (event) => {
+  hostOnly('playlist', 'change', async (event) => {
     showError('playlist', '');
     try {
       await api('PUT', `${base}/default-playlist`, { token: credential, body: { playlistId: event.target.value } });
@@ -367,7 +391,7 @@ async function run(partyId, secret) {
     }
   });
 
-  document.getElementById('end-party').addEventListener('click', async () => {
+  hostOnly('end-party', 'click', async () => {
     if (!await ask({ message: t('host.endConfirm'), confirm: t('host.end'), cancel: t('dialog.cancel'), danger: true })) return;
     try {
       await api('DELETE', base, { token: credential });
@@ -379,7 +403,7 @@ async function run(partyId, secret) {
   });
 
   // Logging out asks first and shows the PIN the way back needs.
-  document.getElementById('logout').addEventListener('click', async () => {
+  hostOnly('logout', 'click', async () => {
     if (!await ask({ message: t('host.logoutConfirm', { pin: party.hostPin }), confirm: t('host.logout'), cancel: t('dialog.cancel') })) return;
     forget(STORAGE_KEY);
     location.href = '/';
@@ -391,11 +415,27 @@ async function run(partyId, secret) {
     reloadTimer = setTimeout(() => { loadCurrent().catch(() => {}); loadQueue().catch(() => {}); }, 60);
   };
   const played = playedList(base, credential, party.provider);
+  const onHistory = (history) => played.setHistory(history);
+  // R35: the host and its co-hosts decide the songs waiting for approval.
   const pending = pendingList(base, credential);
-  const settings = partySettings(base, credential, (history) => played.setHistory(history), (mode) => pending.setMode(mode));
+  const onApproval = (mode) => pending.setMode(mode);
+  const settings = asCohost ? readSettings(base, onHistory, onApproval) : partySettings(base, credential, onHistory, onApproval);
+  const cohosts = asCohost ? null : cohostsCard(base, credential);
+  if (asCohost) setUpCohostLeave(() => events.stop());
+  /** R34: the host's list follows its co-hosts; a co-host whose link was revoked stops. */
+  const onCohostEvent = (event) => {
+    if (!asCohost) {
+      if (event.type === 'cohosts-updated' && event.payload.reason === 'joined') toast(t('host.cohosts.joinedToast'));
+      cohosts.refresh();
+    } else if (event.type === 'cohost-revoked' && namesCohost(event.payload, party.cohostId)) {
+      events.stop();
+      showCohostGone('revoked');
+    }
+  };
   const events = connectEvents(partyId, {
     hostPin: credential,
     onEvent: (event) => {
+      if (event.type === 'cohosts-updated' || event.type === 'cohost-revoked') return onCohostEvent(event);
       if (event.type === 'queue-updated' && event.payload.reason === 'settings') settings.load().catch(() => {});
       // R33: a song left the stage; while the party keeps its history it joins the played list.
       if (event.type === 'track-changed') played.loadSoon();
@@ -436,7 +476,7 @@ async function run(partyId, secret) {
   });
 
   await Promise.all([loadCurrent(), loadQueue(), loadBlacklist(), loadPlaylists(), settings.load().catch(() => {}), loadSpotify().catch(() => {}),
-    pending.load()]);
+    cohosts && cohosts.refresh(), pending.load()]);
 }
 
 const pageTitle = document.title;
@@ -457,6 +497,10 @@ function secretOf(session) {
  * send the host a link into the guest's own party.
  */
 async function start() {
+  if (asCohost) {
+    const session = cohostSession(hash);
+    return session ? run(session.partyId, session.token) : showCohostGone('missing');
+  }
   const saved = load(STORAGE_KEY);
   const linked = hash.get('party');
   if (!linked || !(hash.get('hostPin') || hash.get('recovery'))) return secretOf(saved) ? run(saved.partyId, secretOf(saved)) : showLogin();

@@ -1,25 +1,35 @@
 import Foundation
 import PartyCore
+import PartyEngine
+import PartyStore
 import Synchronization
 
 /// R31: the guards' counts and TV pairings in the PostgreSQL database that several instances
 /// share (migration 10), on a connection of their own: a count is written at once, never rolled back with the
 /// request's transaction (a wrong PIN counts though the request fails). `Mutex` is the connection's serial owner.
-/// A database that cannot be asked refuses (see `SharedLimits`) and is logged once per failure.
-public final class ClusterGuards: SharedGuards {
+/// Counts live in buckets (`WindowBucket`): exact or stricter than one instance's rolling windows, never looser.
+/// A database that cannot be asked refuses (`unavailableRetry`) and is logged once per failure.
+public final class ClusterGuards: Sendable {
     private let connection: Mutex<PostgreSQLConnection>
+    /// The rations of new guests (`GuestLimits.rations`), set by the operator.
+    private let rations = Mutex(GuestLimits.rations())
+
+    /// A database that cannot be asked refuses for this long (stricter, never looser).
+    static let unavailableRetry = 2
 
     public init(url: String) throws {
         connection = Mutex(try PostgreSQLConnection(url: url, applicationName: "musicvoting-guards-\(getpid())"))
     }
 
-    public func buckets(name: String, key: String, window: TimeInterval, at now: Date) -> [WindowBucket]? {
+    /// The key's live buckets in limiter `name` at `now`, or nil when the database cannot be asked.
+    func buckets(name: String, key: String, window: TimeInterval, at now: Date) -> [WindowBucket]? {
         let rows = run("SELECT count, leaves_at FROM limit_counts WHERE name = ? AND key = ? AND bucket >= ?",
                        [.text(name), .text(key), .integer(WindowBucket.oldestLive(at: now, window: window))])
         return rows?.map { WindowBucket(count: Int($0.integer("count") ?? 0), leavesAt: $0.date("leaves_at") ?? now) }
     }
 
-    public func add(_ count: Int, name: String, key: String, window: TimeInterval, at now: Date) {
+    /// Counts `count` events of the key in its current bucket.
+    func add(_ count: Int, name: String, key: String, window: TimeInterval, at now: Date) {
         let bucket = WindowBucket.index(at: now, window: window)
         run("""
             INSERT INTO limit_counts (name, key, bucket, count, leaves_at) VALUES (?, ?, ?, ?, ?)
@@ -31,16 +41,17 @@ public final class ClusterGuards: SharedGuards {
     /// Adds the counts and reads every item's live buckets back in one statement (the current bucket as the upsert
     /// left it: a concurrent add to it waits for this one and then sees it), then takes them away again when one
     /// item is over: a count never holds more than was admitted once the statement ends.
-    public func admit(_ count: Int, _ items: [SharedLimitItem], at now: Date) -> Int? {
+    /// Returns nil when they fit, else the seconds until the first item over its limit may.
+    func admit(_ count: Int, _ items: [(rule: LimitRule, key: String)], at now: Date) -> Int? {
         guard !items.isEmpty else { return nil }
         var values: [SQLValue] = []
         var rows: [String] = []
         for (index, item) in items.enumerated() {
-            let bucket = WindowBucket.index(at: now, window: item.window)
+            let bucket = WindowBucket.index(at: now, window: item.rule.window)
             rows.append("(\(index)::int, ?, ?, ?::bigint, ?::bigint, ?::float8, ?::bigint)")
-            values += [.text(item.name), .text(item.key), .integer(bucket), .integer(Int64(count)),
-                       .real(WindowBucket.leavesAt(bucket, window: item.window).timeIntervalSince1970),
-                       .integer(WindowBucket.oldestLive(at: now, window: item.window))]
+            values += [.text(item.rule.name), .text(item.key), .integer(bucket), .integer(Int64(count)),
+                       .real(WindowBucket.leavesAt(bucket, window: item.rule.window).timeIntervalSince1970),
+                       .integer(WindowBucket.oldestLive(at: now, window: item.rule.window))]
         }
         guard let found = run("""
             WITH input (item, name, key, bucket, count, leaves_at, oldest) AS (VALUES \(rows.joined(separator: ", "))),
@@ -52,18 +63,20 @@ public final class ClusterGuards: SharedGuards {
             UNION ALL
             SELECT i.item, l.count, l.leaves_at FROM limit_counts l JOIN input i
                 ON l.name = i.name AND l.key = i.key AND l.bucket >= i.oldest AND l.bucket <> i.bucket
-            """, values) else { return SlidingWindowLimiter.unavailableRetry }
+            """, values) else { return Self.unavailableRetry }
         let buckets = Dictionary(grouping: found, by: { Int($0.integer("item") ?? -1) }).mapValues { rows in
             rows.map { WindowBucket(count: Int($0.integer("count") ?? 0), leavesAt: $0.date("leaves_at") ?? now) }
         }
         for (index, item) in items.enumerated() {
             // The buckets hold this admission's counts already: over the limit with them?
-            guard let retry = WindowBucket.retryAfter(buckets[index] ?? [], limit: item.limit, adding: 0, window: item.window, at: now) else {
+            guard let retry = WindowBucket.retryAfter(buckets[index] ?? [], limit: item.rule.limit, adding: 0, window: item.rule.window,
+                                                      at: now) else {
                 continue
             }
             for undo in items {
                 run("UPDATE limit_counts SET count = count - ? WHERE name = ? AND key = ? AND bucket = ?",
-                    [.integer(Int64(count)), .text(undo.name), .text(undo.key), .integer(WindowBucket.index(at: now, window: undo.window))])
+                    [.integer(Int64(count)), .text(undo.rule.name), .text(undo.key),
+                     .integer(WindowBucket.index(at: now, window: undo.rule.window))])
             }
             return retry
         }
@@ -151,6 +164,93 @@ public final class ClusterGuards: SharedGuards {
         do { return try runOrThrow(sql, values) } catch {
             FileHandle.standardError.write(Data("musicvoting: shared guards: \(error)\n".utf8))
             return nil
+        }
+    }
+}
+
+/// The guards' counts on the shared database: PartyCore's rules and decisions over the buckets' counts.
+extension ClusterGuards: LimitCounter {
+    public func retryAfter(_ rule: LimitRule, key: String, at now: Date) -> Int? {
+        guard let buckets = buckets(name: rule.name, key: key, window: rule.window, at: now) else { return Self.unavailableRetry }
+        return WindowBucket.retryAfter(buckets, limit: rule.limit, adding: 1, window: rule.window, at: now)
+    }
+
+    public func record(_ rule: LimitRule, key: String, count: Int, at now: Date) {
+        add(count, name: rule.name, key: key, window: rule.window, at: now)
+    }
+
+    /// A database that cannot be asked counts as a full window.
+    public func count(_ rule: LimitRule, key: String, at now: Date) -> Int {
+        buckets(name: rule.name, key: key, window: rule.window, at: now)?.reduce(0) { $0 + $1.count } ?? rule.limit
+    }
+
+    /// Checked and counted in one round trip.
+    public func admitNewGuest(party: String, address: String, at now: Date) throws(PartyError) {
+        let rations = self.rations.withLock { $0 }
+        guard !rations.isEmpty else { return }
+        if let retry = admit(1, rations.map { ($0.rule, $0.key(party, address)) }, at: now) { throw .tooManyNewGuests(retryAfterSeconds: retry) }
+    }
+
+    public func setNewGuestsPerNetwork(_ limit: Int) { rations.withLock { $0 = GuestLimits.rations(newGuestsPerNetwork: limit) } }
+
+    public func checkAdds(_ count: Int, device: String, party: String, at now: Date) throws(PartyError) {
+        let key = GuestLimits.key(device: device, party: party)
+        try GuestLimits.checkAdds(count, left: max(0, GuestLimits.adds.limit - self.count(GuestLimits.adds, key: key, at: now)),
+                                  retryAfter: retryAfter(GuestLimits.adds, key: key, at: now))
+    }
+
+    public func recordAdds(_ count: Int, device: String, party: String, at now: Date) {
+        record(GuestLimits.adds, key: GuestLimits.key(device: device, party: party), count: count, at: now)
+    }
+
+    /// A database that cannot be asked counts as a full window, free again after a short wait.
+    public func addBudget(device: String, party: String, at now: Date) -> AddBudget {
+        let rule = GuestLimits.adds
+        guard let buckets = buckets(name: rule.name, key: GuestLimits.key(device: device, party: party), window: rule.window, at: now) else {
+            return AddBudget(addsLeft: 0, nextAddInMs: Self.unavailableRetry * 1000)
+        }
+        let (left, next) = WindowBucket.budget(buckets, limit: rule.limit, at: now)
+        return AddBudget(addsLeft: left, nextAddInMs: next)
+    }
+
+    /// Counted before the state lock (`admitAhead`).
+    public func admitLike(device: String, party: String, at now: Date) throws(PartyError) {}
+
+    public func secretRefusal(address: String, scope: String, proven: Bool, lifetimeFailures: Int, at now: Date) -> SecretGuard.Refusal? {
+        let waits = SecretGuard.keys(address: address, scope: scope).map { retryAfter($0.rule, key: $0.key, at: now) }
+        return SecretGuard.refusal(address: waits[0], network: waits[1], scope: waits[2], proven: proven, lifetimeFailures: lifetimeFailures)
+    }
+
+    public func recordSecretFailure(address: String, scope: String, at now: Date) -> Bool {
+        let wasUnderAttack = SecretGuard.isUnderAttack(failures: secretFailures(scope: scope, at: now))
+        for (rule, key) in SecretGuard.keys(address: address, scope: scope) { record(rule, key: key, count: 1, at: now) }
+        return !wasUnderAttack && SecretGuard.isUnderAttack(failures: secretFailures(scope: scope, at: now))
+    }
+
+    public func secretFailures(scope: String, at now: Date) -> Int { count(SecretGuard.perScope, key: scope, at: now) }
+}
+
+extension ClusterGuards: PairingRegistry {}
+
+/// A like is the most frequent write: checked and counted in one round trip, before the state lock.
+extension ClusterGuards: LikeAdmission {
+    public func admitAhead(device: String, party: String, at now: Date) throws(PartyError) {
+        if let retry = admit(1, [(GuestLimits.likes, GuestLimits.key(device: device, party: party))], at: now) {
+            throw .rateLimited(retryAfterSeconds: retry)
+        }
+    }
+
+    /// On a worker thread: the party's look-up and the count are both database reads.
+    public func admitting(device: String, activeParty: @escaping @Sendable () throws -> Party, now: @escaping @Sendable () -> Date,
+                          then like: @escaping @Sendable () -> Void, failed: @escaping @Sendable (any Error) -> Void) {
+        DispatchQueue.global().async { [self] in
+            do {
+                let party = try activeParty()
+                try admitAhead(device: device, party: party.id, at: now())
+            } catch {
+                return failed(error)
+            }
+            like()
         }
     }
 }

@@ -1,46 +1,20 @@
 import Foundation
 import PartyCore
+import PartyEngine
+import PartyStore
 import Synchronization
-
-/// What one instance knows of a party's player: its open monitor streams there, the heartbeats and the
-/// audible reports it got. Several instances' records of one party make the cluster's view (`Presence.merged`).
-public struct PresenceRecord: Sendable, Equatable {
-    /// Monitor streams open on the instance (0 once its record is past `streamsUntil`: the instance is gone).
-    public var streams: Int
-    public var lastHeartbeat: Date?
-    public var lastStreamClosed: Date?
-    /// The player is a TV with a monitor token, which reports every second.
-    public var reports: Bool
-    /// R20a's clock: the last audible report (or the song's start) the instance saw, and where the audio was.
-    public var heardAt: Date?
-    public var positionMs: Int?
-    public var reportedAt: Date?
-    /// When the instance wrote the record.
-    public var updatedAt: Date
-
-    public init(streams: Int, lastHeartbeat: Date?, lastStreamClosed: Date?, reports: Bool, heardAt: Date?, positionMs: Int?,
-                reportedAt: Date?, updatedAt: Date) {
-        self.streams = streams
-        self.lastHeartbeat = lastHeartbeat
-        self.lastStreamClosed = lastStreamClosed
-        self.reports = reports
-        self.heardAt = heardAt
-        self.positionMs = positionMs
-        self.reportedAt = reportedAt
-        self.updatedAt = updatedAt
-    }
-}
 
 /// The monitor's presence and the stall clock of every party, shared by the instances on one PostgreSQL
 /// (migration 11, `monitor_presence`): each instance writes its own record of a party's player when it changes and
 /// refreshes it while its streams are open; the instance that owns the party's timers (`TimerShards`) reads them
 /// all. A record's streams count until `streamsUntil`: an instance killed with its streams open stops counting
 /// within that. Its own connection; the `Mutex` is its serial owner.
-public final class ClusterPresence: Sendable {
+public final class ClusterPresence: PresenceRecords {
     /// How long a record's streams count without a refresh (the owner refreshes every second).
     public static let streamsLifetime: TimeInterval = 4
     /// This instance's name in the records (process id and a random part: unique across machines).
     public let instance: String
+    public var shardCount: Int { TimerShards.count }
     private let connection: Mutex<PostgreSQLConnection>
 
     public init(url: String) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PartyStore
 
 /// Which instance runs each party's timers (R20a's stall detection, `device-changed`): parties fall into
 /// `count` shards by a hash PostgreSQL computes (`shardOf`), and an instance runs the parties of the shards whose

@@ -1,10 +1,12 @@
 import Foundation
+import PartyEngine
+import PartyStore
 
 /// An instance's own PostgreSQL session for what the instances of one database tell each other: it LISTENs
 /// on `channel` for the doorbells other instances ring after their commits, rings this instance's own (coalesced by
 /// the caller), and reads the event log rows a doorbell announced. Owns one libpq connection; not thread-safe: one
 /// thread (the engine's `Doorbell`) is its only user.
-public final class ClusterChannel {
+public final class ClusterChannel: DoorbellSession {
     public static let channel = "musicvoting_events"
     private let connection: PostgreSQLConnection
     /// The log read through this session (no migrations: the store's connection ran them).
@@ -13,7 +15,7 @@ public final class ClusterChannel {
 
     public init(url: String) throws {
         connection = try PostgreSQLConnection(url: url, applicationName: "musicvoting-doorbell-\(getpid())")
-        log = PartyStore(connection: connection)
+        log = PartyStore(session: connection)
     }
 
     /// The socket to poll for notifications; only meaningful while `isListening`.

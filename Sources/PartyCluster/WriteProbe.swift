@@ -1,4 +1,5 @@
 import Foundation
+import PartyStore
 
 /// Whether a shared PostgreSQL database takes a write now, asked on a session of its own so that the answer never
 /// waits behind the party service's statements. `txid_current()` assigns a transaction id: it fails where a write

@@ -1,10 +1,11 @@
 import Foundation
 import PartyCore
+import PartyStore
 import Synchronization
 
 /// Pending Spotify OAuth states and the key that signs them, in the database several instances share
 /// (migration 10), so a callback may land on another instance than the login began on. Its own connection, whose
-/// serial owner is the `Mutex`. The app adapts it to the Spotify provider's `SharedLoginStates`.
+/// serial owner is the `Mutex`. It keeps the Spotify provider's `LoginNonces`.
 public final class ClusterLogins: Sendable {
     public struct Pending: Sendable {
         public let partyId: String
@@ -41,7 +42,7 @@ public final class ClusterLogins: Sendable {
     public func keepState(nonce: String, _ pending: Pending, pool: String, perParty: Int, capacity: Int, at now: Date) throws {
         try connection.withLock { connection in
             try connection.runReconnecting("SELECT 1", [])
-            return try connection.transaction {
+            return try connection.inTransaction {
                 try connection.run("DELETE FROM oauth_states WHERE expires_at <= ?", [.real(now.timeIntervalSince1970)])
                 try connection.run("""
                     DELETE FROM oauth_states WHERE nonce IN
@@ -70,7 +71,7 @@ public final class ClusterLogins: Sendable {
     }
 
     @discardableResult
-    private func run(_ sql: String, _ values: [SQLValue]) throws(DatabaseError) -> [Row] {
+    func run(_ sql: String, _ values: [SQLValue]) throws(DatabaseError) -> [Row] {
         try connection.withLock { connection throws(DatabaseError) in try connection.runReconnecting(sql, values) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PartyStore
 
 /// Which of the instances sharing one database runs the party upkeep (R6's auto-end, the purge, the log
 /// pruning, the start-up repair): the one whose own session holds a session-level advisory lock. When that

@@ -1,0 +1,50 @@
+import Foundation
+import PartyCore
+
+/// How this instance works with others, one seam per concern: the guards' counts and the TV pairings, where likes
+/// are counted, the parties' players, who writes the database, and the event channel. Each has an implementation
+/// inside the process and one on the PostgreSQL database several instances share; the application picks one set
+/// once, where it is put together, and nothing below asks which it got.
+public struct Coordination: Sendable {
+    let limits: any LimitCounter
+    let pairings: any PairingRegistry
+    let likes: any LikeAdmission
+    let players: any PlayerPresence
+    let writers: any PartyWriters
+    let channel: any EventChannel
+
+    /// One instance alone: everything in this process.
+    public static let alone = Coordination(limits: LocalLimits(), pairings: LocalPairings(), likes: LikesUnderLock(), players: LocalPlayers(),
+                                           writers: SoleWriter(), channel: NoOtherInstances())
+
+    /// Several instances on one database: the counts, pairings and likes in `guards`, the players in `presence`,
+    /// the events through `doorbell`.
+    public static func shared(guards: some LimitCounter & PairingRegistry & LikeAdmission, presence: any PresenceRecords,
+                              doorbell: Doorbell) -> Coordination {
+        Coordination(limits: guards, pairings: guards, likes: guards, players: SharedPlayers(records: presence), writers: SeveralWriters(),
+                     channel: doorbell)
+    }
+}
+
+/// How events committed here reach the streams other instances hold (`Doorbell`), and so which go to the log.
+protocol EventChannel: Sendable {
+    /// Whether an event of `kind` goes to the party's log: what clients resume with and, with several instances,
+    /// every event (the log is how it reaches the streams held by the others, in order).
+    func logs(_ kind: EventKind) -> Bool
+    /// Events of `partyId` up to `sequence` committed here.
+    func ring(partyId: String, sequence: Int64)
+    /// Ends the channel before the process stops.
+    func stop()
+}
+
+/// One instance alone: every stream is this instance's.
+struct NoOtherInstances: EventChannel {
+    func logs(_ kind: EventKind) -> Bool { kind.isLogged }
+    func ring(partyId: String, sequence: Int64) {}
+    func stop() {}
+}
+
+extension Doorbell: EventChannel {
+    /// Every event: the log is how it reaches the others.
+    func logs(_ kind: EventKind) -> Bool { true }
+}
