@@ -44,9 +44,16 @@ export function setUpCohostLeave(stop) {
   });
 }
 
-/** A co-host reads the party's settings but never changes them: only whether it keeps its history (R33's card). */
-export function readSettings(base, onHistory) {
-  return { load: async () => onHistory(Boolean((await api('GET', `${base}/settings`)).history)) };
+/** A co-host reads the party's settings but never changes them: whether it keeps its history (R33's card) and its approval (R35's card). */
+export function readSettings(base, onHistory, onApproval) {
+  return {
+    load: async () => {
+      const settings = await api('GET', `${base}/settings`);
+      onHistory(Boolean(settings.history));
+      // R35: a co-host decides the waiting songs too; its card follows the party's approval.
+      onApproval(settings.approval || 'off');
+    },
+  };
 }
 
 const clock = (ms) => new Date(ms).toLocaleTimeString(document.documentElement.lang, { hour: '2-digit', minute: '2-digit' });

@@ -6,9 +6,10 @@ import { deviceId } from './storage.js';
 
 /**
  * The host adds songs too, with the guest page's search and add. Its own device id (kept in this browser)
- * counts toward the add limit like a guest's. `queue()` is the last queue, for the ✓ of songs already waiting.
+ * counts toward the add limit like a guest's; its `credential` goes along, so its songs never wait for approval
+ * (R35). `queue()` is the last queue, for the ✓ of songs already waiting.
  */
-export function hostSearch(base, provider, queue, reloadQueue) {
+export function hostSearch(base, provider, queue, reloadQueue, credential) {
   const device = deviceId('musicvoting.hostDeviceId');
   const input = document.getElementById('host-search');
   const list = document.getElementById('host-results');
@@ -53,7 +54,7 @@ export function hostSearch(base, provider, queue, reloadQueue) {
   });
   async function add(track) {
     try {
-      await api('POST', `${base}/track/addToPlaylist`, { body: { uri: track.uri, deviceId: device } });
+      await api('POST', `${base}/track/addToPlaylist`, { token: credential, body: { uri: track.uri, deviceId: device } });
       toast(t('guest.added'));
       await reloadQueue();
     } catch (error) {

@@ -3,13 +3,16 @@ import { t } from './i18n.js';
 import { showError, toast } from './dom.js';
 
 /**
- * The host page's rules card (R9b, R17a, R33): the fair-order switch, the veto share and the history, applied on the
- * server at once. `load` reads the settings again (another host tab changed them: `queue-updated` with reason
- * `settings`); `onHistory` hears the history setting whenever it is read or changed.
+ * The host page's rules card (R9b, R17a, R33, R35, R36): the fair-order switch, the veto share, the history, the
+ * approval and the nicknames, applied on the server at once. `load` reads the settings again (another host tab changed them:
+ * `queue-updated` with reason `settings`); `onHistory` and `onApproval` hear those settings whenever they are read or
+ * changed.
  */
-export function partySettings(base, hostPin, onHistory) {
+export function partySettings(base, hostPin, onHistory, onApproval) {
   const fairQueue = document.getElementById('fair-queue');
   const history = document.getElementById('history');
+  const approval = document.getElementById('approval');
+  const nicknames = document.getElementById('nicknames');
   const vetoShare = document.getElementById('veto-share');
   /** A share set through the API that the list does not offer is shown as it is. */
   const showShare = (share) => {
@@ -25,6 +28,9 @@ export function partySettings(base, hostPin, onHistory) {
     fairQueue.checked = settings.fairQueue;
     history.checked = Boolean(settings.history);
     onHistory(history.checked);
+    approval.value = settings.approval || 'off';
+    nicknames.checked = Boolean(settings.nicknames);
+    onApproval(approval.value);
     shownShare = settings.vetoShare;
     showShare(shownShare);
   };
@@ -65,5 +71,42 @@ export function partySettings(base, hostPin, onHistory) {
       showError('settings', error.message);
     }
   });
+  approval.addEventListener('change', () => changeApproval(base, hostPin, approval, onApproval));
+  nicknames.addEventListener('change', () => changeNicknames(base, hostPin, nicknames));
   return { load };
+}
+
+/** R35: the locale keys of the approval modes. */
+const APPROVAL_KEYS = { off: 'off', 'new-guests': 'newGuests', all: 'all' };
+
+/** R35: the host picks whose adds wait for approval; the select shows what the server keeps. */
+async function changeApproval(base, hostPin, select, onApproval) {
+  showError('settings', '');
+  try {
+    const settings = await api('PUT', `${base}/settings`, { token: hostPin, body: { approval: select.value } });
+    select.value = settings.approval;
+    onApproval(settings.approval);
+    toast(t(`host.rules.approvalSet.${APPROVAL_KEYS[settings.approval] || 'off'}`));
+  } catch (error) {
+    showError('settings', error.message);
+    const settings = await api('GET', `${base}/settings`).catch((reread) => {
+      console.error('settings', reread);
+      return { approval: 'off' };
+    });
+    select.value = settings.approval || 'off';
+  }
+}
+
+/** R36: the host lets guests name themselves, or hides every nickname at once. */
+async function changeNicknames(base, hostPin, box) {
+  showError('settings', '');
+  const wanted = box.checked;
+  try {
+    const settings = await api('PUT', `${base}/settings`, { token: hostPin, body: { nicknames: wanted } });
+    box.checked = Boolean(settings.nicknames);
+    toast(t(box.checked ? 'host.rules.nicknamesOn' : 'host.rules.nicknamesOff'));
+  } catch (error) {
+    box.checked = !wanted;
+    showError('settings', error.message);
+  }
 }

@@ -22,6 +22,7 @@ export class NowPlaying {
     this.section = root.querySelector('#now');
     this.title = root.querySelector('#now-title');
     this.artist = root.querySelector('#now-artist');
+    this.addedBy = root.querySelector('#now-added-by');
     this.coverBox = root.querySelector('.now-cover');
     this.progress = root.querySelector('#now-progress');
     this.fill = root.querySelector('#now-fill');
@@ -52,6 +53,11 @@ export class NowPlaying {
     this.section.dataset.state = state;
     this.title.textContent = track ? track.name : t('now.nothing');
     this.artist.textContent = track ? artistsOf(track) : '';
+    // R36: who asked for it, where the party shows nicknames (a line of its own: the artist's line is cut on the TV).
+    if (this.addedBy) {
+      this.addedBy.hidden = !(track && track.addedBy);
+      this.addedBy.textContent = track && track.addedBy ? t('addedBy', { name: track.addedBy }) : '';
+    }
     this.progress.hidden = !track;
     this.pausedBadge.hidden = !track || state === 'playing';
     this.pausedBadge.textContent = state === 'stalled' ? (t(`now.stalled.${current.stallReason}`) || t('now.paused')) : t('now.paused');

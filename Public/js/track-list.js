@@ -20,6 +20,8 @@ export function renderTracks(list, tracks, { actions, showLikes = false, showCur
     if (showStart && !track.isCurrentlyPlaying && typeof track.startsInMs === 'number') {
       meta.append(el('span', { className: 'track-start', text: startText(track, startClock) }));
     }
+    // R36: the nickname of whoever asked for it, while the party shows nicknames (text, never markup).
+    if (track.addedBy) meta.append(el('span', { className: 'track-added-by', text: t('addedBy', { name: track.addedBy }) }));
     // R17a: what the TV and the host show beside the likes ("2 of 3 want to skip").
     const note = extra ? extra(track) : '';
     if (note) meta.append(el('span', { className: 'track-note', text: note }));

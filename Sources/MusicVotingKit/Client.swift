@@ -25,10 +25,11 @@ public struct MusicVotingClient: Sendable {
     public func createParty(provider: String) async throws(APIError) -> CreatedParty {
         try await send("POST", "/api/party", body: ["provider": provider])
     }
-    /// R9b, R17a, R33: a party with its own rules from the start.
+    /// R9b, R17a, R33, R35, R36: a party with its own rules from the start.
     public func createParty(provider: String, settings: PartySettings) async throws(APIError) -> CreatedParty {
         try await send("POST", "/api/party", body: NewParty(provider: provider, fairQueue: settings.fairQueue, vetoShare: settings.vetoShare,
-                                                            history: settings.history))
+                                                            history: settings.history, approval: settings.approval,
+                                                            nicknames: settings.nicknames))
     }
     public func settings(_ id: String) async throws(APIError) -> PartySettings { try await send("GET", party(id, "/settings")) }
     /// The host changes the rules live; answers them as stored.
@@ -64,7 +65,8 @@ public struct MusicVotingClient: Sendable {
     /// R18b: the queue with this device's `mine` marks and its add budget.
     public func guestQueue(_ id: String, deviceId: String) async throws(APIError) -> GuestQueue {
         let answer: QueueAnswer = try await send("GET", party(id, "/track/queue"), query: [URLQueryItem(name: "deviceId", value: deviceId)])
-        return GuestQueue(entries: answer.queue.elements, budget: answer.budget)
+        return GuestQueue(entries: answer.queue.elements, budget: answer.budget, pending: answer.pending?.elements ?? [],
+                          nickname: answer.nickname)
     }
     /// R18b: takes back this device's own waiting song, without the host PIN (403 for another's or the playing one).
     public func removeOwn(_ id: String, uri: String, deviceId: String) async throws(APIError) {
@@ -214,11 +216,11 @@ public struct MusicVotingClient: Sendable {
 
 struct ErrorShape: Decodable { let error: String; let code: String? }
 struct SearchAnswer: Decodable { struct Tracks: Decodable { let items: LossyArray<Track> }; let tracks: Tracks }
-struct QueueAnswer: Decodable { let queue: LossyArray<QueueEntry>; let budget: AddBudget? }
+struct QueueAnswer: Decodable { let queue: LossyArray<QueueEntry>; let budget: AddBudget?; let pending: LossyArray<PendingSong>?; let nickname: String? }
 struct Words: Decodable { let words: [String] }
 struct LoginStatus: Decodable { let loggedIn: Bool }
 struct Playlists: Decodable { let playlists: [Playlist] }
-struct NewParty: Encodable, Sendable { let provider: String; let fairQueue: Bool; let vetoShare: Double; let history: Bool }
+struct NewParty: Encodable, Sendable { let provider: String; let fairQueue: Bool; let vetoShare: Double; let history: Bool; let approval: String; let nicknames: Bool }
 struct ProgressReport: Encodable, Sendable { let position: Int; let duration: Int; let paused: Bool }
 
 /// An array whose null or malformed items are skipped instead of failing the whole answer.

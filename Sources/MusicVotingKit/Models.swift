@@ -41,9 +41,11 @@ public struct QueueEntry: Codable, Hashable, Sendable, Identifiable {
     public var vetoCount: Int?
     public var vetoNeeded: Int?
     public var hasVetoed: Bool?
+    /// R36: the nickname of whoever asked for it, while the party shows nicknames and the guest chose one.
+    public var addedBy: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, likeCount, isCurrentlyPlaying, autofilled, hasVoted, startsInMs, mine, vetoCount, vetoNeeded, hasVetoed
+        case id, likeCount, isCurrentlyPlaying, autofilled, hasVoted, startsInMs, mine, vetoCount, vetoNeeded, hasVetoed, addedBy
     }
 
     public init(from decoder: any Decoder) throws {
@@ -58,6 +60,7 @@ public struct QueueEntry: Codable, Hashable, Sendable, Identifiable {
         vetoCount = try container.decodeIfPresent(Int.self, forKey: .vetoCount)
         vetoNeeded = try container.decodeIfPresent(Int.self, forKey: .vetoNeeded)
         hasVetoed = try container.decodeIfPresent(Bool.self, forKey: .hasVetoed)
+        addedBy = try container.decodeIfPresent(String.self, forKey: .addedBy)
         track = try Track(from: decoder)
     }
 
@@ -74,6 +77,7 @@ public struct QueueEntry: Codable, Hashable, Sendable, Identifiable {
         try container.encodeIfPresent(vetoCount, forKey: .vetoCount)
         try container.encodeIfPresent(vetoNeeded, forKey: .vetoNeeded)
         try container.encodeIfPresent(hasVetoed, forKey: .hasVetoed)
+        try container.encodeIfPresent(addedBy, forKey: .addedBy)
     }
 
     public var uri: String { track.uri }
@@ -96,6 +100,10 @@ public struct AddBudget: Codable, Hashable, Sendable {
 public struct GuestQueue: Hashable, Sendable {
     public let entries: [QueueEntry]
     public let budget: AddBudget?
+    /// R35: this device's songs waiting for the host's approval (none from a server without approval).
+    public var pending: [PendingSong] = []
+    /// R36: this device's nickname, while the party shows nicknames and it chose one.
+    public var nickname: String? = nil
 }
 
 /// R32: a playlist saved in the host's account.
@@ -138,25 +146,33 @@ public struct VoteResult: Codable, Hashable, Sendable { public let liked: Bool; 
 public struct VetoResult: Codable, Hashable, Sendable { public let vetoed: Bool; public let vetoCount: Int; public let vetoNeeded: Int }
 /// R30: how many of the banned adder's waiting songs left.
 public struct BanResult: Codable, Hashable, Sendable { public let removed: Int }
-/// R9b, R17a, R33: the party's own rules (`GET/PUT …/settings`); `vetoShare` 0 is off.
+/// R9b, R17a, R33, R35, R36: the party's own rules (`GET/PUT …/settings`); `vetoShare` 0 is off.
 public struct PartySettings: Codable, Hashable, Sendable {
     public var fairQueue: Bool
     public var vetoShare: Double
     /// R33: the party remembers what played (a server without it answers none: false).
     public var history: Bool
-    public init(fairQueue: Bool = false, vetoShare: Double = 0, history: Bool = false) {
+    /// R35: whose adds wait for the host's approval: `off`, `new-guests` or `all` (a server without it: off).
+    public var approval: String
+    /// R36: guests may name themselves (a server without it: false, every guest anonymous).
+    public var nicknames: Bool
+    public init(fairQueue: Bool = false, vetoShare: Double = 0, history: Bool = false, approval: String = "off", nicknames: Bool = false) {
         self.fairQueue = fairQueue
         self.vetoShare = vetoShare
         self.history = history
+        self.approval = approval
+        self.nicknames = nicknames
     }
 
-    enum CodingKeys: String, CodingKey { case fairQueue, vetoShare, history }
+    enum CodingKeys: String, CodingKey { case fairQueue, vetoShare, history, approval, nicknames }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         fairQueue = try container.decode(Bool.self, forKey: .fairQueue)
         vetoShare = try container.decode(Double.self, forKey: .vetoShare)
         history = try container.decodeIfPresent(Bool.self, forKey: .history) ?? false
+        approval = try container.decodeIfPresent(String.self, forKey: .approval) ?? "off"
+        nicknames = try container.decodeIfPresent(Bool.self, forKey: .nicknames) ?? false
     }
 }
 public struct PlaybackResult: Codable, Hashable, Sendable {

@@ -23,6 +23,10 @@ public struct KitStrings: Sendable {
         case searchFailed, backendUnreachable, noDevice, noDeviceHint, nowPlaying, nothingPlaying, upNext, queueEmpty
         case play, pause, skip, remove, like, added, partyEnded, wrongPin, stalledNoMonitor, stalledAutoplay
         case stalledSilent, stalledProvider, preview, searchPrompt, topTen, autofilled
+        /// R35.
+        case awaitingApproval, nothingAwaitsApproval, approved, declined
+        /// R36.
+        case nicknameSet, nicknameCleared
     }
 
     static let tables: [String: [Key: String]] = [
@@ -36,6 +40,9 @@ public struct KitStrings: Sendable {
             .stalledNoMonitor: "Kein Fernseher verbunden.", .stalledAutoplay: "Der Fernseher wartet auf einen Tipp auf „Musik starten“.",
             .stalledSilent: "Der Fernseher meldet sich nicht.", .stalledProvider: "Der Player des Fernsehers meldet einen Fehler.",
             .preview: "Als Erstes", .searchPrompt: "Song suchen", .topTen: "Top 10", .autofilled: "automatisch",
+            .awaitingApproval: "Wartet auf Freigabe:", .nothingAwaitsApproval: "Gerade wartet kein Song auf Freigabe.",
+            .approved: "Freigegeben:", .declined: "Abgelehnt:",
+            .nicknameSet: "Dein Spitzname:", .nicknameCleared: "Du bist wieder anonym.",
         ],
         "en": [
             .searchFailed: "Search failed. Please try again.",
@@ -47,6 +54,9 @@ public struct KitStrings: Sendable {
             .stalledNoMonitor: "No TV connected.", .stalledAutoplay: "The TV is waiting for a tap on “Start the music”.",
             .stalledSilent: "The TV is not responding.", .stalledProvider: "The TV's player reports an error.",
             .preview: "First up", .searchPrompt: "Search songs", .topTen: "Top 10", .autofilled: "auto",
+            .awaitingApproval: "Waiting for approval:", .nothingAwaitsApproval: "No song is waiting for approval.",
+            .approved: "Approved:", .declined: "Declined:",
+            .nicknameSet: "Your nickname:", .nicknameCleared: "You are anonymous again.",
         ],
     ]
 }

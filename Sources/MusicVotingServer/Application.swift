@@ -206,6 +206,12 @@ public final class Application: @unchecked Sendable {
         stop(patience: max(0, remaining() - margin))
     }
 
+    /// Ends the threads that hold database sessions of their own (the doorbell's), so an application that never
+    /// listened gives every session back when it goes; `stop` does this too.
+    func closeSessions() {
+        doorbell?.stop()
+    }
+
     /// Closes every event stream, then the HTTP server (NOTES: resume suspended streams before stopping).
     public func stop(patience: TimeInterval = 12) {
         timer?.cancel()

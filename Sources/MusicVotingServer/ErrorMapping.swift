@@ -50,6 +50,13 @@ enum ErrorMapping {
         case .ownSong: return HTTPError(status: 403, message: "Den eigenen Song kannst du nicht wegwählen.", code: "own_song")
         case .notAGuestSong:
             return HTTPError(status: 409, message: "Diesen Song hat kein Gast hinzugefügt.", code: "not_a_guest_song")
+        case .alreadyPending: return HTTPError(status: 409, message: "Song wartet schon auf Freigabe.", code: "already_pending")
+        case .notPending: return HTTPError(status: 404, message: "Song wartet nicht mehr auf Freigabe.", code: "not_pending")
+        case .invalidNickname:
+            return HTTPError(status: 400, message: "Spitzname: 1 bis 24 Zeichen, ohne Steuer- und unsichtbare Zeichen.", code: "invalid_nickname")
+        case .nicknameNotAllowed: return HTTPError(status: 403, message: "Nicht erlaubt.", code: "nickname_not_allowed")
+        case .nicknameTaken: return HTTPError(status: 409, message: "Spitzname ist schon vergeben.", code: "nickname_taken")
+        case .nicknamesOff: return HTTPError(status: 409, message: "Spitznamen sind in dieser Party ausgeschaltet.", code: "nicknames_off")
         case .notOwnEntry: return HTTPError(status: 403, message: "Nicht erlaubt.", code: "not_own_entry")
         case .notInQueue: return HTTPError(status: 404, message: "Song nicht in der Warteschlange.", code: "not_in_queue")
         case .noPlaybackDevice: return HTTPError(status: 409, message: "Kein Wiedergabegerät verbunden.", code: "no_device")

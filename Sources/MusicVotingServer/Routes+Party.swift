@@ -8,7 +8,7 @@ import Rendering
 extension Routes {
     func addPartyRoutes(to router: inout Router) {
         let service = self.service
-        router.add("POST", "/api/party", summary: "Create a party (R1–R4): {provider, fairQueue?: bool, vetoShare?: number 0…1, history?: bool} (R9b, R17a, R33; defaults false, 0, false)") { request throws(HTTPError) in
+        router.add("POST", "/api/party", summary: "Create a party (R1–R4): {provider, fairQueue?: bool, vetoShare?: number 0…1, history?: bool, approval?: off|new-guests|all, nicknames?: bool} (R9b, R17a, R33, R35, R36; defaults false, 0, false, off, false)") { request throws(HTTPError) in
             try respond("create party") {
                 let json = try request.optionalJSON()
                 let provider = try request.stringField("provider", in: json)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import JSONKit
 import PartyCore
+import PartyEngine
 
 extension Routes {
     func addTrackRoutes(to router: inout Router) {
@@ -33,7 +34,7 @@ extension Routes {
             }
         }
         router.add("GET", "/api/party/{id}/track/queue",
-                   summary: "The queue in R9/R9b order; each entry has startsInMs (R18a); with deviceId, hasVoted (R18), mine: true on the device's own entries and the device's budget {addsLeft, nextAddInMs} (R18b); while vetoShare > 0, vetoCount and vetoNeeded (+ hasVetoed with deviceId) (R17a)") { request throws(HTTPError) in
+                   summary: "The queue in R9/R9b order; each entry has startsInMs (R18a); with deviceId, hasVoted (R18), mine: true on the device's own entries and the device's budget {addsLeft, nextAddInMs} (R18b), and its songs waiting for approval as pending: [{id, uri, name, …, requestedAt}] while it has any (R35); while nicknames are on, addedBy on entries whose adder chose one, and the device's own nickname (R36); while vetoShare > 0, vetoCount and vetoNeeded (+ hasVetoed with deviceId) (R17a)") { request throws(HTTPError) in
             try respond("queue") {
                 let party = try service.activeParty(id: request.parameter("id"))
                 let deviceId = try request.deviceId(from: nil)
@@ -41,10 +42,17 @@ extension Routes {
                     let starts = view.queue.startTimes(view.ordered, currentPositionMs: view.currentPositionMs)
                     var members: [(String, JSON)] = [("queue", .array(zip(view.ordered, starts).map { entry, startsInMs in
                         TrackJSON.entry(entry, currentEntryId: view.queue.currentEntryId, liked: view.liked, base: service.publicBase,
-                                        startsInMs: startsInMs, mine: deviceId != nil && entry.addedBy == deviceId, veto: view.veto)
+                                        startsInMs: startsInMs, mine: deviceId != nil && entry.addedBy == deviceId, veto: view.veto,
+                                        addedBy: entry.autofilled ? nil : view.nicknames?[entry.addedBy])
                     }))]
                     if let budget = view.budget {
                         members.append(("budget", ["addsLeft": .integer(budget.addsLeft), "nextAddInMs": .integer(budget.nextAddInMs)]))
+                    }
+                    // R36: the device's own nickname, while the party shows nicknames and it has one.
+                    if let deviceId, let nickname = view.nicknames?[deviceId] { members.append(("nickname", .string(nickname))) }
+                    // R35: only where the device has songs waiting (the older clients see the shape they always saw).
+                    if let pending = view.pending, !pending.isEmpty {
+                        members.append(("pending", .array(pending.map { Self.pendingSongJSON($0, base: service.publicBase) })))
                     }
                     return JSON.object(members).bytes
                 }
@@ -70,7 +78,9 @@ extension Routes {
                 // R20a: a TV away is either paired (it comes back by itself) or was never paired (the host pairs one).
                 if stallReason == .noMonitor { fields.append(("tvPaired", .bool(try service.tvPaired(party)))) }
                 if let current = queue.current {
-                    fields.append(("track", TrackJSON.entry(current, currentEntryId: current.id, liked: nil, base: service.publicBase)))
+                    let addedBy = party.settings.nicknames && !current.autofilled ? try service.nicknames(of: party)[current.addedBy] : nil
+                    fields.append(("track", TrackJSON.entry(current, currentEntryId: current.id, liked: nil, base: service.publicBase,
+                                                            addedBy: addedBy)))
                 }
                 return .json(.object(fields))
             }
@@ -91,7 +101,8 @@ extension Routes {
                 }
             }
         }
-        router.add("POST", "/api/party/{id}/track/addToPlaylist", summary: "Add songs by uri (R10–R13, R16)") { request throws(HTTPError) in
+        router.add("POST", "/api/party/{id}/track/addToPlaylist",
+                   summary: "Add songs by uri (R10–R13, R16); where the party's approval holds the guest's adds, 200 {status: pending, pendingIds} (R35); the host's and co-hosts' adds (their Bearer) never wait") { request throws(HTTPError) in
             try respond("add") {
                 let json = try request.json()
                 let party = try service.activeParty(id: request.parameter("id"))
@@ -108,9 +119,17 @@ extension Routes {
                     throw PartyError.invalidInput("Invalid JSON body")
                 }
                 let device = try request.deviceId(from: { if case .object = json { return json } else { return nil } }())
+                // R35: the host's and co-hosts' pages add with their credential, and their songs never wait (they decide
+                // the waiting ones); a wrong one counts (R24a) and the add goes on as a guest's.
+                let byHost: Bool
+                switch try request.header("authorization") == nil ? .guest : service.access(Credential(request), party: party) {
+                case .host, .cohost: byHost = true
+                case .guest: byHost = false
+                }
                 return respond("add", calling: try service.provider(for: party), gate: service.remoteCalls, guest: request.clientAddress) {
-                    try service.add(uris: uris, deviceId: device, clientAddress: request.clientAddress, party: party)
-                    return .json(["status": "added"])
+                    let pending = try service.add(uris: uris, deviceId: device, clientAddress: request.clientAddress, party: party, byHost: byHost)
+                    if pending.isEmpty { return .json(["status": "added"]) }
+                    return .json(["status": "pending", "pendingIds": .array(pending.map { .string(String($0)) })])
                 }
             }
         }

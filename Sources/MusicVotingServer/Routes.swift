@@ -22,6 +22,8 @@ struct Routes: Sendable {
         addCrowdRoutes(to: &router)
         addPlaylistRoutes(to: &router)
         addHistoryRoutes(to: &router)
+        addPendingRoutes(to: &router)
+        addNicknameRoutes(to: &router)
         addCohostRoutes(to: &router)
         addPlaybackRoutes(to: &router)
         addMonitorRoutes(to: &router)

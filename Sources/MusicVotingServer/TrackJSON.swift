@@ -31,7 +31,7 @@ enum TrackJSON {
     /// `liked` holds the entries the asking device liked, when it said who it is. R18a: `startsInMs` when known,
     /// and `"mine": true` only on the asking device's own entries (never who else added one).
     static func entry(_ entry: QueueEntry, currentEntryId: Int64?, liked: Set<Int64>?, base: String,
-                      startsInMs: Int? = nil, mine: Bool = false, veto: VetoView? = nil) -> JSON {
+                      startsInMs: Int? = nil, mine: Bool = false, veto: VetoView? = nil, addedBy: String? = nil) -> JSON {
         var fields = members(entry.track, base: base, id: String(entry.id), capacity: 16)
         fields += [
             ("trackId", .string(entry.track.id)),
@@ -42,6 +42,8 @@ enum TrackJSON {
         if let liked { fields.append(("hasVoted", .bool(liked.contains(entry.id)))) }
         if let startsInMs { fields.append(("startsInMs", .integer(startsInMs))) }
         if mine { fields.append(("mine", .bool(true))) }
+        // R36: only while the party shows nicknames and the adder chose one (the older clients see today's shape).
+        if let addedBy { fields.append(("addedBy", .string(addedBy))) }
         // R17a, only while the party has the veto on (the older clients see the shape they always saw) and the
         // entry's voters could reach the threshold (pages offer the veto where it can succeed).
         if let veto, let needed = veto.needed(for: entry) {

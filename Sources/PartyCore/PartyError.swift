@@ -21,6 +21,18 @@ public enum PartyError: Error, Equatable, Sendable {
     /// R30: an auto-filled entry has no guest who added it.
     case notAGuestSong
     case notInQueue
+    /// R35: the song waits for the host's approval already (R10 among the waiting-for-approval songs).
+    case alreadyPending
+    /// R36: not a nickname (empty, too long, or characters that hide or reorder text).
+    case invalidNickname
+    /// R36 with R12: the nickname contains a blacklist word.
+    case nicknameNotAllowed
+    /// R36: another guest of the party has this nickname (in the blacklist's folds).
+    case nicknameTaken
+    /// R36: the party keeps its guests anonymous (`nicknames` off).
+    case nicknamesOff
+    /// R35: no such song waits for approval (approved, declined or withdrawn meanwhile).
+    case notPending
     /// R18b: a guest removes only its own waiting entry, never another's or the playing one.
     case notOwnEntry
     case noPlaybackDevice

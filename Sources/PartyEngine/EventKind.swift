@@ -27,6 +27,15 @@ enum EventKind: Sendable {
     /// Ours: a song left the queue by the crowd's veto (R17a), the host's removal or a ban (R30); the adder's page,
     /// the host page and the TV say so once. Never who added it.
     case entryRemoved(entry: QueueEntry, reason: RemovalReason, wasPlaying: Bool)
+    /// R35: the songs waiting for approval changed: one was asked for, approved, declined or removed with a ban (R30);
+    /// `count` are waiting now. Never who asked: the guest's page knows its own songs' ids.
+    case pendingUpdated(PendingChange, pendingId: Int64, count: Int)
+
+    /// R35: what happened to a song waiting for approval.
+    enum PendingChange: String, Sendable {
+        case added, approved, declined, removed
+    }
+
     /// Ours (R34): the host's co-host links changed (one was made, or first opened): host pages reload their list.
     case cohostsUpdated(CohostChange)
     /// Ours (R34): the host revoked these links (by their handles, never their tokens); a co-host page whose
@@ -48,6 +57,8 @@ enum EventKind: Sendable {
         case add, remove, refill, advance
         /// R9b, R17a: the host changed the fair order or the veto share; the order or the veto's threshold changed.
         case settings
+        /// R36: a guest set its nickname; the entries that show it changed.
+        case nickname
     }
 
     /// What `track-changed` says: the playback, and the new entry with its cover (pages show the new
@@ -74,6 +85,7 @@ enum EventKind: Sendable {
         case .playbackStalled: "playback-stalled"
         case .pinGuessing: "pin-guessing"
         case .entryRemoved: "entry-removed"
+        case .pendingUpdated: "pending-updated"
         case .cohostsUpdated: "cohosts-updated"
         case .cohostRevoked: "cohost-revoked"
         }
@@ -153,6 +165,8 @@ enum EventKind: Sendable {
         case .entryRemoved(let entry, let reason, let wasPlaying):
             return [("entryId", String(entry.id)), ("uri", entry.track.uri), ("name", entry.track.name),
                     ("reason", reason.rawValue), ("wasPlaying", String(wasPlaying))]
+        case .pendingUpdated(let change, let pendingId, let count):
+            return [("reason", change.rawValue), ("pendingId", String(pendingId)), ("count", String(count))]
         case .cohostsUpdated(let change):
             return [("reason", change.rawValue)]
         case .cohostRevoked(let ids):

@@ -32,9 +32,8 @@ final class GroupCommit<Job: Sendable>: Sendable {
         var ending = false
     }
 
-    /// A thread of its own, not a serial dispatch queue: libdispatch ran each drain on whichever worker thread was
-    /// free (three of them took turns in a like storm), each start a wake-up through its pool. One thread keeps its
-    /// caches and is woken directly: +4 % likes/s with 16 clients (7 alternating runs).
+    /// A thread of its own, not a serial dispatch queue: libdispatch runs each drain on whichever worker thread is
+    /// free, each start a wake-up through its pool. One thread keeps its caches and is woken directly.
     init(maxBatch: Int = GroupCommit.defaultMaxBatch) {
         precondition(maxBatch > 0)
         self.maxBatch = maxBatch

@@ -31,8 +31,10 @@ extension PartyService {
                 VetoView(share: party.settings.vetoShare, activeGuests: active,
                          vetoed: cached == nil ? try deviceId.map { try state.entriesVetoed(by: $0, party: party) } : nil)
             }
+            let pending = cached == nil ? try deviceId.map { try state.store.pendingSongs(partyId: party.id, adder: $0) } : nil
             let rendering = QueueRendering(queue: queue, ordered: ordered, liked: liked, currentPositionMs: playback.positionMs(at: now),
-                                           veto: veto, budget: budget)
+                                           veto: veto, budget: budget, pending: pending,
+                                           nicknames: cached == nil && party.settings.nicknames ? try state.store.nicknames(partyId: party.id) : nil)
             let version = (state.readCache.alignedVersion, state.readCache.partyVersions[party.id])
             return (cached, rendering, key, version)
         }
@@ -52,7 +54,10 @@ extension PartyService {
     /// R10–R13, R16: adds search results by uri, all or none. A remote provider is asked only for uris it did not
     /// answer recently, and those look-ups are admitted like searches before the first call. Without a device id
     /// (the original web frontend) the songs are nobody's (`QueueEntry.isAnonymous`).
-    public func add(uris: [String], deviceId: String?, clientAddress: String = "local", party: Party) throws {
+    /// R35: returns the ids of the songs that wait for the host's approval (empty: they entered the queue); `byHost`:
+    /// the host's own adds never wait.
+    @discardableResult
+    public func add(uris: [String], deviceId: String?, clientAddress: String = "local", party: Party, byHost: Bool = false) throws -> [Int64] {
         guard !uris.isEmpty else { throw PartyError.noTracks }
         guard uris.count <= Self.maxUrisPerAdd else { throw PartyError.tooManyUris(limit: Self.maxUrisPerAdd) }
         // R30: a banned guest costs no provider look-up.
@@ -79,9 +84,12 @@ extension PartyService {
             guard let track else { throw PartyError.trackNotFound }
             tracks.append(track)
         }
-        let startsPlayback = try write(partyId: party.id) { [tracks] in try $0.add(tracks, deviceId: deviceId, clientAddress: clientAddress, party: party) }
+        let outcome = try write(partyId: party.id) { [tracks] in
+            try $0.add(tracks, deviceId: deviceId, clientAddress: clientAddress, party: party, byHost: byHost)
+        }
         EngineMetrics.adds.add(tracks.count)
-        if startsPlayback { _ = try startAndRefill(party) }
+        if outcome.startsPlayback { _ = try startAndRefill(party) }
+        return outcome.pendingIds
     }
 
     public func vote(uri: String, deviceId: String, wanted: Bool? = nil, clientAddress: String = "local", party: Party) throws -> (liked: Bool, likeCount: Int) {

@@ -21,6 +21,10 @@ public struct QueueRendering: Sendable {
     public var veto: VetoView?
     /// R18b: the asking device's add budget; nil without a device.
     public var budget: AddBudget?
+    /// R35: the asking device's songs waiting for the host's approval; nil without a device.
+    public var pending: [PendingSong]? = nil
+    /// R36: the party's nicknames by device while it shows them; nil while guests stay anonymous.
+    public var nicknames: [String: String]? = nil
 }
 
 /// R17a on the queue's wire: the party's share and active guests (each entry's threshold follows from them), and
@@ -166,6 +170,7 @@ extension PartyState {
                 state.publish(.entryRemoved(entry: waiting, reason: .ban, wasPlaying: false), partyId: party.id)
             }
             if !leaving.isEmpty { state.publish(.queueUpdated(.remove), partyId: party.id) }
+            try state.dropPendingSongs(of: adder, partyId: party.id)
             return leaving.count
         }
     }

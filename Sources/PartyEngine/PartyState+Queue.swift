@@ -4,10 +4,11 @@ import Providers
 import ClientNetwork
 
 extension PartyState {
-    /// R10–R12, R16: admits tracks the provider resolved (R13), all or none. Returns whether the party was
-    /// idle with a monitor connected, so playback starts by itself. Without a device id the songs are nobody's, and
-    /// R11 counts them per client address.
-    mutating func add(_ tracks: [Track], deviceId: String?, clientAddress: String, party: Party) throws -> Bool {
+    /// R10–R12, R16, R35: admits tracks the provider resolved (R13), all or none, into the queue, or, where the
+    /// party's approval holds this guest's adds, into the songs waiting for the host. Returns whether the party was
+    /// idle with a monitor connected, so playback starts by itself, and the ids of the songs now waiting. Without a
+    /// device id the songs are nobody's, and R11 counts them per client address. The host's adds never wait.
+    mutating func add(_ tracks: [Track], deviceId: String?, clientAddress: String, party: Party, byHost: Bool = false) throws -> AddOutcome {
         let now = self.now
         if let deviceId {
             try refuseIfBanned(deviceId: deviceId, party: party)
@@ -16,12 +17,25 @@ extension PartyState {
         let adder = deviceId ?? QueueEntry.anonymousAdder(network: AddressPrefix.network(of: clientAddress))
         let limited = deviceId ?? "address " + clientAddress
         try guards.limits.checkAdds(tracks.count, device: limited, party: party.id, at: now)
-        let playback = try transaction { state -> Playback in
+        let outcome = try transaction { state -> AddOutcome in
             let (playback, stored) = try state.storedPlayback(partyId: party.id)
             var queue = stored
             let blacklist = try state.store.blacklist(partyId: party.id)
+            // R35, read in the transaction: the host may have changed the setting on another instance.
+            var waiting = byHost ? nil : try state.songsAwaitingApproval(from: adder, partyId: party.id)
+            var inserted = false
+            var held: [Int64] = []
             for track in tracks {
-                switch queue.admission(for: track, blacklist: blacklist) {
+                let admission = queue.admission(for: track, blacklist: blacklist)
+                if case .refuse(let error) = admission { throw error }
+                if let songs = waiting {
+                    let song = try state.hold(track, adder: adder, partyId: party.id, among: songs)
+                    waiting = songs + [song]
+                    held.append(song.id)
+                    continue
+                }
+                inserted = true
+                switch admission {
                 case .refuse(let error):
                     throw error
                 case .promote(let entryId):
@@ -36,12 +50,13 @@ extension PartyState {
                 }
             }
             if let deviceId { try state.recordActivity(deviceId: deviceId, partyId: party.id) }
-            state.publish(.queueUpdated(.add), partyId: party.id)
-            return playback
+            if inserted { state.publish(.queueUpdated(.add), partyId: party.id) }
+            // R16: an idle party starts by itself, once a monitor can play it (R21).
+            return AddOutcome(startsPlayback: inserted && playback.isIdle && state.deviceActive(partyId: party.id),
+                              pendingIds: held)
         }
         guards.limits.recordAdds(tracks.count, device: limited, party: party.id, at: now)
-        // R16: an idle party starts by itself, once a monitor can play it (R21).
-        return playback.isIdle && deviceActive(partyId: party.id)
+        return outcome
     }
 
     /// R17: toggles this device's like on the entry the uri targets (R10), or sets it to `wanted`. Runs inside its

@@ -5,24 +5,26 @@ extension PartyStore {
     private static let partyColumns = """
         id, guest_pin, host_pin, provider, created_at, ended_at, default_playlist_id, current_entry_id,
         playback_started_at, paused_position_ms, is_playing, paused_by_host, last_advance_at, stall_reason, fair_queue, veto_share,
-        host_token, history
+        host_token, history, approval, nicknames
         """
     /// What a read returns: the inserted columns and the counters the store keeps itself.
     private static let readColumns = partyColumns + ", wrong_pin_checks, host_join_misses"
 
     public func insert(_ party: Party) throws {
         try run("""
-            INSERT INTO parties (\(Self.partyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO parties (\(Self.partyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(party.id), .text(party.guestPin), .text(party.hostPin), .text(party.provider),
                   .date(party.createdAt), .optional(party.endedAt), .optional(party.defaultPlaylistId)]
                 + Self.values(of: party.playback) + [.bool(party.settings.fairQueue), .real(party.settings.vetoShare), .optional(party.hostToken),
-                                                   .bool(party.settings.history)])
+                                                   .bool(party.settings.history), .text(party.settings.approval.rawValue),
+                                                   .bool(party.settings.nicknames)])
     }
 
-    /// R9b, R17a, R33: the host's settings.
+    /// R9b, R17a, R33, R35, R36: the host's settings.
     public func save(settings: PartySettings, partyId: String) throws {
-        try run("UPDATE parties SET fair_queue = ?, veto_share = ?, history = ? WHERE id = ?",
-                [.bool(settings.fairQueue), .real(settings.vetoShare), .bool(settings.history), .text(partyId)])
+        try run("UPDATE parties SET fair_queue = ?, veto_share = ?, history = ?, approval = ?, nicknames = ? WHERE id = ?",
+                [.bool(settings.fairQueue), .real(settings.vetoShare), .bool(settings.history), .text(settings.approval.rawValue),
+                 .bool(settings.nicknames), .text(partyId)])
     }
 
     public func party(id: String) throws -> Party? {
@@ -98,6 +100,7 @@ extension PartyStore {
     public func end(partyId: String, at now: Date) throws {
         try transaction {
             try run("DELETE FROM queue_entries WHERE party_id = ?", [.text(partyId)])
+            try run("DELETE FROM pending_songs WHERE party_id = ?", [.text(partyId)])
             try run("DELETE FROM provider_tokens WHERE party_id = ?", [.text(partyId)])
             try run("""
                 UPDATE parties SET ended_at = ?, current_entry_id = NULL, playback_started_at = NULL,
@@ -142,6 +145,8 @@ extension PartyStore {
             wrongPinChecks: Int(row.integer("wrong_pin_checks") ?? 0), hostToken: row.text("host_token"),
             hostJoinMisses: Int(row.integer("host_join_misses") ?? 0),
             settings: PartySettings(fairQueue: row.bool("fair_queue"), vetoShare: row.real("veto_share") ?? 0,
-                                    history: row.bool("history")))
+                                    history: row.bool("history"),
+                                    approval: row.text("approval").flatMap(ApprovalMode.init(rawValue:)) ?? .off,
+                                    nicknames: row.bool("nicknames")))
     }
 }

@@ -57,6 +57,20 @@ public protocol PartyStoring: AnyObject {
     func playedSongs(partyId: String) throws -> [PlayedSong]
     func guestCount(partyId: String) throws -> Int
 
+    /// R35 (`PartyStore+Pending.swift`).
+    func insertPending(partyId: String, track: Track, requestedAt: Date, adder: String) throws -> Int64
+    func pendingSongs(partyId: String, adder: String?) throws -> [PendingSong]
+    func pendingSong(id: Int64, partyId: String) throws -> PendingSong?
+    func deletePending(id: Int64) throws
+    func pendingCount(partyId: String) throws -> Int
+    func approveAdder(_ adder: String, partyId: String) throws
+    func isApprovedAdder(_ adder: String, partyId: String) throws -> Bool
+
+    /// R36 (`PartyStore+Nicknames.swift`).
+    func nicknameHolder(_ nickname: Nickname, partyId: String) throws -> String?
+    func setNickname(_ nickname: Nickname?, deviceId: String, partyId: String) throws
+    func nicknames(partyId: String) throws -> [String: String]
+
     /// R17a, R30 (`PartyStore+Crowd.swift`).
     func toggleVeto(entryId: Int64, deviceId: String) throws -> Bool
     func entriesVetoed(by deviceId: String, partyId: String) throws -> Set<Int64>

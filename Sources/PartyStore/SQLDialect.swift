@@ -137,6 +137,15 @@ struct SQLDialect: Sendable {
             FOR EACH ROW EXECUTE FUNCTION party_version_child();
         """
 
+    /// A table whose rows belong to a party (a `party_id` column) moves its party's version like the tables of
+    /// migration 9 (nothing on SQLite, which keys its caches by its own writes).
+    /// With `whenColumnChanges`, only an update of that column does.
+    func versionTrigger(forChildTable table: String, whenColumnChanges column: String? = nil) -> String {
+        guard !partyVersionTriggers.isEmpty else { return "" }
+        let events = column.map { "UPDATE OF \($0)" } ?? "INSERT OR UPDATE OR DELETE"
+        return "CREATE TRIGGER \(table)_\(column.map { $0 + "_" } ?? "")version AFTER \(events) ON \(table) FOR EACH ROW EXECUTE FUNCTION party_version_child();"
+    }
+
     /// `sql` with numbered parameters when this dialect wants them (`?` counts up, `?N` keeps its number).
     /// Quoted text is left alone. Run once per distinct statement: the connections cache the result.
     func parameters(_ sql: String) -> String {

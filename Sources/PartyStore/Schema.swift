@@ -304,6 +304,46 @@ enum Schema {
             )\(dialect.withoutRowID);
             CREATE UNIQUE INDEX cohosts_token ON cohosts(token);
             """,
+            // 23, R35: the host's `approval` setting; guests' adds waiting for the host (the song and who asked, which
+            // never leaves the server); the guests the host approved a song of (`new-guests` lets them add at once).
+            // Both go with the party (R5 empties the waiting songs, R6's purge the rest).
+            """
+            ALTER TABLE parties ADD COLUMN approval TEXT NOT NULL DEFAULT 'off';
+            CREATE TABLE pending_songs (
+                id \(dialect.autoincrementPrimaryKey),
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                uri TEXT NOT NULL,
+                track_id TEXT NOT NULL,
+                name TEXT NOT NULL,
+                artists TEXT NOT NULL,
+                album TEXT NOT NULL,
+                image_url TEXT,
+                duration_ms \(integer) NOT NULL,
+                isrc TEXT,
+                requested_at \(real) NOT NULL,
+                added_by TEXT NOT NULL
+            );
+            CREATE INDEX pending_songs_party ON pending_songs(party_id, added_by);
+            CREATE TABLE approved_adders (
+                party_id TEXT NOT NULL REFERENCES parties(id) ON DELETE CASCADE,
+                adder TEXT NOT NULL,
+                PRIMARY KEY (party_id, adder)
+            )\(dialect.withoutRowID);
+            \(dialect.versionTrigger(forChildTable: "pending_songs"))
+            \(dialect.versionTrigger(forChildTable: "approved_adders"))
+            """,
+            // 24, R36: the host's `nicknames` setting and each guest's nickname with its two blacklist folds (a
+            // nickname is the party's once, in either fold). Setting one moves the party's version (the queue shows
+            // it); admitting a guest does not.
+            """
+            ALTER TABLE parties ADD COLUMN nicknames \(integer) NOT NULL DEFAULT 0;
+            ALTER TABLE guests ADD COLUMN nickname TEXT;
+            ALTER TABLE guests ADD COLUMN nickname_fold TEXT;
+            ALTER TABLE guests ADD COLUMN nickname_fold_written TEXT;
+            CREATE UNIQUE INDEX guests_nickname ON guests(party_id, nickname_fold) WHERE nickname_fold IS NOT NULL;
+            CREATE INDEX guests_nickname_written ON guests(party_id, nickname_fold_written) WHERE nickname_fold_written IS NOT NULL;
+            \(dialect.versionTrigger(forChildTable: "guests", whenColumnChanges: "nickname"))
+            """,
         ]
     }
 }

@@ -10,8 +10,11 @@ let usage = """
       add QUERY         add the first search result (joined party, or --pin PIN)
       veto [N]          toggle your veto on the playing song, or on waiting song N (R17a)
       skip | end        as host (the host session, or --host-pin PIN)
-      settings [--fair on|off] [--veto SHARE] [--history on|off]   show or change the party's rules (host)
+      settings [--fair on|off] [--veto SHARE] [--history on|off] [--approval off|new-guests|all] [--nicknames on|off]
+                        show or change the party's rules (host)
+      nickname [NAME]   name yourself in the joined party (or --pin PIN); without NAME, stay anonymous (R36)
       ban N | unban     ban whoever added waiting song N without learning who; lift every ban (host)
+      pending | approve N | decline N   the songs waiting for approval; let song N in or turn it away (host, R35)
       cohosts [new | revoke ID | revoke --all]   list the co-host links, make one (prints it), revoke (host, R34)
     skip, ban and unban take --cohost LINK instead: act as a co-host with the link the host passed on.
     The server is --server, else $MUSICVOTING_SERVER, else http://127.0.0.1:8080.
@@ -27,7 +30,7 @@ func run(_ arguments: [String]) async throws -> Int32 {
     var index = 0
     while index < arguments.count {
         let argument = arguments[index]
-        if ["--server", "--pin", "--host-pin", "--cohost", "--fair", "--veto", "--history"].contains(argument), index + 1 < arguments.count {
+        if ["--server", "--pin", "--host-pin", "--cohost", "--fair", "--veto", "--history", "--approval", "--nicknames"].contains(argument), index + 1 < arguments.count {
             options[argument] = arguments[index + 1]
             index += 2
         } else if argument.hasPrefix("--") {
@@ -131,10 +134,19 @@ func run(_ arguments: [String]) async throws -> Int32 {
             guard ["on", "off"].contains(history) else { throw Failure(description: "--history on or off") }
             settings.history = history == "on"
         }
-        if options["--fair"] != nil || options["--veto"] != nil || options["--history"] != nil {
+        if let approval = options["--approval"] {
+            guard ["off", "new-guests", "all"].contains(approval) else { throw Failure(description: "--approval off, new-guests or all") }
+            settings.approval = approval
+        }
+        if let nicknames = options["--nicknames"] {
+            guard ["on", "off"].contains(nicknames) else { throw Failure(description: "--nicknames on or off") }
+            settings.nicknames = nicknames == "on"
+        }
+        if ["--fair", "--veto", "--history", "--approval", "--nicknames"].contains(where: { options[$0] != nil }) {
             settings = try await client.updateSettings(partyId, settings)
         }
-        Terminal.say("fairQueue: \(settings.fairQueue ? "on" : "off")  vetoShare: \(settings.vetoShare)  history: \(settings.history ? "on" : "off")")
+        Terminal.say("fairQueue: \(settings.fairQueue ? "on" : "off")  vetoShare: \(settings.vetoShare)  history: \(settings.history ? "on" : "off")"
+            + "  approval: \(settings.approval)  nicknames: \(settings.nicknames ? "on" : "off")")
         return 0
     case "ban":
         let partyId = try await hostParty()
@@ -155,8 +167,28 @@ func run(_ arguments: [String]) async throws -> Int32 {
         let query = words.dropFirst().joined(separator: " ")
         let partyId = try await guestParty()
         guard let track = try await client.search(partyId, query: query).first else { throw Failure(description: "nothing found for “\(query)”") }
-        try await client.add(partyId, uri: track.uri, deviceId: sessions.deviceId)
-        Terminal.say("\(strings[.added]) \(track.name) – \(track.artistNames)")
+        let result = try await client.addReportingApproval(partyId, uri: track.uri, deviceId: sessions.deviceId)
+        Terminal.say("\(strings[result.isPending ? .awaitingApproval : .added]) \(track.name) – \(track.artistNames)")
+        return 0
+    case "nickname":
+        let partyId = try await guestParty()
+        let wanted = words.count > 1 ? words.dropFirst().joined(separator: " ") : nil
+        let nickname = try await client.setNickname(partyId, deviceId: sessions.deviceId, nickname: wanted)
+        Terminal.say(nickname.map { "\(strings[.nicknameSet]) \($0)" } ?? strings[.nicknameCleared])
+        return 0
+    case "pending":
+        let partyId = try await hostParty()  // first: it sets the client's host PIN
+        let songs = try await client.pendingSongs(partyId)
+        if songs.isEmpty { Terminal.say(strings[.nothingAwaitsApproval]) }
+        for (index, song) in songs.enumerated() { Terminal.say("\(index + 1). \(song.track.name) – \(song.track.artistNames)") }
+        return 0
+    case "approve", "decline":
+        let partyId = try await hostParty()
+        let songs = try await client.pendingSongs(partyId)
+        guard words.count == 2, let number = Int(words[1]), songs.indices.contains(number - 1) else { print(usage); return 2 }
+        let song = songs[number - 1]
+        if command == "approve" { try await client.approve(partyId, pendingId: song.id) } else { try await client.decline(partyId, pendingId: song.id) }
+        Terminal.say("\(strings[command == "approve" ? .approved : .declined]) \(song.track.name)")
         return 0
     case "skip":
         let partyId = try await hostParty()  // first: it sets the client's host PIN

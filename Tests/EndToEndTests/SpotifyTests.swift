@@ -4,9 +4,13 @@ import PartyStore
 import Testing
 import TestSupport
 
+/// The options that point a server's Spotify app at the fake.
+func spotifyArguments(_ spotify: FakeSpotify) -> [String] {
+    ["--spotify-client-id", "client-123", "--spotify-accounts-base", spotify.base, "--spotify-api-base", spotify.base + "/v1"]
+}
+
 private func spotifyServer(_ spotify: FakeSpotify, dataDirectory: String? = nil) throws -> ServerProcess {
-    try ServerProcess(dataDirectory: dataDirectory, arguments: ["--spotify-client-id", "client-123", "--spotify-accounts-base", spotify.base,
-                                  "--spotify-api-base", spotify.base + "/v1"])
+    try ServerProcess(dataDirectory: dataDirectory, arguments: spotifyArguments(spotify))
 }
 
 /// base64url(SHA-256(text)), computed by openssl, independent of the server's own code.
@@ -25,7 +29,7 @@ private func challenge(of verifier: String) throws -> String {
 
 /// Logs the host in through the server's real redirect and callback; returns the authorize URL's query.
 @discardableResult
-private func logIn(_ party: TestParty, source: String = "web") throws -> [String: String] {
+func logIn(_ party: TestParty, source: String = "web") throws -> [String: String] {
     let redirect = try party.client.get("\(party.base)/spotify/login?source=\(source)&installationId=phone-1&hostPin=\(party.hostPin)")
     guard redirect.status == 303, let location = redirect.header("location"), let url = URLComponents(string: location) else {
         throw TestFailure(description: "login: \(redirect.status) \(redirect.text)")
@@ -290,6 +294,15 @@ struct SpotifyTests {
     /// gets a 409 with the login link, whose authorization asks for the scope.
     @Test func theHostSavesSongsAsAPrivatePlaylistInBatchesOfAHundred() throws {
         let setup = try SpotifyParty()
+        // The original backend's two cases: an empty list is a 400; two uris are saved, in their order (the original
+        // answered 200 with nothing; SPEC's answer is 201 with the playlist's link).
+        #expect(try setup.party.host("POST", "/track/saveToPlaylist", json: [String]()).status == 400)
+        let pair = try setup.party.host("POST", "/track/saveToPlaylist", json: ["spotify:track:a", "spotify:track:b"])
+        #expect(pair.status == 201 && pair.json["saved"] as? Int == 2, "\(pair.status) \(pair.text)")
+        let pairBatch = setup.spotify.requests.last { $0.path.hasPrefix("/v1/playlists/") && $0.path.hasSuffix("/tracks") }
+        #expect((pairBatch.flatMap { try? JSONSerialization.jsonObject(with: Data($0.body)) } as? [String: Any])?["uris"] as? [String]
+                == ["spotify:track:a", "spotify:track:b"])
+        let earlier = setup.spotify.requests.count
         let uris = (1...150).map { "spotify:track:t\($0)" }
         let saved = try setup.party.host("POST", "/track/saveToPlaylist", json: uris)
         #expect(saved.status == 201 && saved.json["playlistUrl"] as? String == "https://open.spotify.com/playlist/newpl1"
@@ -298,7 +311,7 @@ struct SpotifyTests {
         let playlist = try #require(try JSONSerialization.jsonObject(with: Data(creation.body)) as? [String: Any])
         #expect(playlist["public"] as? Bool == false)
         #expect((playlist["name"] as? String)?.range(of: #"^MusicVoting \d{4}-\d{2}-\d{2}$"#, options: .regularExpression) != nil, "\(playlist)")
-        let batches = setup.spotify.requests.filter { $0.path == "/v1/playlists/newpl1/tracks" }.map { request in
+        let batches = setup.spotify.requests.dropFirst(earlier).filter { $0.path == "/v1/playlists/newpl1/tracks" }.map { request in
             ((try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any])?["uris"] as? [String] ?? []
         }
         #expect(batches.map(\.count) == [100, 50] && batches.flatMap { $0 } == uris, "in order, at most 100 a call")

@@ -129,16 +129,13 @@ struct CLITests {
         defer { server.stop() }
         let created = try await server.client().createParty(provider: "demo")
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("mv-cli-\(UUID().uuidString)").path
-        func cli(_ arguments: [String]) throws -> (Int32, String) {
-            try runToExit(KitServer.built("musicvoting-cli"), ["--server", server.base.absoluteString] + arguments,
-                          environment: ["MUSICVOTING_CLI_HOME": home, "LANG": "de_DE.UTF-8"])
-        }
+        func cli(_ arguments: [String]) throws -> (Int32, String) { try server.cli(arguments, home: home) }
         #expect(try cli(["add", "Neon", "--pin", created.pin]) == (0, "Hinzugefügt! Neon Boulevard – Kasimir & The Tapes\n"))
         let (status, json) = try cli(["queue", "--json", "--pin", created.pin])
         let entries = try JSONDecoder().decode([QueueEntry].self, from: Data(json.utf8))
         #expect(status == 0 && entries.map(\.name) == ["Neon Boulevard"])
         #expect(try cli(["add", "Neon", "--pin", created.pin]) == (1, "musicvoting-cli: Song ist schon in der Warteschlange.\n"))
-        #expect(try cli(["settings", "--veto", "0.4", "--host-pin", created.hostPin]) == (0, "fairQueue: off  vetoShare: 0.4  history: off\n"))
+        #expect(try cli(["settings", "--veto", "0.4", "--host-pin", created.hostPin]) == (0, "fairQueue: off  vetoShare: 0.4  history: off  approval: off  nicknames: off\n"))
         #expect(try cli(["veto", "1", "--pin", created.pin]) == (1, "musicvoting-cli: Den eigenen Song kannst du nicht wegwählen.\n"))
         // One guest: nobody else could veto its song, so the line offers no veto (R17a).
         #expect(try cli(["queue", "--pin", created.pin]).1 == "♥ 0  Neon Boulevard – Kasimir & The Tapes  (in ~1 min)  ★\n")
@@ -147,7 +144,26 @@ struct CLITests {
         #expect(vetoed == 0 && vetoes.hasPrefix("⏭ 1/2  "), "R17a: at least two vetoes: \(vetoes)")
         #expect(try cli(["ban", "2", "--host-pin", created.hostPin]) == (0, "banned: 1 removed\n"))
         #expect(try cli(["unban", "--host-pin", created.hostPin]) == (0, "bans lifted\n"))
-        #expect(try cli(["settings", "--history", "on", "--host-pin", created.hostPin]) == (0, "fairQueue: off  vetoShare: 0.4  history: on\n"))
+        #expect(try cli(["settings", "--history", "on", "--host-pin", created.hostPin]) == (0, "fairQueue: off  vetoShare: 0.4  history: on  approval: off  nicknames: off\n"))
+        // R35: the host holds new guests' songs, lists them and decides them by number.
+        #expect(try cli(["settings", "--approval", "new-guests", "--host-pin", created.hostPin]).1.hasSuffix("approval: new-guests  nicknames: off\n"))
+        #expect(try cli(["settings", "--approval", "maybe", "--host-pin", created.hostPin]).0 == 1)
+        #expect(try cli(["add", "Tanz auf dem Dach", "--pin", created.pin]) == (0, "Wartet auf Freigabe: Tanz auf dem Dach – Die Lichterketten\n"))
+        #expect(try cli(["add", "Paper Planes", "--pin", created.pin]).1.hasPrefix("Wartet auf Freigabe: Paper Planes"))
+        let listed = try cli(["pending", "--host-pin", created.hostPin])
+        #expect(listed == (0, "1. Tanz auf dem Dach – Die Lichterketten\n2. Paper Planes at Noon – Mira Holm\n"), "\(listed)")
+        #expect(try cli(["decline", "2", "--host-pin", created.hostPin]) == (0, "Abgelehnt: Paper Planes at Noon\n"))
+        #expect(try cli(["approve", "1", "--host-pin", created.hostPin]) == (0, "Freigegeben: Tanz auf dem Dach\n"))
+        let none = try cli(["pending", "--host-pin", created.hostPin])
+        #expect(none == (0, "Gerade wartet kein Song auf Freigabe.\n"), "\(none)")
+        #expect(try cli(["add", "Kaffee", "--pin", created.pin]).1.hasPrefix("Hinzugefügt! Kaffee"), "approved once, the guest adds at once")
+        // R36: a guest names itself where the party shows nicknames; its songs carry the name.
+        #expect(try cli(["nickname", "DJ", "Anna", "--pin", created.pin]) == (1, "musicvoting-cli: Spitznamen sind in dieser Party ausgeschaltet.\n"))
+        #expect(try cli(["settings", "--nicknames", "on", "--host-pin", created.hostPin]).1.hasSuffix("nicknames: on\n"))
+        #expect(try cli(["nickname", "DJ", "Anna", "--pin", created.pin]) == (0, "Dein Spitzname: DJ Anna\n"))
+        let named = try cli(["queue", "--pin", created.pin]).1
+        #expect(named.split(separator: "\n").contains { $0.hasPrefix("♥ 0  Kaffee um Mitternacht") && $0.hasSuffix("★  @DJ Anna") }, "\(named)")
+        #expect(try cli(["nickname", "--pin", created.pin]) == (0, "Du bist wieder anonym.\n"))
         _ = try await server.client(hostPin: created.hostPin).registerMonitor(created.id, deviceId: "tv")
         #expect(try cli(["skip", "--host-pin", created.hostPin]).1 == "Läuft gerade: Neon Boulevard\n")
         #expect(try cli(["end", "--host-pin", created.hostPin]) == (0, "Die Party ist vorbei.\n"))

@@ -127,6 +127,49 @@ struct ClientTests {
         await #expect(throws: APIError.self) { try await server.client(hostPin: plain.hostPin).history(plain.id) }
     }
 
+    @Test func songsWaitingForApprovalAreListedApprovedAndDeclined() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let created = try await server.client().createParty(provider: "demo", settings: PartySettings(approval: "all"))
+        let host = server.client(hostPin: created.hostPin)
+        #expect(try await host.settings(created.id).approval == "all")
+        let guest = server.client()
+        let first = try await guest.addReportingApproval(created.id, uri: "demo:track:1", deviceId: "a")
+        #expect(first.isPending && first.pendingIds?.count == 1)
+        _ = try await guest.addReportingApproval(created.id, uri: "demo:track:2", deviceId: "a")
+        #expect(try await guest.guestQueue(created.id, deviceId: "a").pending.map(\.track.uri) == ["demo:track:1", "demo:track:2"])
+        #expect(try await guest.guestQueue(created.id, deviceId: "b").pending.isEmpty)
+        let waiting = try await host.pendingSongs(created.id)
+        #expect(waiting.map(\.track.uri) == ["demo:track:1", "demo:track:2"] && waiting.first?.id == first.pendingIds?.first)
+        try await host.approve(created.id, pendingId: waiting[0].id)
+        try await host.decline(created.id, pendingId: waiting[1].id)
+        #expect(try await host.pendingSongs(created.id).isEmpty)
+        #expect(try await guest.queue(created.id).map(\.uri) == ["demo:track:1"])
+        await #expect(throws: APIError.self) { try await host.approve(created.id, pendingId: waiting[1].id) }
+        var settings = try await host.settings(created.id)
+        settings.approval = "off"
+        #expect(try await host.updateSettings(created.id, settings).approval == "off")
+        #expect(try await guest.addReportingApproval(created.id, uri: "demo:track:3", deviceId: "a").isPending == false)
+    }
+
+    @Test func aGuestNamesItselfAndItsEntriesCarryTheName() async throws {
+        let server = try KitServer()
+        defer { server.stop() }
+        let created = try await server.client().createParty(provider: "demo", settings: PartySettings(nicknames: true))
+        let host = server.client(hostPin: created.hostPin)
+        #expect(try await host.settings(created.id).nicknames)
+        let guest = server.client()
+        #expect(try await guest.setNickname(created.id, deviceId: "a", nickname: " Mila ") == "Mila")
+        try await guest.add(created.id, uri: "demo:track:1", deviceId: "a")
+        #expect(try await guest.queue(created.id).first?.addedBy == "Mila")
+        #expect(try await guest.guestQueue(created.id, deviceId: "a").nickname == "Mila")
+        await #expect(throws: APIError.self) { try await guest.setNickname(created.id, deviceId: "b", nickname: "mila") }
+        #expect(try await guest.setNickname(created.id, deviceId: "a", nickname: nil) == nil)
+        #expect(try await guest.queue(created.id).first?.addedBy == nil)
+        let plain = try await server.client().createParty(provider: "demo")
+        #expect(try await server.client().settings(plain.id).nicknames == false)
+    }
+
     @Test func serverErrorMessagesSurfaceVerbatim() async throws {
         let server = try KitServer()
         defer { server.stop() }

@@ -37,8 +37,10 @@ public final class PostgreSQLCluster: Sendable {
 
     /// `pg_ctl start` (again, after `stopServer`): same folder, same port.
     public func startServer() throws {
+        // More sessions than the default 100: each in-process application on this cluster holds one per shared
+        // concern for as long as the test process keeps its party service.
         try run("pg_ctl", ["-D", folder + "/db", "-w", "-l", folder + "/log", "-o",
-                           "-F -k \(folder) -c listen_addresses=127.0.0.1 -p \(port)", "start"])
+                           "-F -k \(folder) -c listen_addresses=127.0.0.1 -p \(port) -c max_connections=400", "start"])
     }
 
     /// `pg_ctl stop -m immediate`, keeping the folder: the database is gone as in a crash until `startServer`.

@@ -13,6 +13,8 @@ import { applyTrackChange, currentFromTrackChange } from '../track-change.js';
 import { vetoIsOn, applyVeto } from '../veto.js';
 import { StartClock } from '../start-times.js';
 import { showRecap } from '../recap.js';
+import { ownPending } from '../own-pending.js';
+import { nicknameForm } from '../nickname-form.js';
 
 const root = document.getElementById('guest');
 const partyId = root.dataset.party;
@@ -43,6 +45,12 @@ function start() {
   // An auto-filled song can be asked for: the server promotes it to a guest song (R9). Only guest songs show ✓.
   const requestedUris = () => new Set(queue.filter((entry) => !entry.isCurrentlyPlaying && !entry.autofilled).map((entry) => entry.uri));
   const autofilledUris = () => new Set(queue.filter((entry) => !entry.isCurrentlyPlaying && entry.autofilled).map((entry) => entry.uri));
+  /** R35: this guest's songs waiting for the host's approval, and their fate. */
+  const waitingSongs = ownPending();
+  /** R36: the nickname field, while the party shows nicknames. */
+  const nickname = nicknameForm(base, device, () => loadQueue());
+  const loadSettings = () => api('GET', `${base}/settings`).then((settings) => nickname.setEnabled(Boolean(settings.nicknames)),
+    (error) => console.error('settings', error));
   /** Songs the server refused for the blacklist (R12), besides those the search marks `blocked`. */
   const refused = new Set();
   /** R11: after a 429 the "+" buttons wait for `Retry-After`, with a countdown. */
@@ -144,10 +152,12 @@ function start() {
     lastResults = tracks;
     const requested = requestedUris();
     const autofilled = autofilledUris();
+    const waitingForHost = waitingSongs.uris();
     const waiting = Date.now() < addsAllowedAt;
     renderTracks(results, tracks.map((track) => ({ ...track, autofilled: autofilled.has(track.uri) })), {
       actions: (track) => {
         if (requested.has(track.uri)) return [stateButton(track, '✓', t('guest.queued'), t('guest.queued'))];
+        if (waitingForHost.has(track.uri)) return [stateButton(track, '…', t('guest.pending.state'), t('guest.pending.added'))];
         if (track.blocked || refused.has(track.uri)) return [stateButton(track, '⊘', t('guest.blocked'), t('guest.blockedHint'))];
         const label = track.autofilled ? t('guest.promote') : t('guest.add');
         return [el('button', {
@@ -204,6 +214,8 @@ function start() {
     try {
       const body = await api('GET', `${base}/track/queue?deviceId=${encodeURIComponent(device)}`);
       queue = body.queue;
+      waitingSongs.update(body.pending);
+      nickname.setKnown(body.nickname);
       times.mark();
       renderQueue();
       applyBudget(body.budget);
@@ -256,8 +268,9 @@ function start() {
   async function add(track) {
     if (Date.now() < addsAllowedAt) return toast(addWait.textContent);
     try {
-      await api('POST', `${base}/track/addToPlaylist`, { body: { uri: track.uri, deviceId: device } });
-      toast(t('guest.added'));
+      const answer = await api('POST', `${base}/track/addToPlaylist`, { body: { uri: track.uri, deviceId: device } });
+      // R35: the party's approval holds this guest's add until the host decides.
+      toast(answer && answer.status === 'pending' ? t('guest.pending.added') : t('guest.added'));
       await loadQueue();
     } catch (error) {
       if (error.status === 409 && error.code === 'duplicate') {
@@ -389,6 +402,11 @@ function start() {
     onEvent: (event) => {
       // Likes and song changes are applied from the event; a page that holds something else reloads.
       if (event.type === 'entry-removed') tellRemoval(event.payload);
+      // R35: only this guest's own waiting songs concern the page (an approved one arrives with `queue-updated`).
+      if (event.type === 'pending-updated') {
+        if (waitingSongs.apply(event.payload)) renderResults(lastResults);
+        return;
+      }
       if (event.type === 'veto-updated' && applyVeto(queue, event.payload)) { renderQueue(); return; }
       if (event.type === 'vote-updated') {
         times.settle(queue);
@@ -407,6 +425,8 @@ function start() {
         }
       }
       if (event.type === 'queue-updated' && event.payload.reason === 'advance') return;
+      // R36: the host turned nicknames on or off.
+      if (event.type === 'queue-updated' && event.payload.reason === 'settings') loadSettings();
       if (['queue-updated', 'vote-updated', 'veto-updated', 'entry-removed', 'track-changed', 'playback-changed', 'playback-stalled', 'device-changed'].includes(event.type)) reloadSoon();
     },
     onResync: reloadSoon,
@@ -422,5 +442,6 @@ function start() {
   if (root.dataset.pin) api('GET', `/api/party/join/${encodeURIComponent(root.dataset.pin)}?deviceId=${encodeURIComponent(device)}`).catch(() => {});
   loadQueue();
   loadCurrent();
+  loadSettings();
   runSearch();
 }

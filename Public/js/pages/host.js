@@ -18,6 +18,7 @@ import { applyTrackChange, currentFromTrackChange } from '../track-change.js';
 import { errorText } from '../error-text.js';
 import { partySettings } from '../party-settings.js';
 import { playedList } from '../played-list.js';
+import { pendingList } from '../pending-list.js';
 import { showRecap } from '../recap.js';
 import { COHOST_KEY, isCohostPage, cohostSession, showCohostGone, namesCohost, setUpCohostLeave, readSettings, cohostsCard } from '../cohosts.js';
 
@@ -166,7 +167,7 @@ async function run(partyId, secret) {
   /** The row whose actions are open (one at a time; survives live re-renders). */
   let openRow = null;
   let lastQueue = [];
-  const search = hostSearch(base, party.provider, () => lastQueue, () => loadQueue());
+  const search = hostSearch(base, party.provider, () => lastQueue, () => loadQueue(), credential);
   const renderQueue = () => {
     const shown = lastQueue.filter((entry) => !removals.pending(entry.uri));
     renderNowVeto();
@@ -415,7 +416,10 @@ async function run(partyId, secret) {
   };
   const played = playedList(base, credential, party.provider);
   const onHistory = (history) => played.setHistory(history);
-  const settings = asCohost ? readSettings(base, onHistory) : partySettings(base, credential, onHistory);
+  // R35: the host and its co-hosts decide the songs waiting for approval.
+  const pending = pendingList(base, credential);
+  const onApproval = (mode) => pending.setMode(mode);
+  const settings = asCohost ? readSettings(base, onHistory, onApproval) : partySettings(base, credential, onHistory, onApproval);
   const cohosts = asCohost ? null : cohostsCard(base, credential);
   if (asCohost) setUpCohostLeave(() => events.stop());
   /** R34: the host's list follows its co-hosts; a co-host whose link was revoked stops. */
@@ -438,6 +442,8 @@ async function run(partyId, secret) {
       if (event.type === 'entry-removed' && event.payload.reason === 'crowd') {
         toast(t(event.payload.wasPlaying === 'true' ? 'host.crowdSkipped' : 'host.crowdRemoved', { name: event.payload.name }));
       }
+      // R35: a guest asked for a song, or a host decided one (this tab or another).
+      if (event.type === 'pending-updated') return pending.loadSoon();
       if (event.type === 'playback-error') {
         lastPlayerError = errorText(event.payload.code, event.payload.message || '');
         lastPlayerErrorAt = Date.now();
@@ -465,12 +471,12 @@ async function run(partyId, secret) {
         reloadSoon();
       }
     },
-    onResync: reloadSoon,
+    onResync: () => { reloadSoon(); pending.loadSoon(); },
     onEnded: () => ended(partyId),
   });
 
   await Promise.all([loadCurrent(), loadQueue(), loadBlacklist(), loadPlaylists(), settings.load().catch(() => {}), loadSpotify().catch(() => {}),
-    cohosts && cohosts.refresh()]);
+    cohosts && cohosts.refresh(), pending.load()]);
 }
 
 const pageTitle = document.title;

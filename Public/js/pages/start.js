@@ -37,7 +37,11 @@ document.getElementById('create-form').addEventListener('submit', async (event) 
   const button = event.target.querySelector('button[type="submit"]');
   button.disabled = true;
   try {
-    const party = await api('POST', '/api/party', { body: { provider, fairQueue, vetoShare, history } });
+    // R35: whose songs wait for the host (off unless the host picks it, as for the older clients).
+    const approval = form.get('approval') || 'off';
+    // R36: guests stay anonymous unless the host lets them name themselves.
+    const nicknames = form.get('nicknames') === 'on';
+    const party = await api('POST', '/api/party', { body: { provider, fairQueue, vetoShare, history, approval, nicknames } });
     save('musicvoting.host', { partyId: party.id, hostToken: party.hostToken });
     showCreated(party);
   } catch (error) {

@@ -37,7 +37,12 @@ final class TestServer {
         application.service.setJoinBase(application.configuration.publicURL ?? Self.publicURL)
     }
 
-    deinit { if ownsDataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) } }
+    deinit {
+        // The doorbell's thread holds the application and a PostgreSQL session: without this, every server on the
+        // shared database would keep its sessions until the test process ends.
+        application.closeSessions()
+        if ownsDataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }
+    }
 
     var client: TestClient { TestClient(server: self) }
 
