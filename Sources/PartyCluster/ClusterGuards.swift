@@ -193,6 +193,8 @@ extension ClusterGuards: LimitCounter {
 
     public func setNewGuestsPerNetwork(_ limit: Int) { rations.withLock { $0 = GuestLimits.rations(newGuestsPerNetwork: limit) } }
 
+    public var countsNewGuests: Bool { !rations.withLock { $0.isEmpty } }
+
     public func checkAdds(_ count: Int, device: String, party: String, at now: Date) throws(PartyError) {
         let key = GuestLimits.key(device: device, party: party)
         try GuestLimits.checkAdds(count, left: max(0, GuestLimits.adds.limit - self.count(GuestLimits.adds, key: key, at: now)),

@@ -15,6 +15,8 @@ public protocol LimitCounter: Sendable {
     mutating func admitNewGuest(party: String, address: String, at now: Date) throws(PartyError)
     /// The rations scale with the operator's `--max-new-guests-per-network` (0: none).
     mutating func setNewGuestsPerNetwork(_ limit: Int)
+    /// Whether new guests are counted against rations (false: `--max-new-guests-per-network 0`).
+    var countsNewGuests: Bool { get }
     /// R11: throws when `count` more adds do not fit; `recordAdds` counts those that went in.
     func checkAdds(_ count: Int, device: String, party: String, at now: Date) throws(PartyError)
     mutating func recordAdds(_ count: Int, device: String, party: String, at now: Date)
@@ -57,7 +59,12 @@ struct LocalLimits: LimitCounter {
         try guests.admitNewGuest(party: party, address: address, at: now)
     }
 
-    mutating func setNewGuestsPerNetwork(_ limit: Int) { guests = GuestLimits(newGuestsPerNetwork: limit) }
+    mutating func setNewGuestsPerNetwork(_ limit: Int) {
+        guests = GuestLimits(newGuestsPerNetwork: limit)
+        countsNewGuests = limit != 0
+    }
+
+    private(set) var countsNewGuests = true
 
     func checkAdds(_ count: Int, device: String, party: String, at now: Date) throws(PartyError) {
         try guests.checkAdds(count, device: device, party: party, at: now)

@@ -20,16 +20,11 @@ struct SavepointNeeded: Error {}
 extension BatchedWrite {
     /// `body` in its own savepoint of the batch; `completion` hears its result once the batch committed, or the
     /// batch's failure.
-    init<T: Sendable>(partyId: String? = nil, _ body: @escaping @Sendable (inout PartyState) throws -> T,
+    /// `withoutSavepoint`: the write may run without a savepoint (`PartyState.withoutSavepoint`): everything it does
+    /// outside the database it does once the write can no longer be refused, so running it again does nothing twice.
+    init<T: Sendable>(partyId: String? = nil, withoutSavepoint: Bool = false, _ body: @escaping @Sendable (inout PartyState) throws -> T,
                       completion: @escaping @Sendable (Result<T, any Error>) -> Void) {
-        self.init(partyId: partyId, apply: { state in
-            do {
-                let value = try state.transaction { try body(&$0) }
-                return { completion(.success(value)) }
-            } catch {
-                return { completion(.failure(error)) }
-            }
-        }, applyAlone: { state in
+        let alone: @Sendable (inout PartyState) throws -> @Sendable () -> Void = { state in
             do {
                 let value = try state.withoutSavepoint { try body(&$0) }
                 return { completion(.success(value)) }
@@ -38,26 +33,35 @@ extension BatchedWrite {
             } catch {
                 return { completion(.failure(error)) }
             }
-        }, fail: { completion(.failure($0)) })
+        }
+        self.init(partyId: partyId, apply: { state in
+            do {
+                let value = try state.transaction { try body(&$0) }
+                return { completion(.success(value)) }
+            } catch {
+                return { completion(.failure(error)) }
+            }
+        }, applyAlone: withoutSavepoint ? alone : nil, fail: { completion(.failure($0)) })
     }
 }
 
 extension PartyService {
     /// Runs `body` in the next group commit and hands `completion` its result once the transaction holding it has
     /// committed (an acknowledged write survives kill -9), after its events went out.
-    func write<T: Sendable>(partyId: String? = nil, _ body: @escaping @Sendable (inout PartyState) throws -> T,
+    func write<T: Sendable>(partyId: String? = nil, withoutSavepoint: Bool = false, _ body: @escaping @Sendable (inout PartyState) throws -> T,
                             completion: @escaping @Sendable (Result<T, any Error>) -> Void) {
-        commits.submit(BatchedWrite(partyId: partyId, body, completion: completion)) { [weak self] jobs in
+        commits.submit(BatchedWrite(partyId: partyId, withoutSavepoint: withoutSavepoint, body, completion: completion)) { [weak self] jobs in
             guard let self else { return jobs.forEach { $0.fail(PartyError.partyNotFound) } }
             self.commit(jobs)
         }
     }
 
     /// `write`, waited for on this thread (callers already off libmicrohttpd's threads, and tests).
-    func write<T: Sendable>(partyId: String? = nil, _ body: @escaping @Sendable (inout PartyState) throws -> T) throws -> T {
+    func write<T: Sendable>(partyId: String? = nil, withoutSavepoint: Bool = false,
+                            _ body: @escaping @Sendable (inout PartyState) throws -> T) throws -> T {
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<T, any Error>?>(nil)
-        write(partyId: partyId, body) { result in
+        write(partyId: partyId, withoutSavepoint: withoutSavepoint, body) { result in
             outcome.withLock { $0 = result }
             done.signal()
         }

@@ -193,8 +193,8 @@ struct SeveralWriters: PartyWriters {
 
     /// R31: counted in the write's transaction on the store's connection (a round trip and a transaction of its own
     /// per like were most of what a like cost), after the party's row: every write of a party takes that lock first,
-    /// so two instances never wait on each other's count and party in opposite orders. A like that fails
-    /// later in its write is not counted (its savepoint takes the count back).
+    /// so two instances never wait on each other's count and party in opposite orders. A like that fails later in its
+    /// write stays counted, as one instance's count does, unless its batch runs again with savepoints.
     func admitLike(device: String, party: String, state: inout PartyState) throws {
         if state.openTransactions > 0 { try state.store.lockParty(id: party) }
         if let retry = try state.store.admit(1, GuestLimits.likes, key: GuestLimits.key(device: device, party: party), at: state.now) {

@@ -24,8 +24,12 @@ extension PartyStore {
         let buckets = rows.map { WindowBucket(count: Int($0.integer("count") ?? 0), leavesAt: $0.date("leaves_at") ?? now) }
         // The buckets hold this count already: over the limit with it?
         guard let retry = WindowBucket.retryAfter(buckets, limit: rule.limit, adding: 0, window: rule.window, at: now) else { return nil }
-        try run("UPDATE limit_counts SET count = count - ? WHERE name = ? AND key = ? AND bucket = ?",
-                [.integer(Int64(count)), .text(rule.name), .text(key), .integer(bucket)])
+        // Taken back in a statement that answers rows, as the count itself: no row a read cache holds changed, so the
+        // store's write version stays and a refused like counts as a write that wrote nothing (it fails alone).
+        try run("""
+            WITH taken AS (UPDATE limit_counts SET count = count - ? WHERE name = ? AND key = ? AND bucket = ? RETURNING 1)
+            SELECT COUNT(*) AS taken FROM taken
+            """, [.integer(Int64(count)), .text(rule.name), .text(key), .integer(bucket)])
         return retry
     }
 
