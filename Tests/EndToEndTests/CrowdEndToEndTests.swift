@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import TestSupport
 import Testing
 
@@ -6,12 +7,12 @@ import Testing
 /// a restart.
 @Suite("R17a crowd veto and R30 ban, end to end", .alsoOnRoundRobinCluster)
 struct CrowdEndToEndTests {
-    private static func veto(_ party: TestParty, _ number: Int, device: String, client: HTTPClient? = nil) throws -> HTTPResponse {
+    private static func veto(_ party: TestParty, _ number: Int, device: String, client: TestClient? = nil) throws -> HTTPResponse {
         try (client ?? party.client).send("POST", "\(party.base)/track/veto", json: ["uri": "demo:track:\(number)", "deviceId": device])
     }
 
     @Test func theOtherGuestsVetoTheCurrentSongAndEveryStreamSeesTheSkip() throws {
-        let party = try TestParty.given(settings: ["fairQueue": true, "vetoShare": 0.4])
+        let party = try TestParty.given(.live, settings: ["fairQueue": true, "vetoShare": 0.4])
         _ = try party.registerMonitor()
         try party.add(1, device: "host-phone")
         #expect(try eventually { (try party.current()["track"] as? [String: Any])?["uri"] as? String == "demo:track:1" })
@@ -34,7 +35,7 @@ struct CrowdEndToEndTests {
     }
 
     @Test func theHostTurnsTheVetoOnLiveAndEveryPageIsTold() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         for (number, device) in [(1, "A"), (2, "B"), (3, "C")] { try party.add(number, device: device) }
         let events = try party.events()
         #expect(try party.host("PUT", "/settings", json: ["vetoShare": 0.4]).status == 200)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// The waiting guest songs' track numbers, in the server's order (the playing and auto-filled entries left out).
 private func waitingGuestSongs(_ queue: [[String: Any]]) -> [Int] {
@@ -11,7 +12,7 @@ private func waitingGuestSongs(_ queue: [[String: Any]]) -> [Int] {
 @Suite("R9b fair order and the party settings", .alsoOnRoundRobinCluster)
 struct FairOrderTests {
     @Test func aPartyCreatedWithoutSettingsKeepsR9Exactly() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         let settings = try party.client.get("\(party.base)/settings")
         #expect(settings.status == 200 && settings.json["fairQueue"] as? Bool == false && settings.json["vetoShare"] as? Double == 0)
         for number in 1...5 { try party.add(number, device: "A") }
@@ -21,7 +22,7 @@ struct FairOrderTests {
     }
 
     @Test func fairOrderTakesAddersInTurnsAsInR9bsExample() throws {
-        let party = try TestParty.given(settings: ["fairQueue": true])
+        let party = try TestParty.given(.live, settings: ["fairQueue": true])
         #expect(try party.client.get("\(party.base)/settings").json["fairQueue"] as? Bool == true)
         for number in 1...5 { #expect(try party.add(number, device: "A").status == 200) }
         try party.add(6, device: "B")
@@ -33,7 +34,7 @@ struct FairOrderTests {
     }
 
     @Test func theHostTurnsFairOrderOnAndOffLive() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         for number in 1...3 { try party.add(number, device: "A") }
         try party.add(4, device: "B")
         let events = try party.events()
@@ -46,7 +47,7 @@ struct FairOrderTests {
     }
 
     @Test func settingsNeedTheHostPinAndRefuseBadValues() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         #expect(try party.client.send("PUT", "\(party.base)/settings", json: ["fairQueue": true]).status == 401)
         #expect(try party.client.send("PUT", "\(party.base)/settings", json: ["fairQueue": true],
                                       auth: party.hostPin == "00000" ? "11111" : "00000").status == 403)

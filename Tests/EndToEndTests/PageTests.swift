@@ -1,6 +1,7 @@
 import Foundation
 import PartyCore
 import PartyStore
+import PartyTestSupport
 import Testing
 
 @Suite("Pages rendered by the real server", .alsoOnRoundRobinCluster)
@@ -24,7 +25,7 @@ struct PageTests {
     }
 
     @Test func everyPageRendersWithItsScriptAndSafeHeaders() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         for (path, name) in [("/", "start"), ("/join/\(party.pin)", "guest"), ("/monitor", "monitor"), ("/host", "host")] {
             let page = try party.client.get(path)
             #expect(page.status == 200, "\(path)")
@@ -44,7 +45,7 @@ struct PageTests {
     }
 
     @Test func theGuestPageShowsQueueAndNowPlayingBeforeAnyScriptRuns() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         _ = try party.registerMonitor()
         try party.add(3)
         try party.add(4)

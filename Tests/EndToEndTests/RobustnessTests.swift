@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 @Suite("R26 bad input never yields a 5xx", .alsoOnRoundRobinCluster)
@@ -6,7 +7,7 @@ struct RobustnessTests {
     /// The body cap and odd paths are the socket's (libmicrohttpd reads and URL-decodes them); the routes' answers to
     /// bad bodies are `APIContractTests/RobustnessRoutesTests`.
     @Test func oversizedBodiesAndOddPathsAnswer4xxAndTheServerLivesOn() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         let huge = "[" + String(repeating: "\"demo:track:1\",", count: 8000) + "\"x\"]"
         let tooLarge = try party.client.send("POST", "\(party.base)/track/addToPlaylist", raw: huge)
         #expect(tooLarge.status == 413 && tooLarge.error == "Request body too large", "\(tooLarge)")

@@ -1,8 +1,9 @@
 import Foundation
 import HTTPServer
 import PartyStore
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 private func spotifyServer(_ spotify: FakeSpotify, dataDirectory: String? = nil) throws -> ServerProcess {
     try ServerProcess(dataDirectory: dataDirectory, arguments: ["--spotify-client-id", "client-123", "--spotify-accounts-base", spotify.base,

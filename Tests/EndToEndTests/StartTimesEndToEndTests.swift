@@ -1,11 +1,12 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 @Suite("R18a startsInMs and mine on queue entries", .alsoOnRoundRobinCluster)
 struct StartTimesEndToEndTests {
     @Test func everyEntryCarriesItsStartAndOnlyTheAskersOwnAreMine() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         try party.add(1, device: "A")
         try party.add(2, device: "B")
         try party.add(3, device: "A")
@@ -18,7 +19,7 @@ struct StartTimesEndToEndTests {
     }
 
     @Test func whilePlayingTheTimesCountDownFromTheRestOfTheCurrentSong() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         _ = try party.registerMonitor()
         try party.add(1, device: "A")
         try party.add(2, device: "B")
