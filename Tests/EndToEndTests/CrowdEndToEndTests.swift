@@ -73,23 +73,4 @@ struct CrowdEndToEndTests {
         let lifted = try again.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:5", "deviceId": "troll"])
         #expect(lifted.status == 200, "\(lifted.text)")
     }
-
-    @Test func vetoesAndBansRunOnPostgreSQL() throws {
-        let database = try PostgreSQLCluster.shared().createDatabase()
-        let server = try ServerProcess(arguments: ["--database", database])
-        defer { server.stop() }
-        let party = try TestParty(server, settings: ["vetoShare": 0.4])
-        _ = try party.registerMonitor()
-        try party.add(1, device: "host-phone")
-        try party.add(2, device: "troll")
-        // Two of the troll's fellow guests (three, then four active; two of them needed) remove its waiting song.
-        for device in ["A", "B"] { #expect(try Self.veto(party, 2, device: device).status == 200) }
-        #expect(!(try party.queueUris().contains("demo:track:2")), "two vetoes removed the waiting song")
-        try party.add(3, device: "troll")
-        let entryId = try #require(party.queue().first { $0["uri"] as? String == "demo:track:3" }?["id"] as? String)
-        #expect(try party.host("POST", "/ban", json: ["entryId": entryId]).json["removed"] as? Int == 1)
-        #expect(try party.add(4, device: "troll").status == 403)
-        #expect(try party.host("DELETE", "/bans").status == 200)
-        #expect(try party.add(4, device: "troll").status == 200)
-    }
 }
