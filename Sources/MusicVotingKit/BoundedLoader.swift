@@ -36,7 +36,7 @@ public struct ResponseLimits: Equatable, Sendable {
 public final class BoundedLoader: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // @unchecked: `loads` is guarded by `lock`; `session` is set once in `init`, before any request.
     /// The loader every client and the cover cache use unless given another.
-    public static let common = BoundedLoader()
+    public static let shared = BoundedLoader()
 
     private struct Load {
         let continuation: CheckedContinuation<Result<(Data, HTTPURLResponse), APIError>, Never>

@@ -13,7 +13,7 @@ public struct MusicVotingClient: Sendable {
     public var limits: ResponseLimits
     let loader: BoundedLoader
 
-    public init(baseURL: URL, hostPin: String? = nil, limits: ResponseLimits = .api, loader: BoundedLoader = .common) {
+    public init(baseURL: URL, hostPin: String? = nil, limits: ResponseLimits = .api, loader: BoundedLoader = .shared) {
         self.baseURL = baseURL
         self.hostPin = hostPin
         self.limits = limits

@@ -12,7 +12,7 @@ public actor CoverCache {
     /// Downloads started (tests check that two requests for one URL cost one).
     public private(set) var downloads = 0
 
-    public init(loader: BoundedLoader = .common) { self.loader = loader }
+    public init(loader: BoundedLoader = .shared) { self.loader = loader }
 
     public func image(for url: URL?) async -> Data? {
         guard let url else { return nil }

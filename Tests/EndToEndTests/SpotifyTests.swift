@@ -5,9 +5,13 @@ import PartyTestSupport
 import TestSupport
 import Testing
 
+/// The options that point a server's Spotify app at the fake.
+func spotifyArguments(_ spotify: FakeSpotify) -> [String] {
+    ["--spotify-client-id", "client-123", "--spotify-accounts-base", spotify.base, "--spotify-api-base", spotify.base + "/v1"]
+}
+
 private func spotifyServer(_ spotify: FakeSpotify, dataDirectory: String? = nil) throws -> ServerProcess {
-    try ServerProcess(dataDirectory: dataDirectory, arguments: ["--spotify-client-id", "client-123", "--spotify-accounts-base", spotify.base,
-                                  "--spotify-api-base", spotify.base + "/v1"])
+    try ServerProcess(dataDirectory: dataDirectory, arguments: spotifyArguments(spotify))
 }
 
 /// base64url(SHA-256(text)), computed by openssl, independent of the server's own code.
@@ -26,7 +30,7 @@ private func challenge(of verifier: String) throws -> String {
 
 /// Logs the host in through the server's real redirect and callback; returns the authorize URL's query.
 @discardableResult
-private func logIn(_ party: TestParty, source: String = "web") throws -> [String: String] {
+func logIn(_ party: TestParty, source: String = "web") throws -> [String: String] {
     let redirect = try party.client.get("\(party.base)/spotify/login?source=\(source)&installationId=phone-1&hostPin=\(party.hostPin)")
     guard redirect.status == 303, let location = redirect.header("location"), let url = URLComponents(string: location) else {
         throw TestFailure(description: "login: \(redirect.status) \(redirect.text)")

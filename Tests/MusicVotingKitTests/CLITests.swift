@@ -129,10 +129,7 @@ struct CLITests {
         defer { server.stop() }
         let created = try await server.client().createParty(provider: "demo")
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("mv-cli-\(UUID().uuidString)").path
-        func cli(_ arguments: [String]) throws -> (Int32, String) {
-            try runToExit(KitServer.built("musicvoting-cli"), ["--server", server.base.absoluteString] + arguments,
-                          environment: ["MUSICVOTING_CLI_HOME": home, "LANG": "de_DE.UTF-8"])
-        }
+        func cli(_ arguments: [String]) throws -> (Int32, String) { try server.cli(arguments, home: home) }
         #expect(try cli(["add", "Neon", "--pin", created.pin]) == (0, "Hinzugefügt! Neon Boulevard – Kasimir & The Tapes\n"))
         let (status, json) = try cli(["queue", "--json", "--pin", created.pin])
         let entries = try JSONDecoder().decode([QueueEntry].self, from: Data(json.utf8))

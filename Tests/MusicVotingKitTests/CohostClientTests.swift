@@ -59,10 +59,7 @@ struct CohostClientTests {
         defer { server.stop() }
         let created = try await server.client().createParty(provider: "demo")
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("mv-cli-\(UUID().uuidString)").path
-        func cli(_ arguments: [String]) throws -> (Int32, String) {
-            try runToExit(KitServer.built("musicvoting-cli"), ["--server", server.base.absoluteString] + arguments,
-                          environment: ["MUSICVOTING_CLI_HOME": home, "LANG": "de_DE.UTF-8"])
-        }
+        func cli(_ arguments: [String]) throws -> (Int32, String) { try server.cli(arguments, home: home) }
         let (made, line) = try cli(["cohosts", "new", "--host-pin", created.hostPin])
         let parts = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         #expect(made == 0 && parts.count == 2, "\(line)")

@@ -1,5 +1,6 @@
 import Foundation
 @testable import MusicVotingKit
+import TestSupport
 
 /// Our real `musicvoting` binary on 127.0.0.1 (port 0 unless given), with its own data folder.
 final class KitServer {
@@ -16,6 +17,13 @@ final class KitServer {
         }
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent(".build/debug/\(name)").path
+    }
+
+    /// The CLI against this server, with a home folder of its own (`home`) and German messages; its exit status and
+    /// output.
+    func cli(_ arguments: [String], home: String) throws -> (Int32, String) {
+        try runToExit(Self.built("musicvoting-cli"), ["--server", base.absoluteString] + arguments,
+                      environment: ["MUSICVOTING_CLI_HOME": home, "LANG": "de_DE.UTF-8"])
     }
 
     init(data: String? = nil, port: UInt16 = 0) throws {
