@@ -134,7 +134,7 @@ package final class Connection {
 }
 
 /// One request per connection, against the server under test.
-package struct HTTPClient {
+package struct HTTPClient: RequestSending {
     package let port: UInt16
     /// The loopback address this client speaks from (see `Connection`).
     package var source = "127.0.0.1"
@@ -155,23 +155,5 @@ package struct HTTPClient {
         head += "\r\n"
         try connection.write(Array(head.utf8) + (body ?? []))
         return try connection.readResponse(method: method)
-    }
-
-    package func get(_ path: String, headers: [String: String] = [:]) throws -> HTTPResponse {
-        try request("GET", path, headers: headers)
-    }
-
-    package func send(_ method: String, _ path: String, json: Any? = nil, raw: String? = nil, auth: String? = nil,
-              headers: [String: String] = [:]) throws -> HTTPResponse {
-        var all = headers
-        if let auth { all["Authorization"] = "Bearer \(auth)" }
-        var body: [UInt8]?
-        if let json {
-            body = [UInt8](try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed]))
-            all["Content-Type"] = "application/json"
-        } else if let raw {
-            body = Array(raw.utf8)
-        }
-        return try request(method, path, body: body ?? (method == "GET" ? nil : []), headers: all)
     }
 }

@@ -46,7 +46,7 @@ package final class LivePort: PartyHost {
 /// limits key on (on a socket, a loopback address the connection is bound to: see `Connection`).
 /// `@unchecked Sendable`: every server answers requests from any thread, as the HTTP server's threads call the
 /// pipeline; the client itself is two constants.
-package struct TestClient: @unchecked Sendable {
+package struct TestClient: RequestSending, @unchecked Sendable {
     package let server: any TestServer
     package var source = "127.0.0.1"
 
@@ -68,8 +68,20 @@ package struct TestClient: @unchecked Sendable {
         try server.respond(method, path, body: body, headers: headers, source: source)
     }
 
+    /// An event stream from this client's address.
+    package func events(_ path: String, lastEventId: Int? = nil) throws -> SSEClient {
+        try server.events(path: path, lastEventId: lastEventId, source: source)
+    }
+}
+
+/// A client that sends one request at a time (in process or over a socket): the shapes of request every test uses.
+package protocol RequestSending {
+    func request(_ method: String, _ path: String, body: [UInt8]?, headers: [String: String]) throws -> HTTPResponse
+}
+
+extension RequestSending {
     package func get(_ path: String, headers: [String: String] = [:]) throws -> HTTPResponse {
-        try request("GET", path, headers: headers)
+        try request("GET", path, body: nil, headers: headers)
     }
 
     /// A JSON body (`json`, any JSONSerialization value) or raw text; `auth` becomes `Authorization: Bearer`.
@@ -85,10 +97,5 @@ package struct TestClient: @unchecked Sendable {
             body = Array(raw.utf8)
         }
         return try request(method, path, body: body ?? (method == "GET" ? nil : []), headers: all)
-    }
-
-    /// An event stream from this client's address.
-    package func events(_ path: String, lastEventId: Int? = nil) throws -> SSEClient {
-        try server.events(path: path, lastEventId: lastEventId, source: source)
     }
 }
