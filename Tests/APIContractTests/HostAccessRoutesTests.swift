@@ -1,7 +1,6 @@
 import Foundation
-import PartyTestSupport
-import TestSupport
 import Testing
+import TestSupport
 @testable import MusicVotingServer
 
 /// R24a: nobody's guessing keeps the TV or a host that proved itself out, on either database, across a restart and a
@@ -13,9 +12,9 @@ struct HostAccessRoutesTests {
         var description: String { rawValue }
     }
 
-    static func server(_ backend: Backend, database: String? = nil) throws -> InProcessServer {
+    static func server(_ backend: Backend, database: String? = nil) throws -> TestServer {
         let url = try database ?? (backend == .postgreSQL ? PostgreSQLCluster.shared().createDatabase() : nil)
-        return try InProcessServer { $0.databaseURL = url }
+        return try TestServer { $0.databaseURL = url }
     }
 
     /// The host page's token, as the page reads it with the PIN it was created with.
@@ -92,7 +91,7 @@ struct HostAccessRoutesTests {
             try cluster.stopServer()
             try cluster.startServer()
         }
-        let server = try InProcessServer(restarting: first)
+        let server = try TestServer(restarting: first)
         defer { server.application.stop() }
         let stranger = try server.client.from("172.16.9.9").send("GET", "\(party.base)/blacklist", auth: party.hostPin)
         #expect(stranger.code == "pin_checks_exhausted", "a device that never proved the PIN: \(stranger)")

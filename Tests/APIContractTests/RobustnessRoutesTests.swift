@@ -1,5 +1,4 @@
 import Foundation
-import PartyTestSupport
 import Testing
 
 @Suite("R26 bad input never yields a 5xx")

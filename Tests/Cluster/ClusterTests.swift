@@ -1,8 +1,7 @@
 import Foundation
-import PartyTestSupport
 import Synchronization
-import TestSupport
 import Testing
+import TestSupport
 
 /// SPEC R31: three instances of the real binary share one PostgreSQL; an event committed on one reaches the
 /// streams on every other, reads never miss another instance's acknowledged write, and the upkeep runs on one.

@@ -1,5 +1,4 @@
 import Foundation
-import PartyTestSupport
 import Synchronization
 import TestSupport
 import Testing

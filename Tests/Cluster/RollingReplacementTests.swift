@@ -1,8 +1,7 @@
 import Foundation
-import PartyTestSupport
 import Synchronization
-import TestSupport
 import Testing
+import TestSupport
 
 /// Three instances behind nginx replaced one after another (SIGTERM, its drain, a new one on its port) during a like
 /// storm: no acknowledged like is lost, and every page's stream comes back with `Last-Event-ID` on the instances

@@ -1,7 +1,6 @@
 import Foundation
-import PartyTestSupport
-import TestSupport
 import Testing
+import TestSupport
 
 /// Items 2 and 3: the truth about a TV that died without a word, and one TV on purpose.
 @Suite("A TV that stops answering, and a second TV", .alsoOnRoundRobinCluster)
@@ -23,7 +22,7 @@ struct DeadTVTests {
     }
 
     @Test func aTVWhoseStreamStaysOpenButStopsReportingIsNoTVWithinTenSeconds() throws {
-        let party = try TestParty.given(.live)
+        let party = try TestParty.given()
         // The TV's stream stays open: a power cut or a network switch closes nothing.
         let (token, tv) = try Self.connectTV(party)
         defer { tv.close() }
@@ -44,7 +43,7 @@ struct DeadTVTests {
     }
 
     @Test func aTVThatKeepsReportingStaysConnectedPastTheDeadline() throws {
-        let party = try TestParty.given(.live)
+        let party = try TestParty.given()
         let (token, tv) = try Self.connectTV(party)
         defer { tv.close() }
         let host = try party.events(source: "127.0.0.9")
@@ -62,7 +61,7 @@ struct DeadTVTests {
     }
 
     @Test func registeringASecondTVWithTheHostPinAsksInsteadOfTakingOver() throws {
-        let party = try TestParty.given(.live)
+        let party = try TestParty.given()
         let (first, stream) = try Self.connectTV(party, device: "living-room")
         defer { stream.close() }
         let asked = try party.host("PUT", "/device", json: ["deviceId": "kitchen", "kind": "monitor", "replace": false])

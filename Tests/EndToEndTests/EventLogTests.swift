@@ -1,6 +1,5 @@
 import Foundation
 import PartyStore
-import PartyTestSupport
 import TestSupport
 import Testing
 

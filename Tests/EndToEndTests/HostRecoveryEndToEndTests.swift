@@ -1,7 +1,6 @@
 import Foundation
-import PartyTestSupport
-import TestSupport
 import Testing
+import TestSupport
 
 /// R24a: a host who lost every phone gets back in with a link from the server's console, while the server runs.
 @Suite("R24a a link from the server's console")

@@ -1,7 +1,6 @@
 import Foundation
-import PartyTestSupport
-import TestSupport
 import Testing
+import TestSupport
 
 /// `musicvoting install` / `uninstall`, run below a temporary root (`--root`): the same files as on a
 /// real system, without users or systemd.

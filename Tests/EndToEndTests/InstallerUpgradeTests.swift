@@ -1,8 +1,7 @@
 import Foundation
-import PartyTestSupport
 import Synchronization
-import TestSupport
 import Testing
+import TestSupport
 
 /// What `systemctl restart musicvoting` does to the installed service after `musicvoting install` put a new binary in
 /// place, with the test playing systemd: it holds the listening socket (`musicvoting.socket`), sends the running

@@ -1,5 +1,4 @@
 import Foundation
-import PartyTestSupport
 import Testing
 
 @Suite("Provider local (--library)")

@@ -1,5 +1,4 @@
 import Foundation
-import PartyTestSupport
 import TestSupport
 import Testing
 

@@ -1,8 +1,7 @@
 import Foundation
-import PartyTestSupport
 import Synchronization
-import TestSupport
 import Testing
+import TestSupport
 
 @Suite("R7 restart and durability")
 struct RestartTests {
@@ -206,7 +205,7 @@ struct TestPartyHandle {
     let party: TestParty
     let server: ServerProcess
 
-    var client: TestClient { TestClient(server: server) }
+    var client: HTTPClient { server.client }
 
     /// The queue; throws on anything but a 200 with a queue.
     func queue(device: String? = nil) throws -> [[String: Any]] {

@@ -1,9 +1,8 @@
 import Foundation
 import HTTPServer
 import PartyStore
-import PartyTestSupport
-import TestSupport
 import Testing
+import TestSupport
 
 /// The options that point a server's Spotify app at the fake.
 func spotifyArguments(_ spotify: FakeSpotify) -> [String] {

@@ -1,7 +1,6 @@
 import Foundation
-import PartyTestSupport
-import TestSupport
 import Testing
+import TestSupport
 
 /// R20a: the party plays only while the monitor's audio is heard; otherwise the song is stalled with a reason
 /// and its position frozen, and it continues from there.
@@ -9,7 +8,7 @@ import Testing
 struct StallTests {
     /// A party on a server of its own, with a connected monitor (token and stream) playing its first song.
     private func playingParty() throws -> (TestParty, String, SSEClient) {
-        let party = try TestParty.given(.live)
+        let party = try TestParty.given()
         let token = try party.registerMonitor()
         let monitor = try party.events(monitorToken: token)
         try party.add(1)

@@ -1,5 +1,4 @@
 import Foundation
-import PartyTestSupport
 import Testing
 
 /// What keeps the server from starting is one sentence naming the path or port and what to do, and

@@ -1,9 +1,8 @@
 import Foundation
 import HTTPServer
 import JSONKit
-import PartyTestSupport
-import TestSupport
 import Testing
+import TestSupport
 
 /// The YouTube Data API v3 as far as the server uses it, answering from the fixtures.
 private func fakeYouTube() throws -> FakeService {

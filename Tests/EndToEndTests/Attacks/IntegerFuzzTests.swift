@@ -1,5 +1,4 @@
 import Foundation
-import PartyTestSupport
 import Testing
 
 /// Every route of the OpenAPI document with integer edge values in its path, query

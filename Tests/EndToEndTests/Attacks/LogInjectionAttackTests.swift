@@ -1,5 +1,4 @@
 import Foundation
-import PartyTestSupport
 import Testing
 
 /// Item 11: unmatched paths were logged raw; `%0a` forged lines and paths can carry PINs.

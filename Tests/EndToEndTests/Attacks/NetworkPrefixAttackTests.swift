@@ -1,5 +1,4 @@
 import Foundation
-import PartyTestSupport
 import Testing
 
 /// An attacker with many addresses of one network (IPv4 /24, IPv6 /64) cannot take every connection.

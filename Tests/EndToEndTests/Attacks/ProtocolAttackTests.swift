@@ -1,5 +1,4 @@
 import Foundation
-import PartyTestSupport
 import Testing
 
 /// Item 12: libmicrohttpd's own error answers, DNS rebinding, and world-readable secrets.

@@ -1,9 +1,8 @@
 import Foundation
 import HTTPServer
-import PartyTestSupport
 import Synchronization
-import TestSupport
 import Testing
+import TestSupport
 
 /// Item 5: searches spent the party's YouTube quota, and a slow upstream starved every client.
 @Suite("Attack: provider quota and threads", .serialized)

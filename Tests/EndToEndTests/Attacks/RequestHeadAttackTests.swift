@@ -1,5 +1,4 @@
 import Foundation
-import PartyTestSupport
 import Testing
 
 /// HTTP layer: libmicrohttpd's edge cases answer once, with the JSON error shape, and a request head

@@ -1,7 +1,6 @@
 import Foundation
-import PartyTestSupport
-import TestSupport
 import Testing
+import TestSupport
 
 /// Item 5: a flood of guest streams from many addresses leaves the TV and the host their streams.
 @Suite("Attack: stream slots under a flood")

@@ -1,9 +1,8 @@
 import Foundation
 import HTTPServer
-import PartyTestSupport
 import Synchronization
-import TestSupport
 import Testing
+import TestSupport
 
 /// Item 4: every upstream call is admitted, adds included, and the remote slots are shared fairly.
 @Suite("Attack: the provider's quota through adds and the remote slots", .serialized)

@@ -1,15 +1,15 @@
 import Foundation
 
 /// The real `musicvoting` binary on 127.0.0.1, port 0, with its own temporary data folder.
-package final class ServerProcess {
-    package let process = Process()
-    package let dataDirectory: String
-    package private(set) var port: UInt16 = 0
+final class ServerProcess {
+    let process = Process()
+    let dataDirectory: String
+    private(set) var port: UInt16 = 0
     private let output = Pipe()
     /// The server's standard error goes to a file: a pipe nobody reads would fill and block the server.
     private let logPath: String
 
-    package static var binary: String {
+    static var binary: String {
         if let path = ProcessInfo.processInfo.environment["MUSICVOTING_BINARY"] { return path }
         let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var folder = testBinary.deletingLastPathComponent()
@@ -22,13 +22,13 @@ package final class ServerProcess {
             .deletingLastPathComponent().appendingPathComponent(".build/debug/musicvoting").path
     }
 
-    package static var repositoryRoot: String {
+    static var repositoryRoot: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     }
 
     /// `openFileSoftLimit` starts the server with that soft descriptor limit (util-linux `prlimit`), as a
     /// fresh shell has it (1,024), to see that the server raises it itself.
-    package init(dataDirectory: String? = nil, arguments: [String] = [], openFileSoftLimit: Int? = nil,
+    init(dataDirectory: String? = nil, arguments: [String] = [], openFileSoftLimit: Int? = nil,
          environment: [String: String] = [:]) throws {
         self.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("mv-e2e-\(UUID().uuidString)").path
@@ -68,17 +68,17 @@ package final class ServerProcess {
         throw TestFailure(description: "server did not report its port: \(text)")
     }
 
-    package var client: TestClient { TestClient(server: self) }
+    var client: HTTPClient { HTTPClient(port: port) }
 
     /// The server's resident memory in KiB, from /proc.
-    package func residentKiB() -> Int? {
+    func residentKiB() -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
         return line.split(separator: " ").compactMap { Int($0) }.first
     }
 
     /// The server's soft and hard open-file limits, from /proc.
-    package func openFileLimits() -> (soft: Int, hard: Int)? {
+    func openFileLimits() -> (soft: Int, hard: Int)? {
         guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8),
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") }) else { return nil }
         let numbers = line.split(separator: " ").compactMap { Int($0) }
@@ -86,14 +86,14 @@ package final class ServerProcess {
     }
 
     /// Everything the server wrote to standard error (the access log); only after it exited.
-    package func errorOutput() -> String {
+    func errorOutput() -> String {
         (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
     }
 
-    package var exitStatus: Int32 { process.terminationStatus }
+    var exitStatus: Int32 { process.terminationStatus }
 
     /// SIGTERM and wait: the clean shutdown path.
-    package func stop() {
+    func stop() {
         guard process.isRunning else { return }
         process.terminate()
         let deadline = Date().addingTimeInterval(10)
@@ -102,7 +102,7 @@ package final class ServerProcess {
     }
 
     /// SIGKILL: nothing gets to flush.
-    package func kill() {
+    func kill() {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()

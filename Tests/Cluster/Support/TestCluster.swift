@@ -1,0 +1,1 @@
+../../EndToEndTests/TestCluster.swift
