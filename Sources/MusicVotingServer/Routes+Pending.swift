@@ -12,7 +12,7 @@ extension Routes {
                    summary: "The songs waiting for approval in the order they were asked for: {items: [track + id, requestedAt, addedBy while nicknames are on]} (R35, R36)",
                    security: "hostOrCohost") { request throws(HTTPError) in
             try respond("pending") {
-                let party = try Self.requireApprover(service, request)
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 let songs = try service.pendingSongs(of: party)
                 let names = try service.nicknames(of: party)
                 return .json(["items": .array(songs.map { Self.pendingSongJSON($0, base: service.publicBase, addedBy: names[$0.adder]) })])
@@ -22,7 +22,7 @@ extension Routes {
                    summary: "Let a waiting song into the queue, by R9 as if added now; 404 not_pending, 409 when it waits in the queue meanwhile (R35)",
                    security: "hostOrCohost") { request throws(HTTPError) in
             try respond("approve") {
-                let party = try Self.requireApprover(service, request)
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 try service.approve(pendingId: try Self.pendingId(request), party: party)
                 return .json(["status": "approved"])
             }
@@ -30,16 +30,11 @@ extension Routes {
         router.add("POST", "/api/party/{id}/pending/{pendingId}/decline",
                    summary: "Turn a waiting song away; 404 not_pending (R35)", security: "hostOrCohost") { request throws(HTTPError) in
             try respond("decline") {
-                let party = try Self.requireApprover(service, request)
+                let party = try service.requireHostOrCohost(request, partyId: request.parameter("id"))
                 try service.decline(pendingId: try Self.pendingId(request), party: party)
                 return .json(["status": "declined"])
             }
         }
-    }
-
-    /// R35: who may approve and decline (and read what waits): the host and its co-hosts (R34).
-    static func requireApprover(_ service: PartyService, _ request: Request) throws -> Party {
-        try service.requireHostOrCohost(request, partyId: request.parameter("id"))
     }
 
     /// The `{pendingId}` of the path: digits only, in range (R24b); anything else names no waiting song.
