@@ -72,6 +72,11 @@ let package = Package(
         .executableTarget(name: "musicvoting-cli", dependencies: ["MusicVotingKit"]),
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // One way to speak to a server in tests, whichever it is: the application in the test process (router, party
+        // service, injected clock, either store) or the real binary on a socket, one instance or a cluster behind
+        // nginx; one `TestParty` on top, for the in-process, end-to-end and cluster targets.
+        .target(name: "PartyTestSupport", dependencies: ["MusicVotingServer", "HTTPServer", "PartyCore", "TestSupport"],
+                path: "Tests/PartyTestSupport"),
         .testTarget(name: "PartyCoreTests", dependencies: ["PartyCore", "ClientNetwork", "TestSupport"]),
         .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore", "TestSupport"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"], resources: [.copy("Resources")]),
@@ -79,12 +84,12 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "ClientNetwork", "JSONKit", "TestSupport"]),
         .testTarget(name: "MusicVotingServerTests", dependencies: ["MusicVotingServer", "PartyEngine", "PartyStore", "HTTPServer", "TestSupport"]),
         // The API contract in process: requests through the real pipeline, routes and party service, no socket.
-        .testTarget(name: "APIContractTests", dependencies: ["MusicVotingServer", "PartyCore", "PartyEngine", "PartyStore", "HTTPServer", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore", "HTTPServer", "JSONKit", "TestSupport"],
+        .testTarget(name: "APIContractTests", dependencies: ["MusicVotingServer", "PartyCore", "PartyEngine", "PartyStore", "HTTPServer", "TestSupport",
+                                                             "PartyTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["musicvoting", "PartyStore", "HTTPServer", "JSONKit", "TestSupport", "PartyTestSupport"],
                     resources: [.copy("Fixtures")]),
-        // Three instances of the real binary on one PostgreSQL, Debian's nginx in front. The HTTP and SSE
-        // clients, the server process and the test party are the end-to-end suite's own files (links in Support/).
-        .testTarget(name: "ClusterTests", dependencies: ["musicvoting", "TestSupport", "HTTPServer"], path: "Tests/Cluster"),
+        // Three instances of the real binary on one PostgreSQL, Debian's nginx in front.
+        .testTarget(name: "ClusterTests", dependencies: ["musicvoting", "TestSupport", "HTTPServer", "PartyTestSupport"], path: "Tests/Cluster"),
         // The kit against the real binary on 127.0.0.1:0, and the CLI through tmux.
         .testTarget(name: "MusicVotingKitTests", dependencies: ["MusicVotingKit", "musicvoting", "musicvoting-cli", "TestSupport"]),
     ]

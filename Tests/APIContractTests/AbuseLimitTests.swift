@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 /// A guest once gave one song 14,295 likes in a minute by making up device ids; 200 guests behind one address
@@ -9,7 +10,7 @@ struct AbuseLimitTests {
         let party = try TestParty.given()
         try party.add(1)
         let stuffer = party.client.from("192.0.2.1")
-        var replies: [Reply] = []
+        var replies: [HTTPResponse] = []
         for index in 0..<70 {
             replies.append(try stuffer.send("POST", "\(party.base)/track/vote", json: ["uri": "demo:track:1", "deviceId": "made-up-\(index)"]))
         }
@@ -23,7 +24,7 @@ struct AbuseLimitTests {
         #expect(adds.allSatisfy { $0.code == "too_many_new_guests" }, "the ration is spent for adds too: \(adds.map(\.status))")
         #expect(try stuffer.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:6", "deviceId": "made-up-1"]).status == 200,
                 "a guest the party admitted adds within its own R11 limit")
-        party.server.clock.advance(by: 61)
+        party.clock.advance(by: 61)
         #expect(try stuffer.send("POST", "\(party.base)/track/vote", json: ["uri": "demo:track:1", "deviceId": "made-up-70"]).status == 200,
                 "a minute on, the next new guest is admitted")
     }
@@ -41,7 +42,7 @@ struct AbuseLimitTests {
                 let like = try venue.send("POST", "\(party.base)/track/vote", json: ["uri": "demo:track:1", "deviceId": "guest-\(minute * 20 + guest)"])
                 if like.status == 200 { admitted += 1 }
             }
-            party.server.clock.advance(by: 60)
+            party.clock.advance(by: 60)
         }
         #expect(admitted == 200)
         #expect(try party.queue().first?["likeCount"] as? Int == 200)
@@ -67,10 +68,10 @@ struct AbuseLimitTests {
     /// The original clients send no device id: the client address stands for the device (R11: 10 adds a minute per
     /// party), the one a trusted proxy names in `X-Forwarded-For`.
     @Test func addsWithoutADeviceIdAreLimitedPerPartyAndPerForwardedClient() throws {
-        let server = try TestServer { $0.trustedProxies = ["127.0.0.1"] }
+        let server = try InProcessServer { $0.trustedProxies = ["127.0.0.1"] }
         let first = try TestParty(server)
         let second = try TestParty(server)
-        func add(_ party: TestParty, _ number: Int, forwardedFor client: String) throws -> Reply {
+        func add(_ party: TestParty, _ number: Int, forwardedFor client: String) throws -> HTTPResponse {
             try server.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:\(number)"],
                                    headers: ["X-Forwarded-For": client])
         }
@@ -85,9 +86,9 @@ struct AbuseLimitTests {
     /// address) is refused: read as "the proxy is the client", it would spend the budget every guest behind the
     /// proxy shares, and give whoever wrote it a budget of the proxy's own.
     @Test func anUnreadableForwardedForFromATrustedProxyIsRefused() throws {
-        let server = try TestServer { $0.trustedProxies = ["127.0.0.1"] }
+        let server = try InProcessServer { $0.trustedProxies = ["127.0.0.1"] }
         let party = try TestParty(server)
-        func add(_ number: Int, forwardedFor header: String, from source: String = "127.0.0.1") throws -> Reply {
+        func add(_ number: Int, forwardedFor header: String, from source: String = "127.0.0.1") throws -> HTTPResponse {
             try server.client.from(source).send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:\(number)"],
                                                 headers: ["X-Forwarded-For": header])
         }

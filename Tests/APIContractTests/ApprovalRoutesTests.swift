@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 import TestSupport
 @testable import HTTPServer
@@ -29,7 +30,7 @@ struct ApprovalRoutesTests {
 
     /// Every event of the party's log, as the streams send them.
     static func events(_ party: TestParty) throws -> [[String: Any]] {
-        let service = party.server.application.service
+        let service = party.inProcessServer.application.service
         let stream = try service.openEventStream(party: try service.activeParty(id: party.id), clientAddress: "10.9.9.9", caller: nil,
                                                  lastEventId: 0, audience: Audience(source: "web")) { EventStream(initial: $0) }
         defer { stream.finish() }
@@ -57,7 +58,7 @@ struct ApprovalRoutesTests {
         try aBanTakesTheGuestsWaitingSongsAndTheEndTakesThemAll(server)
     }
 
-    func aGuestsAddWaitsUntilTheHostApprovesItAndEntersAsIfAddedThen(_ server: TestServer) throws {
+    func aGuestsAddWaitsUntilTheHostApprovesItAndEntersAsIfAddedThen(_ server: InProcessServer) throws {
         let party = try TestParty(server, settings: ["approval": "all"])
         #expect(try party.client.get("\(party.base)/settings").json["approval"] as? String == "all")
         let added = try party.add(3, device: "guest-1")
@@ -100,7 +101,7 @@ struct ApprovalRoutesTests {
         #expect(payloads.first?["pendingId"] as? String == pendingId && payloads.allSatisfy { $0["partyId"] as? String == party.id })
     }
 
-    func newGuestsWaitUntilTheHostApprovedOneOfTheirSongs(_ server: TestServer) throws {
+    func newGuestsWaitUntilTheHostApprovedOneOfTheirSongs(_ server: InProcessServer) throws {
         let party = try TestParty(server, settings: ["approval": "new-guests"])
         _ = try party.registerMonitor()
         let first = try #require((try party.add(1, device: "guest-1").json["pendingIds"] as? [String])?.first)
@@ -111,7 +112,7 @@ struct ApprovalRoutesTests {
         #expect(try party.add(3, device: "guest-2").json["status"] as? String == "pending", "a new guest waits")
     }
 
-    func theRulesOfTheAddApplyAtTheAddAndTheSettingDefaultsToOff(_ server: TestServer) throws {
+    func theRulesOfTheAddApplyAtTheAddAndTheSettingDefaultsToOff(_ server: InProcessServer) throws {
         let party = try TestParty(server)
         #expect(try party.client.get("\(party.base)/settings").json["approval"] as? String == "off", "off unless asked for")
         #expect(try party.add(1).json["status"] as? String == "added")
@@ -136,7 +137,7 @@ struct ApprovalRoutesTests {
         }
     }
 
-    func aCohostDecidesWaitingSongsTooAndItsOwnAddsNeverWait(_ server: TestServer) throws {
+    func aCohostDecidesWaitingSongsTooAndItsOwnAddsNeverWait(_ server: InProcessServer) throws {
         let party = try TestParty(server, settings: ["approval": "all"])
         let token = try #require(try party.host("POST", "/cohosts").json["token"] as? String)
         let pendingId = try #require((try party.add(1, device: "guest-1").json["pendingIds"] as? [String])?.first)
@@ -149,7 +150,7 @@ struct ApprovalRoutesTests {
                 "the setting stays the host's (R34)")
     }
 
-    func aBanTakesTheGuestsWaitingSongsAndTheEndTakesThemAll(_ server: TestServer) throws {
+    func aBanTakesTheGuestsWaitingSongsAndTheEndTakesThemAll(_ server: InProcessServer) throws {
         let party = try TestParty(server, settings: ["approval": "all"])
         let first = try #require((try party.add(1, device: "guest-1").json["pendingIds"] as? [String])?.first)
         #expect(try party.host("POST", "/pending/\(first)/approve").status == 200)

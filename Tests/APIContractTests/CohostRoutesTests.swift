@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// R34: the host makes co-host links (at most 5 live), lists them by when their co-hosts joined and revokes them; a
 /// co-host's phone does every host action except ending the party, changing settings, co-hosts or the default
@@ -10,7 +11,7 @@ struct CohostRoutesTests {
     typealias Backend = HostAccessRoutesTests.Backend
 
     /// Makes a link with the host PIN; returns its answer's fields.
-    static func makeLink(_ party: TestParty) throws -> (token: String, id: String, reply: Reply) {
+    static func makeLink(_ party: TestParty) throws -> (token: String, id: String, reply: HTTPResponse) {
         let reply = try party.host("POST", "/cohosts")
         guard reply.status == 201, let token = reply.json["token"] as? String, let id = reply.json["id"] as? String else {
             throw TestFailure(description: "make co-host link: \(reply)")
@@ -29,7 +30,7 @@ struct CohostRoutesTests {
         let server = try HostAccessRoutesTests.server(backend)
         let party = try TestParty(server)
         let first = try Self.makeLink(party)
-        #expect(first.reply.json["url"] as? String == "\(TestServer.publicURL)/cohost#party=\(party.id)&cohost=\(first.token)",
+        #expect(first.reply.json["url"] as? String == "\(InProcessServer.publicURL)/cohost#party=\(party.id)&cohost=\(first.token)",
                 "the token travels in the fragment, never to a server log")
         #expect((first.reply.json["qr"] as? String)?.hasPrefix("data:image/png;base64,") == true)
         #expect(first.token.count == 32 && first.id.count == 12 && !first.token.contains(first.id))
@@ -58,7 +59,7 @@ struct CohostRoutesTests {
         #expect(try party.host("DELETE", "/cohosts/\(links[1].id)").status == 204)
         let replacement = try Self.makeLink(party)
         server.application.stop()
-        let restarted = try TestServer(restarting: server)
+        let restarted = try InProcessServer(restarting: server)
         defer { restarted.application.stop() }
         #expect(try restarted.client.send("GET", "\(party.base)/blacklist", auth: replacement.token).status == 200)
         #expect(try restarted.client.send("GET", "\(party.base)/blacklist", auth: links[1].token).code == "cohost_revoked")
@@ -73,7 +74,7 @@ struct CohostRoutesTests {
         let party = try TestParty(server)
         let cohost = try Self.makeLink(party)
         let phone = party.client.from("10.200.0.7")
-        func asCohost(_ method: String, _ path: String, json: Any? = nil) throws -> Reply {
+        func asCohost(_ method: String, _ path: String, json: Any? = nil) throws -> HTTPResponse {
             try phone.send(method, party.base + path, json: json, auth: cohost.token)
         }
         _ = try party.registerMonitor()
@@ -170,7 +171,7 @@ struct CohostRoutesTests {
     }
 
     @Test func theRoutesAreDescribed() throws {
-        let openAPI = try TestServer().client.get("/api/openapi.json").text
+        let openAPI = try InProcessServer().client.get("/api/openapi.json").text
         #expect(openAPI.contains("/api/party/{id}/cohosts") && openAPI.contains("/api/party/{id}/cohosts/{token}")
                 && openAPI.contains("hostOrCohost") && openAPI.contains("cohost_limit"))
     }

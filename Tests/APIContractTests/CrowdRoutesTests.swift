@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import PartyCore
+import PartyTestSupport
+import Testing
 @testable import MusicVotingServer
 @testable import PartyEngine
 
@@ -8,7 +9,7 @@ import PartyCore
 struct CrowdRoutesTests {
     /// A playing party with the veto on: the host's phone added song 1 (it plays, R16), guests 2 and 3.
     static func playingParty(vetoShare: Double = 0.4, clock: ManualClock = ManualClock()) throws -> TestParty {
-        let party = try TestParty(TestServer(clock: clock), settings: ["fairQueue": true, "vetoShare": vetoShare])
+        let party = try TestParty(InProcessServer(clock: clock), settings: ["fairQueue": true, "vetoShare": vetoShare])
         _ = try party.registerMonitor()
         try party.add(1, device: "host-phone")
         try party.add(2, device: "guest-a")
@@ -23,7 +24,7 @@ struct CrowdRoutesTests {
 
     /// R9b: the playing song counts as its adder's, in the order the pages show and in the song that plays next.
     @Test func theNextSongIsTheOneTheFairOrderShowedWhileTheLastOnePlayed() throws {
-        let party = try TestParty(TestServer(), settings: ["fairQueue": true])
+        let party = try TestParty(InProcessServer(), settings: ["fairQueue": true])
         _ = try party.registerMonitor()
         try party.add(1, device: "flooder")
         try party.add(2, device: "flooder")
@@ -139,7 +140,7 @@ struct CrowdRoutesTests {
     @Test func aPhonesActivityIsWrittenOnceAMinuteAndCountedBeforeItIsWritten() throws {
         let clock = ManualClock()
         let party = try Self.playingParty(vetoShare: 0.5, clock: clock)
-        let service = party.server.application.service
+        let service = party.inProcessServer.application.service
         let start = clock.now()
         let written = { (since: Date) throws -> Int in
             try service.withState { try $0.store.activeGuestCount(partyId: party.id, since: since) }
@@ -203,7 +204,7 @@ struct CrowdRoutesTests {
             let entryId = try #require(try party.entry(number)?["id"] as? String)
             #expect(try party.host("POST", "/ban", json: ["entryId": entryId]).status == 200)
         }
-        func add(_ address: String, _ device: String, _ number: Int) throws -> Reply {
+        func add(_ address: String, _ device: String, _ number: Int) throws -> HTTPResponse {
             try party.client.from(address).send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:\(number)", "deviceId": device])
         }
         #expect(try add("192.0.2.50", "evader-2", 7).code == "banned", "a new id on the banned address")

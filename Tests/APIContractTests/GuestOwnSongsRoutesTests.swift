@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// R18b: a guest reads its own add budget with the queue and takes back its own waiting songs, on either database.
 @Suite("R18b a guest's budget and own songs")
@@ -49,7 +50,7 @@ struct GuestOwnSongsRoutesTests {
         func guestSongs() throws -> [String] {
             try party.queue().filter { $0["autofilled"] as? Bool == false }.compactMap { $0["uri"] as? String }
         }
-        func remove(_ number: Int, device: String?) throws -> Reply {
+        func remove(_ number: Int, device: String?) throws -> HTTPResponse {
             var body: [String: Any] = ["uri": "demo:track:\(number)"]
             if let device { body["deviceId"] = device }
             return try party.client.send("DELETE", "\(party.base)/track/remove", json: body)

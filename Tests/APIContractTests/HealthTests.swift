@@ -1,16 +1,17 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 @Suite("Liveness and the API description")
 struct HealthTests {
     @Test func healthzAnswersOk() throws {
-        let server = try TestServer()
+        let server = try InProcessServer()
         let reply = try server.client.get("/healthz")
         #expect(reply.status == 200 && reply.json["status"] as? String == "ok", "\(reply)")
     }
 
     @Test func theOpenAPIDocumentListsTheRoutes() throws {
-        let server = try TestServer()
+        let server = try InProcessServer()
         let reply = try server.client.get("/api/openapi.json")
         let document = reply.json
         #expect(reply.status == 200 && document["openapi"] as? String == "3.1.0", "\(reply)")

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// R33: a party that keeps its history remembers each song that played and shows a recap once it ended; one that
 /// does not (the API's default) keeps R14, on either database.
@@ -99,7 +100,7 @@ struct HistoryRoutesTests {
     }
 
     @Test func theRoutesAreDescribed() throws {
-        let openAPI = try TestServer().client.get("/api/openapi.json").text
+        let openAPI = try InProcessServer().client.get("/api/openapi.json").text
         #expect(openAPI.contains("/api/party/{id}/history") && openAPI.contains("/api/party/{id}/recap") && openAPI.contains("history_off"))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 @testable import MusicVotingServer
 
 /// R24a: nobody's guessing keeps the TV or a host that proved itself out, on either database, across a restart and a
@@ -12,9 +13,9 @@ struct HostAccessRoutesTests {
         var description: String { rawValue }
     }
 
-    static func server(_ backend: Backend, database: String? = nil) throws -> TestServer {
+    static func server(_ backend: Backend, database: String? = nil) throws -> InProcessServer {
         let url = try database ?? (backend == .postgreSQL ? PostgreSQLCluster.shared().createDatabase() : nil)
-        return try TestServer { $0.databaseURL = url }
+        return try InProcessServer { $0.databaseURL = url }
     }
 
     /// The host page's token, as the page reads it with the PIN it was created with.
@@ -91,7 +92,7 @@ struct HostAccessRoutesTests {
             try cluster.stopServer()
             try cluster.startServer()
         }
-        let server = try TestServer(restarting: first)
+        let server = try InProcessServer(restarting: first)
         defer { server.application.stop() }
         let stranger = try server.client.from("172.16.9.9").send("GET", "\(party.base)/blacklist", auth: party.hostPin)
         #expect(stranger.code == "pin_checks_exhausted", "a device that never proved the PIN: \(stranger)")

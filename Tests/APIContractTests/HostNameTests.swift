@@ -1,10 +1,11 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 @Suite("The Host check against DNS rebinding")
 struct HostNameTests {
     @Test func aForeignHostNameIsRefused() throws {
-        let server = try TestServer { $0.allowedHosts = ["party.lan"] }
+        let server = try InProcessServer { $0.allowedHosts = ["party.lan"] }
         let rebound = try server.client.get("/api/party/join/12345", headers: ["Host": "evil.example:8080"])
         #expect(rebound.isError(421, "Unbekannter Host-Name: bitte die Adresse aus dem QR-Code verwenden."), "\(rebound)")
         #expect(try server.client.get("/healthz", headers: ["Host": "localhost:8080"]).status == 200)

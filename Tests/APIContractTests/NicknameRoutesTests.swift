@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 import TestSupport
 
@@ -8,7 +9,7 @@ import TestSupport
 struct NicknameRoutesTests {
     typealias Backend = HostAccessRoutesTests.Backend
 
-    static func setNickname(_ party: TestParty, _ nickname: Any?, device: String, from address: String = "127.0.0.1") throws -> Reply {
+    static func setNickname(_ party: TestParty, _ nickname: Any?, device: String, from address: String = "127.0.0.1") throws -> HTTPResponse {
         try party.client.from(address).send("PUT", "\(party.base)/nickname", json: ["deviceId": device, "nickname": nickname ?? NSNull()])
     }
 
@@ -21,7 +22,7 @@ struct NicknameRoutesTests {
         try aBanStaysWithTheDeviceAndChangesAreThrottled(server)
     }
 
-    func aGuestsNicknameShowsOnItsSongsWhileThePartyShowsNicknames(_ server: TestServer) throws {
+    func aGuestsNicknameShowsOnItsSongsWhileThePartyShowsNicknames(_ server: InProcessServer) throws {
         let party = try TestParty(server)
         #expect(try party.client.get("\(party.base)/settings").json["nicknames"] as? Bool == false, "anonymous unless asked for")
         #expect(try Self.setNickname(party, "Anna", device: "guest-1").isError(409, "Spitznamen sind in dieser Party ausgeschaltet."))
@@ -66,7 +67,7 @@ struct NicknameRoutesTests {
         #expect(try party.queue().first?["addedBy"] as? String == "dj anna")
     }
 
-    func aBanStaysWithTheDeviceAndChangesAreThrottled(_ server: TestServer) throws {
+    func aBanStaysWithTheDeviceAndChangesAreThrottled(_ server: InProcessServer) throws {
         let party = try TestParty(server, settings: ["nicknames": true, "approval": "all"])
         #expect(try Self.setNickname(party, "Mila", device: "guest-1").status == 200)
         let pending = try party.add(1, device: "guest-1")

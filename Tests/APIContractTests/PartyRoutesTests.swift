@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 @Suite("Party endpoints (R1–R5, R24, R25, R27, R29)")
@@ -8,7 +9,7 @@ struct PartyRoutesTests {
         #expect(party.id.count == 32)
         #expect(party.pin.count == 5 && party.hostPin.count == 5 && party.pin != party.hostPin)
         #expect(party.pin.allSatisfy(\.isNumber) && party.hostPin.allSatisfy(\.isNumber))
-        #expect(party.joinUrl == "\(TestServer.publicURL)/join/\(party.pin)")
+        #expect(party.joinUrl == "\(InProcessServer.publicURL)/join/\(party.pin)")
         let joined = try party.client.get("/api/party/join/\(party.pin)")
         #expect(joined.status == 200 && joined.json["id"] as? String == party.id, "\(joined)")
         let hostJoined = try party.client.get("/api/party/host-join/\(party.hostPin)")
@@ -17,7 +18,7 @@ struct PartyRoutesTests {
     }
 
     @Test func providerIsRequiredAndMustBeOffered() throws {
-        let server = try TestServer()
+        let server = try InProcessServer()
         let missing = try server.client.send("POST", "/api/party", json: [String: String]())
         #expect(missing.isError(400, "Missing provider"), "\(missing)")
         let empty = try server.client.send("POST", "/api/party")
@@ -88,7 +89,7 @@ struct PartyRoutesTests {
     @Test func guessingGuestPinsIsThrottledForAMinute() throws {
         let party = try TestParty.given()
         let guesser = party.client.from("10.251.0.1")
-        var replies: [Reply] = []
+        var replies: [HTTPResponse] = []
         for index in 0..<31 {
             var guess = String(format: "%05d", index)
             if guess == party.pin || guess == party.hostPin { guess = "abcde" }
@@ -99,7 +100,7 @@ struct PartyRoutesTests {
         let blocked = try guesser.get("/api/party/join/\(party.pin)")
         #expect(blocked.status == 429 && Int(blocked.header("retry-after") ?? "") ?? 0 > 0, "even the right PIN: \(blocked)")
         #expect(try party.client.from("10.252.0.1").get("/api/party/join/\(party.pin)").status == 200, "a guest elsewhere joins")
-        party.server.clock.advance(by: 61)
+        party.clock.advance(by: 61)
         let later = try guesser.get("/api/party/join/\(party.pin)")
         #expect(later.status == 200 && later.json["id"] as? String == party.id, "the window slides: \(later)")
     }

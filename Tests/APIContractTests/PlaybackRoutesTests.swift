@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 @Suite("Playback (R14–R16, R19–R23)")
@@ -30,7 +31,7 @@ struct PlaybackRoutesTests {
 
     @Test func startPauseResumeNextFollowTheQueue() throws {
         let party = try TestParty.given()
-        let clock = party.server.clock
+        let clock = party.clock
         _ = try party.registerMonitor()
         try party.add(1)
         let playing = try party.current()
@@ -92,12 +93,12 @@ struct PlaybackRoutesTests {
         #expect(queue.count > 1, "R15: the refill tops up the empty waiting list")
         #expect(queue.dropFirst().allSatisfy { $0["autofilled"] as? Bool == true })
         // R9's tie-break is the earlier `added_at`: the clock moves between adds, as it would between guests.
-        party.server.clock.advance(by: 1)
+        party.clock.advance(by: 1)
         try party.add(20)
         let after = try party.queue()
         #expect(after[1]["uri"] as? String == "demo:track:20", "guest songs sort above autofilled ones")
         let autofilled = after.last?["uri"] as? String ?? ""
-        party.server.clock.advance(by: 1)
+        party.clock.advance(by: 1)
         let asked = try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": autofilled, "deviceId": "g"])
         #expect(asked.status == 200, "asking for an auto-filled song makes it a guest song: \(asked)")
         let promoted = try party.queue()
@@ -162,7 +163,7 @@ struct PlaybackRoutesTests {
         let party = try TestParty.given()
         let token = try party.registerMonitor()
         try party.add(2)
-        party.server.clock.advance(by: 4)
+        party.clock.advance(by: 4)
         let again = try party.client.send("PUT", "\(party.base)/device", json: ["deviceId": "tv-1", "kind": "monitor"], auth: token)
         #expect(again.status == 200, "\(again)")
         let current = try party.current()
@@ -210,11 +211,11 @@ struct RefillAndAdvanceTests {
         #expect((ended.json["track"] as? [String: Any])?["uri"] as? String == "demo:track:4", "the exact song end advances at once")
         let retried = try party.client.send("POST", "\(party.base)/track/next", json: ["entryId": playing.id], auth: token)
         #expect((retried.json["track"] as? [String: Any])?["uri"] as? String == "demo:track:4", "a retried report is harmless")
-        party.server.clock.advance(by: 2.9)
+        party.clock.advance(by: 2.9)
         let legacy = try party.client.send("POST", "\(party.base)/track/next", auth: token)
         #expect((legacy.json["track"] as? [String: Any])?["uri"] as? String == "demo:track:4",
                 "an older player's song end without an entry within 3 s of an advance is a no-op")
-        party.server.clock.advance(by: 0.2)
+        party.clock.advance(by: 0.2)
         let legacyLater = try party.client.send("POST", "\(party.base)/track/next", auth: token)
         #expect((legacyLater.json["track"] as? [String: Any])?["uri"] as? String == "demo:track:5", "after 3 s it advances")
         let numeric = try party.client.send("POST", "\(party.base)/track/next", json: ["entryId": Int(try currentEntry().id) ?? 0], auth: token)

@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 /// R32: saving the queue as a playlist where the provider has playlists, and playlist files for every provider.
@@ -33,7 +34,7 @@ struct PlaylistRoutesTests {
         #expect(lines.first == "#EXTM3U")
         let locations = lines.filter { !$0.hasPrefix("#") }
         // The playing song was heard; the waiting ones follow R9 (the liked song first), then the refill's.
-        #expect(Array(locations.prefix(2)) == ["\(TestServer.publicURL)/demo/audio/3.wav", "\(TestServer.publicURL)/demo/audio/2.wav"],
+        #expect(Array(locations.prefix(2)) == ["\(InProcessServer.publicURL)/demo/audio/3.wav", "\(InProcessServer.publicURL)/demo/audio/2.wav"],
                 "\(locations)")
         let third = try #require(party.queue().first { $0["uri"] as? String == "demo:track:3" })
         let artist = ((third["artists"] as? [[String: Any]])?.first?["name"] as? String) ?? ""
@@ -44,7 +45,7 @@ struct PlaylistRoutesTests {
         let playlist = try #require(jspf.json["playlist"] as? [String: Any])
         #expect((playlist["title"] as? String)?.hasPrefix("MusicVoting ") == true)
         let tracks = try #require(playlist["track"] as? [[String: Any]])
-        #expect(tracks.first?["location"] as? [String] == ["\(TestServer.publicURL)/demo/audio/3.wav"])
+        #expect(tracks.first?["location"] as? [String] == ["\(InProcessServer.publicURL)/demo/audio/3.wav"])
         #expect(tracks.first?["title"] as? String == third["name"] as? String && tracks.first?["duration"] as? Int == third["duration_ms"] as? Int)
         #expect(tracks.count == locations.count)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 @Suite("Search and queue (R9–R13, R17, R18)")
@@ -17,7 +18,7 @@ struct QueueRoutesTests {
         let album = first["album"] as? [String: Any]
         #expect(album?["name"] as? String == "Erdgeschoss")
         let cover = (album?["images"] as? [[String: Any]])?.first?["url"] as? String ?? ""
-        #expect(cover.hasPrefix(TestServer.publicURL + "/") && cover.hasSuffix(".png"), "an absolute PNG cover: \(cover)")
+        #expect(cover.hasPrefix(InProcessServer.publicURL + "/") && cover.hasSuffix(".png"), "an absolute PNG cover: \(cover)")
         #expect(first["duration_ms"] as? Int == 33_000)
         let accent = try party.client.get("\(party.base)/track/search?q=SPATI")
         #expect((((accent.json["tracks"] as? [String: Any])?["items"]) as? [Any])?.count == 1, "accent- and case-insensitive")
@@ -58,7 +59,7 @@ struct QueueRoutesTests {
         #expect(limited.isError(429, "Zu viele Anfragen — bitte kurz warten."), "\(limited)")
         #expect(Int(limited.header("retry-after") ?? "") ?? 0 > 0)
         #expect(try party.add(11, device: "other").status == 200)
-        party.server.clock.advance(by: 61)
+        party.clock.advance(by: 61)
         let later = try party.add(12, device: "fast")
         #expect(later.status == 200, "the minute rolls on: \(later)")
     }

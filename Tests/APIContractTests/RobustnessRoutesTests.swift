@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 @Suite("R26 bad input never yields a 5xx")

@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 @Suite("Pairing a TV in one step")
@@ -12,7 +13,7 @@ struct TVPairingRoutesTests {
         let code = try #require(opened.json["code"] as? String)
         let secret = try #require(opened.json["secret"] as? String)
         #expect(code.count == 6 && code.allSatisfy(\.isNumber))
-        #expect(opened.json["pairUrl"] as? String == "\(TestServer.publicURL)/host#pairTv=\(code)")
+        #expect(opened.json["pairUrl"] as? String == "\(InProcessServer.publicURL)/host#pairTv=\(code)")
         let qr = try #require(opened.json["qr"] as? String)
         #expect(qr.hasPrefix("data:image/png;base64,"), "the QR code travels with the pairing")
         let qrRoute = try tv.get("/api/tv/pairing/\(code)/qr")
@@ -49,7 +50,7 @@ struct TVPairingRoutesTests {
         let tv = party.client.from("192.0.2.92")
         let code = try #require(try tv.send("POST", "/api/tv/pairing").json["code"] as? String)
         let sweeper = party.client.from("192.0.3.93")
-        var replies: [Reply] = []
+        var replies: [HTTPResponse] = []
         for guess in 0..<11 {
             let wrong = String(format: "%06d", (Int(code)! + 1 + guess) % 1_000_000)
             replies.append(try sweeper.send("POST", "\(party.base)/tv/pair", json: ["code": wrong], auth: party.hostPin))
@@ -69,7 +70,7 @@ struct TVPairingRoutesTests {
     /// A sweep of TV codes from other networks spends the server's budget of wrong codes, never the budget of the
     /// network a TV waits on: the host next to its TV claims the code at once.
     @Test func aCodeSweepFromElsewhereNeverHoldsBackTheHostNextToItsTV() throws {
-        let server = try TestServer()
+        let server = try InProcessServer()
         let sweeping = try TestParty(server), hosting = try TestParty(server)
         let tv = server.client.from("192.0.2.95")
         let code = try #require(try tv.send("POST", "/api/tv/pairing").json["code"] as? String)

@@ -1,7 +1,8 @@
 import Foundation
+import PartyTestSupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// SPEC R31: three instances of the real binary share one PostgreSQL; an event committed on one reaches the
 /// streams on every other, reads never miss another instance's acknowledged write, and the upkeep runs on one.

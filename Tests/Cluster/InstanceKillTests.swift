@@ -1,7 +1,8 @@
 import Foundation
+import PartyTestSupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// Item 6: an instance killed with -9 in the middle of a like storm, behind nginx (party hash, a failed
 /// upstream retried on the next). No acknowledged like is lost, and every stream it held comes back through nginx

@@ -1,7 +1,8 @@
 import Foundation
+import PartyTestSupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// Three instances behind nginx replaced one after another (SIGTERM, its drain, a new one on its port) during a like
 /// storm: no acknowledged like is lost, and every page's stream comes back with `Last-Event-ID` on the instances

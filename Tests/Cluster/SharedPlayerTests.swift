@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// Item 4: the monitor's presence and the stall clock are the cluster's, and each party's timers run on
 /// exactly one instance — the holder of its timer shard's advisory lock — and move when it dies.

@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Synchronization
 
 /// A crowd of pages, each holding the party's event stream through nginx, all driven by one thread with poll(2) (a

@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import TestSupport
 
 /// The listening socket systemd holds for `musicvoting.socket`, held by the test instead: bound to 127.0.0.1 on a

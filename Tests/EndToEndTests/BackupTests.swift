@@ -1,5 +1,6 @@
 import Foundation
 import PartyStore
+import PartyTestSupport
 import Synchronization
 import TestSupport
 import Testing

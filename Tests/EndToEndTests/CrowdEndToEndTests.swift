@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import TestSupport
 import Testing
 
@@ -6,12 +7,12 @@ import Testing
 /// a restart.
 @Suite("R17a crowd veto and R30 ban, end to end", .alsoOnRoundRobinCluster)
 struct CrowdEndToEndTests {
-    private static func veto(_ party: TestParty, _ number: Int, device: String, client: HTTPClient? = nil) throws -> HTTPResponse {
+    private static func veto(_ party: TestParty, _ number: Int, device: String, client: TestClient? = nil) throws -> HTTPResponse {
         try (client ?? party.client).send("POST", "\(party.base)/track/veto", json: ["uri": "demo:track:\(number)", "deviceId": device])
     }
 
     @Test func theOtherGuestsVetoTheCurrentSongAndEveryStreamSeesTheSkip() throws {
-        let party = try TestParty.given(settings: ["fairQueue": true, "vetoShare": 0.4])
+        let party = try TestParty.given(.live, settings: ["fairQueue": true, "vetoShare": 0.4])
         _ = try party.registerMonitor()
         try party.add(1, device: "host-phone")
         #expect(try eventually { (try party.current()["track"] as? [String: Any])?["uri"] as? String == "demo:track:1" })
@@ -34,7 +35,7 @@ struct CrowdEndToEndTests {
     }
 
     @Test func theHostTurnsTheVetoOnLiveAndEveryPageIsTold() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         for (number, device) in [(1, "A"), (2, "B"), (3, "C")] { try party.add(number, device: device) }
         let events = try party.events()
         #expect(try party.host("PUT", "/settings", json: ["vetoShare": 0.4]).status == 200)
@@ -71,24 +72,5 @@ struct CrowdEndToEndTests {
         #expect(try again.host("DELETE", "/bans").status == 200)
         let lifted = try again.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:5", "deviceId": "troll"])
         #expect(lifted.status == 200, "\(lifted.text)")
-    }
-
-    @Test func vetoesAndBansRunOnPostgreSQL() throws {
-        let database = try PostgreSQLCluster.shared().createDatabase()
-        let server = try ServerProcess(arguments: ["--database", database])
-        defer { server.stop() }
-        let party = try TestParty(server, settings: ["vetoShare": 0.4])
-        _ = try party.registerMonitor()
-        try party.add(1, device: "host-phone")
-        try party.add(2, device: "troll")
-        // Two of the troll's fellow guests (three, then four active; two of them needed) remove its waiting song.
-        for device in ["A", "B"] { #expect(try Self.veto(party, 2, device: device).status == 200) }
-        #expect(!(try party.queueUris().contains("demo:track:2")), "two vetoes removed the waiting song")
-        try party.add(3, device: "troll")
-        let entryId = try #require(party.queue().first { $0["uri"] as? String == "demo:track:3" }?["id"] as? String)
-        #expect(try party.host("POST", "/ban", json: ["entryId": entryId]).json["removed"] as? Int == 1)
-        #expect(try party.add(4, device: "troll").status == 403)
-        #expect(try party.host("DELETE", "/bans").status == 200)
-        #expect(try party.add(4, device: "troll").status == 200)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// Items 2 and 3: the truth about a TV that died without a word, and one TV on purpose.
 @Suite("A TV that stops answering, and a second TV", .alsoOnRoundRobinCluster)
@@ -22,7 +23,7 @@ struct DeadTVTests {
     }
 
     @Test func aTVWhoseStreamStaysOpenButStopsReportingIsNoTVWithinTenSeconds() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         // The TV's stream stays open: a power cut or a network switch closes nothing.
         let (token, tv) = try Self.connectTV(party)
         defer { tv.close() }
@@ -43,7 +44,7 @@ struct DeadTVTests {
     }
 
     @Test func aTVThatKeepsReportingStaysConnectedPastTheDeadline() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         let (token, tv) = try Self.connectTV(party)
         defer { tv.close() }
         let host = try party.events(source: "127.0.0.9")
@@ -61,7 +62,7 @@ struct DeadTVTests {
     }
 
     @Test func registeringASecondTVWithTheHostPinAsksInsteadOfTakingOver() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         let (first, stream) = try Self.connectTV(party, device: "living-room")
         defer { stream.close() }
         let asked = try party.host("PUT", "/device", json: ["deviceId": "kitchen", "kind": "monitor", "replace": false])

@@ -1,5 +1,6 @@
 import Foundation
 import PartyStore
+import PartyTestSupport
 import TestSupport
 import Testing
 

@@ -1,10 +1,11 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 @Suite("Server-Sent Events", .alsoOnRoundRobinCluster)
 struct EventStreamTests {
     @Test func everyEventArrivesInOrderWithStringPayloads() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         let stream = try party.events()
         #expect(stream.headers["content-type"]?.hasPrefix("text/event-stream") == true)
         let token = try party.registerMonitor()
@@ -67,7 +68,7 @@ struct EventStreamTests {
     }
 
     @Test func aClientResumesWithLastEventId() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         let stream = try party.events()
         try party.add(1)
         let firstEvent = try stream.waitFor("queue-updated")
@@ -83,7 +84,7 @@ struct EventStreamTests {
     /// The TV's progress is sent live and never replayed (stale a second later), also with several
     /// instances, where it goes through the party's log to reach the streams held by the others.
     @Test func aResumedStreamIsNeverSentOldProgress() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         let token = try party.registerMonitor()
         try party.add(1)
         let stream = try party.events()
@@ -119,7 +120,7 @@ struct EventStreamTests {
     }
 
     @Test func manyClientsOfOnePartyAllReceiveAnEvent() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         // 200 phones on the party Wi-Fi: four streams from each of 50 addresses (one address may hold 8).
         let streams = try (0..<200).map { index in try party.events(source: "127.0.3.\(index / 4 + 1)") }
         try party.add(3)
@@ -158,7 +159,7 @@ struct EventStreamTests {
     /// A like's event carries the new count and the new order of the waiting songs (R9 decided by the
     /// server), so pages need not fetch the queue after every like.
     @Test func aLikeSaysItsCountAndTheNewOrder() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         for number in 1...4 { try party.add(number) }
         let stream = try party.events()
         defer { stream.close() }

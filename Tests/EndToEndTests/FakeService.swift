@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PartyTestSupport
 
 /// A local stand-in for a remote music service on 127.0.0.1, port 0, built on our own HTTP layer.
 /// It answers with recorded fixture bodies, remembers every request, and can fail on demand.

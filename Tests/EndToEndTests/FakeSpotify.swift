@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PartyTestSupport
 
 /// Spotify's Accounts service and Web API, as far as the server uses them, on 127.0.0.1.
 /// Tokens are real state: codes exchange once, access tokens can be expired and refresh tokens revoked.

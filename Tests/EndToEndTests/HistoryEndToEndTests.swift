@@ -1,13 +1,14 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// R33 through the real server, and again with the party on three instances behind round-robin nginx: every
 /// instance adds to one history, and any instance answers the recap once the party ended.
 @Suite("R33 the history and the recap", .alsoOnRoundRobinCluster)
 struct HistoryEndToEndTests {
     @Test func eachSkipLandsOnceInTheHistoryAndAnyInstanceAnswersTheRecap() throws {
-        let party = try TestParty.given(settings: ["history": true])
+        let party = try TestParty.given(.live, settings: ["history": true])
         _ = try party.registerMonitor()
         for number in 1...4 { #expect(try party.add(number).status == 200) }
         #expect(try party.vote(2, device: "fan").status == 200)

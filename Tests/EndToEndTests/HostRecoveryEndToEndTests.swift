@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// R24a: a host who lost every phone gets back in with a link from the server's console, while the server runs.
 @Suite("R24a a link from the server's console")

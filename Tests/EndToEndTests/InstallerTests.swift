@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// `musicvoting install` / `uninstall`, run below a temporary root (`--root`): the same files as on a
 /// real system, without users or systemd.

@@ -1,7 +1,8 @@
 import Foundation
+import PartyTestSupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// What `systemctl restart musicvoting` does to the installed service after `musicvoting install` put a new binary in
 /// place, with the test playing systemd: it holds the listening socket (`musicvoting.socket`), sends the running

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// Requests as the original MusicVoting clients send them (the Angular web frontend with its web
 /// player, and the SwiftUI iOS app), written from their documented behaviour: no device ids, the host PIN only
@@ -12,7 +13,7 @@ struct OriginalClientTests {
     /// An ended party's stream is answered and then kept open, so a listener that reconnects whenever its stream
     /// ends has nothing to reconnect for; a party id that never existed is a 404 that a tight loop gets later and later.
     @Test func aPartyEndIsNoReconnectStorm() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         let path = "/api/spotify/events?partyId=\(party.id)&source=ios&installationId=phone-1"
         #expect(try party.host("DELETE", "").status == 204)
         let afterEnd = try SSEClient(port: party.client.port, path: path)
@@ -41,7 +42,7 @@ struct OriginalClientTests {
     }
 
     @Test func aWebPlayerPausedForAMinuteIsStillTheDevice() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         // The web player: registers its SDK device through the interceptor (host PIN), listens without a token.
         let player = party.client.from("127.0.5.1")
         #expect(try player.send("PUT", "\(party.base)/spotify/deviceId", raw: "web-player-1", auth: party.hostPin).status == 200)
@@ -65,13 +66,13 @@ struct OriginalClientTests {
     }
 
     @Test func coversAreAbsolutePNGs() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         _ = try party.add(3)
         let urls = try party.queue().compactMap { (($0["album"] as? [String: Any])?["images"] as? [[String: Any]])?.first?["url"] as? String }
         #expect(!urls.isEmpty)
         for url in urls {
             let parsed = try #require(URLComponents(string: url))
-            #expect(parsed.scheme == "http" && parsed.host == "127.0.0.1" && parsed.port == Int(party.server.port), "absolute: \(url)")
+            #expect(parsed.scheme == "http" && parsed.host == "127.0.0.1" && parsed.port == Int(party.client.port), "absolute: \(url)")
             #expect(parsed.path.hasSuffix(".png"))
             let image = try party.client.get(parsed.path)
             #expect(image.status == 200 && image.header("content-type") == "image/png")
@@ -80,6 +81,6 @@ struct OriginalClientTests {
         let search = try party.client.get("\(party.base)/track/search?q=")
         let first = ((search.json["tracks"] as? [String: Any])?["items"] as? [[String: Any]])?.first
         let searchURL = ((first?["album"] as? [String: Any])?["images"] as? [[String: Any]])?.first?["url"] as? String
-        #expect(searchURL?.hasPrefix("http://127.0.0.1:\(party.server.port)/demo/cover/") == true)
+        #expect(searchURL?.hasPrefix("http://127.0.0.1:\(party.client.port)/demo/cover/") == true)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 /// R18b with R31: a guest's budget and its own songs read the same on every instance; behind round-robin nginx each
@@ -6,7 +7,7 @@ import Testing
 @Suite("R18b a guest's budget and own songs through the binary", .alsoOnRoundRobinCluster)
 struct OwnSongsEndToEndTests {
     @Test func theBudgetAndTheOwnRemovalHoldWhereverARequestLands() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         func addsLeft() throws -> Int? {
             let reply = try party.client.get("\(party.base)/track/queue?deviceId=guest-1")
             return (reply.json["budget"] as? [String: Any])?["addsLeft"] as? Int

@@ -1,12 +1,16 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// A party's end as its streams see it; the API's answers (R1–R5, R24, R25, R27, R29) are `APIContractTests/PartyRoutesTests`.
 @Suite("Party end on the event stream (R5)", .serialized, .alsoOnRoundRobinCluster)
 struct PartyLifecycleTests {
-    @Test func endingAPartyNotifiesAndClosesItsStreams() throws {
-        let party = try TestParty.given()
+    /// In process the stream is the server's own `EventStream` value; live, a socket (and, on the cluster, another
+    /// instance's).
+    @Test(arguments: [Transport.inProcess, .live])
+    func endingAPartyNotifiesAndClosesItsStreams(_ transport: Transport) throws {
+        let party = try TestParty.given(transport)
         try party.add(3)
         let stream = try party.events()
         let ended = try party.host("DELETE", "")
@@ -19,10 +23,10 @@ struct PartyLifecycleTests {
     /// SPEC "Server-Sent Events": a client reconnecting to an ended party gets `party-ended` once and a stream
     /// that stays open with keepalives, never a 404 it would retry in a tight loop.
     @Test func aStreamForAnEndedPartySaysSoOnceAndStaysOpen() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         #expect(try party.host("DELETE", "").status == 204)
         for path in ["/api/spotify/events?partyId=\(party.id)&source=ios", "\(party.base)/events"] {
-            let stream = try SSEClient(port: party.server.port, path: path)
+            let stream = try SSEClient(port: party.client.port, path: path)
             defer { stream.close() }
             #expect(stream.status == 200 && stream.headers["content-type"]?.hasPrefix("text/event-stream") == true, "\(path)")
             #expect(try stream.waitFor("party-ended").payload["partyId"] as? String == party.id)

@@ -1,12 +1,13 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// Playback as the event streams tell it; the API's answers are `APIContractTests/PlaybackRoutesTests`.
 @Suite("Playback on the event stream (R21, R22)", .alsoOnRoundRobinCluster)
 struct PlaybackTests {
     @Test func aReRegisteredMonitorIsToldToContinueAtThePosition() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         let token = try party.registerMonitor()
         try party.add(2)
         #expect(try eventually { try party.current()["progressMs"] as? Int ?? 0 >= 1_000 }, "a second into the song")
@@ -18,7 +19,7 @@ struct PlaybackTests {
     }
 
     @Test func deviceActiveFollowsTheMonitorStream() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         let observer = try party.events()
         let token = try party.registerMonitor()
         try observer.waitFor("device-changed") { $0.payload["deviceActive"] as? String == "true" }

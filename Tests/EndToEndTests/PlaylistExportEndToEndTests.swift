@@ -1,12 +1,13 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// R32: the exported playlist is a file a real player opens while the server runs.
 @Suite("R32 playlist files against a real player")
 struct PlaylistExportEndToEndTests {
     @Test func ffprobeReadsTheFirstSongOfADemoPartysM3U8() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         for number in [4, 7] {
             _ = try party.client.send("POST", "/api/party/\(party.id)/track/addToPlaylist", json: ["uri": "demo:track:\(number)", "deviceId": "g"])
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 /// R32 with R31: the host's Spotify login and the playlist it saves work wherever round-robin nginx sends each step

@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import TestSupport
 
 /// Debian's `prometheus` server in a temporary folder on a free loopback port, scraping one target every second.

@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import TestSupport
 import Testing
 

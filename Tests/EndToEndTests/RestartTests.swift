@@ -1,7 +1,8 @@
 import Foundation
+import PartyTestSupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @Suite("R7 restart and durability")
 struct RestartTests {
@@ -205,7 +206,7 @@ struct TestPartyHandle {
     let party: TestParty
     let server: ServerProcess
 
-    var client: HTTPClient { server.client }
+    var client: TestClient { TestClient(server: server) }
 
     /// The queue; throws on anything but a 200 with a queue.
     func queue(device: String? = nil) throws -> [[String: Any]] {

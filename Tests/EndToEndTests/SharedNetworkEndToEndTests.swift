@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 /// A network is many people: on one IPv6 Wi-Fi every phone shares the /64, so guest limits count exact addresses and

@@ -1,8 +1,9 @@
 import Foundation
 import HTTPServer
 import PartyStore
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// The options that point a server's Spotify app at the fake.
 func spotifyArguments(_ spotify: FakeSpotify) -> [String] {

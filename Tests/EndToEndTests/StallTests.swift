@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// R20a: the party plays only while the monitor's audio is heard; otherwise the song is stalled with a reason
 /// and its position frozen, and it continues from there.
@@ -8,7 +9,7 @@ import TestSupport
 struct StallTests {
     /// A party on a server of its own, with a connected monitor (token and stream) playing its first song.
     private func playingParty() throws -> (TestParty, String, SSEClient) {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         let token = try party.registerMonitor()
         let monitor = try party.events(monitorToken: token)
         try party.add(1)

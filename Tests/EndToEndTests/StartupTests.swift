@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 /// What keeps the server from starting is one sentence naming the path or port and what to do, and

@@ -1,8 +1,9 @@
 import Foundation
 import HTTPServer
 import JSONKit
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// The YouTube Data API v3 as far as the server uses it, answering from the fixtures.
 private func fakeYouTube() throws -> FakeService {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PartyTestSupport
 
 /// Spotify's token endpoint as far as a login needs it, on 127.0.0.1 and our own HTTP layer (as the end-to-end
 /// suite's `FakeSpotify`): the code `good-code` with a PKCE verifier exchanges for tokens; anything else is refused.

@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 /// The host banned a word and a guest got 10 of 13 disguises of it into the queue (full-width letters,

@@ -1,5 +1,6 @@
 import Foundation
 import PartyStore
+import PartyTestSupport
 import Testing
 
 /// Half-written playback after a crash (writes into an ended party are in PartyLifetimeServiceTests).

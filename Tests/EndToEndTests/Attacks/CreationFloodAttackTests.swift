@@ -1,7 +1,8 @@
 import Foundation
+import PartyTestSupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// Item 4: 16,280 parties in 150 s from one script made every guest wait.
 @Suite("Attack: a party-creation flood is throttled", .alsoOnRoundRobinCluster)
@@ -17,7 +18,7 @@ struct CreationFloodAttackTests {
     /// What the flood costs guests in time is measured by Tests/Benchmarks/creation_flood.py (printed, not asserted:
     /// a latency ratio on two shared cores says more about the neighbours than about the server). Here: the behaviour.
     @Test func floodingCreationsIsRefusedAndGuestsAreStillServed() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         try party.add(1)
 
         // The flood: 30 addresses creating parties as fast as the old attack did (about 110 a second).

@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 /// Every route of the OpenAPI document with integer edge values in its path, query

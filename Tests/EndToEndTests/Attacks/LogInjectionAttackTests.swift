@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 /// Item 11: unmatched paths were logged raw; `%0a` forged lines and paths can carry PINs.

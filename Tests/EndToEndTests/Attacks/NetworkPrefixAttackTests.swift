@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 /// An attacker with many addresses of one network (IPv4 /24, IPv6 /64) cannot take every connection.

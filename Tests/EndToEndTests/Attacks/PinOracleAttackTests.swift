@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 /// Items 2 and 7; SPEC R24, R24a, R25.
@@ -12,7 +13,7 @@ struct PinOracleAttackTests {
 
     /// Every place a secret is checked, as a request carrying `secret`; `accepts` says whether the answer
     /// shows that the secret was right.
-    static func entryPoints(_ party: TestParty) -> [(name: String, send: (HTTPClient, String) throws -> HTTPResponse,
+    static func entryPoints(_ party: TestParty) -> [(name: String, send: (TestClient, String) throws -> HTTPResponse,
                                                     accepts: (HTTPResponse) -> Bool)] {
         [
             ("GET party with Bearer", { client, secret in try client.send("GET", party.base, auth: secret) },
@@ -71,7 +72,7 @@ struct PinOracleAttackTests {
     }
 
     @Test func aSweepFromManyAddressesIsSlowedButTheHostsRightPinStillWorks() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         let host = try party.events()
         defer { host.close() }
         // 20 phones, 2 guesses each: 40 wrong PINs for the party in a minute, past its budget of 30.

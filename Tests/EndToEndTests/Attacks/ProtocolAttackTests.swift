@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 /// Item 12: libmicrohttpd's own error answers, DNS rebinding, and world-readable secrets.

@@ -1,8 +1,9 @@
 import Foundation
 import HTTPServer
+import PartyTestSupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// Item 5: searches spent the party's YouTube quota, and a slow upstream starved every client.
 @Suite("Attack: provider quota and threads", .serialized)

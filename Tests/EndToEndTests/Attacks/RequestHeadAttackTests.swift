@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 /// HTTP layer: libmicrohttpd's edge cases answer once, with the JSON error shape, and a request head

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// Item 5: a flood of guest streams from many addresses leaves the TV and the host their streams.
 @Suite("Attack: stream slots under a flood")

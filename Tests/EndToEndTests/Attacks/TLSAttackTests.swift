@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import Testing
 
 /// HTTPS speaks TLS 1.2+ with forward-secret key exchange only, and tells browsers to stay on it.

@@ -1,11 +1,12 @@
 import Foundation
-import Testing
+import PartyTestSupport
 import TestSupport
+import Testing
 
 /// Items 1 and 2: the TV pairing can be completed only by the TV's own host.
 @Suite("Attack: taking somebody else's TV through the pairing", .alsoOnRoundRobinCluster)
 struct TVPairingAttackTests {
-    static func openPairing(_ client: HTTPClient) throws -> (code: String, secret: String) {
+    static func openPairing(_ client: TestClient) throws -> (code: String, secret: String) {
         let opened = try client.send("POST", "/api/tv/pairing")
         guard opened.status == 201, let code = opened.json["code"] as? String, let secret = opened.json["secret"] as? String else {
             throw TestFailure(description: "open pairing: \(opened.status) \(opened.text)")
@@ -14,7 +15,7 @@ struct TVPairingAttackTests {
     }
 
     @Test func aConnectedTVIsNeverReplacedSilentlyAndTheOldOneIsTold() throws {
-        let party = try TestParty.given()
+        let party = try TestParty.given(.live)
         let oldToken = try party.registerMonitor(device: "living-room")
         let oldStream = try party.events(monitorToken: oldToken, source: "127.0.0.1")
         defer { oldStream.close() }

@@ -1,8 +1,9 @@
 import Foundation
 import HTTPServer
+import PartyTestSupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// Item 4: every upstream call is admitted, adds included, and the remote slots are shared fairly.
 @Suite("Attack: the provider's quota through adds and the remote slots", .serialized)

@@ -5,7 +5,7 @@ import Synchronization
 /// died) it connects again with `Last-Event-ID` set to the last id it saw, until `stop()`: at once, or, with
 /// `honoursRetry`, after the stream's last `retry:` as EventSource waits. Keeps every id it received over all its
 /// connections, in arrival order, when each reconnect succeeded, and each attempt that got no stream.
-final class ResumingSubscriber: @unchecked Sendable {
+package final class ResumingSubscriber: @unchecked Sendable {
     private struct State {
         var ids: [Int] = []
         var connections = 0
@@ -22,18 +22,18 @@ final class ResumingSubscriber: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// `@unchecked Sendable`: the thread and the test share only `state`, under its lock.
-    init(port: UInt16, path: String, source: String, honoursRetry: Bool = false) {
+    package init(port: UInt16, path: String, source: String, honoursRetry: Bool = false) {
         Thread { [self] in run(port: port, path: path, source: source, honoursRetry: honoursRetry) }.start()
     }
 
-    var ids: [Int] { state.withLock { $0.ids } }
-    var connections: Int { state.withLock { $0.connections } }
-    var resumeTimes: [TimeInterval] { state.withLock { $0.resumeTimes } }
-    var failures: [String] { state.withLock { $0.failures } }
-    var failedAttempts: [String] { state.withLock { $0.failedAttempts } }
+    package var ids: [Int] { state.withLock { $0.ids } }
+    package var connections: Int { state.withLock { $0.connections } }
+    package var resumeTimes: [TimeInterval] { state.withLock { $0.resumeTimes } }
+    package var failures: [String] { state.withLock { $0.failures } }
+    package var failedAttempts: [String] { state.withLock { $0.failedAttempts } }
 
     /// Closes the stream and waits for the thread. Safe to repeat.
-    func stop() {
+    package func stop() {
         let (stream, first) = state.withLock { state in
             defer { state.stopping = true }
             return (state.current, !state.stopping)

@@ -6,8 +6,8 @@ import Synchronization
 /// acknowledged. Any other answer, or none (a refused or reset connection, a timeout), is a failure: the storm does
 /// not retry, so every failure a server or nginx could have spared the guest is counted. A like sends `liked: true`,
 /// which a page may repeat safely after a failure (R17).
-final class LikeStorm: @unchecked Sendable {
-    struct Like { let number: Int; let device: String }
+package final class LikeStorm: @unchecked Sendable {
+    package struct Like { package let number: Int; package let device: String }
 
     private struct State {
         var acknowledged: [Like] = []
@@ -21,7 +21,7 @@ final class LikeStorm: @unchecked Sendable {
 
     /// `@unchecked Sendable`: the threads and the test share only `state`, under its lock.
     /// `pause`: the time each thread waits after a like (0: as fast as the server answers).
-    init(port: UInt16, base: String, songs: ClosedRange<Int>, threads: Int = 6, pause: TimeInterval = 0) {
+    package init(port: UInt16, base: String, songs: ClosedRange<Int>, threads: Int = 6, pause: TimeInterval = 0) {
         for thread in 0..<threads {
             group.enter()
             Thread { [self] in
@@ -52,14 +52,14 @@ final class LikeStorm: @unchecked Sendable {
         }
     }
 
-    var acknowledgedCount: Int { state.withLock { $0.acknowledged.count } }
-    var acknowledged: [Like] { state.withLock { $0.acknowledged } }
+    package var acknowledgedCount: Int { state.withLock { $0.acknowledged.count } }
+    package var acknowledged: [Like] { state.withLock { $0.acknowledged } }
     /// Likes answered with anything but 200, or not answered.
-    var failures: [String] { state.withLock { $0.failures } }
-    var attempted: [Int: Int] { state.withLock { $0.attempted } }
+    package var failures: [String] { state.withLock { $0.failures } }
+    package var attempted: [Int: Int] { state.withLock { $0.attempted } }
 
     /// Ends the storm and waits for the likes in flight. Safe to repeat.
-    func stop() {
+    package func stop() {
         state.withLock { $0.stopping = true }
         group.wait()
     }

@@ -3,48 +3,15 @@ import Foundation
 import Glibc
 #endif
 
-/// A response as the test saw it on the wire.
-struct HTTPResponse {
-    var status: Int
-    var headers: [String: String]
-    var body: [UInt8]
-
-    var text: String { String(decoding: body, as: UTF8.self) }
-    func header(_ name: String) -> String? { headers[name.lowercased()] }
-
-    /// The body as a JSON object, or nil when it is none (an HTML page, an empty or truncated body).
-    var jsonObject: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
-    /// The body parsed as JSON (Foundation's parser is fine on the test side); empty when it is not a JSON object,
-    /// so a check that something is absent must use `answered(_:without:)`, which an error reply cannot pass.
-    var json: [String: Any] { jsonObject ?? [:] }
-    var jsonArray: [Any] { (try? JSONSerialization.jsonObject(with: Data(body))) as? [Any] ?? [] }
-    var error: String? { json["error"] as? String }
-
-    /// A negative check that looks at the status and the raw body: the reply is `status` with a JSON object that
-    /// does not hold `key` (anywhere in its text either).
-    func answered(_ status: Int, without key: String) -> Bool {
-        self.status == status && jsonObject != nil && jsonObject?[key] == nil && !text.contains("\"\(key)\"")
-    }
-}
-
-extension HTTPResponse: CustomStringConvertible {
-    /// Status and raw body, for failure messages.
-    var description: String { "\(status) \(text.prefix(300))" }
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-}
-
 /// A blocking TCP connection to 127.0.0.1, speaking just enough HTTP/1.1 for the tests.
-final class Connection {
-    let socket: Int32
+package final class Connection {
+    package let socket: Int32
     private var buffer: [UInt8] = []
 
     /// `source` picks the client's loopback address (all of 127.0.0.0/8 reaches the server), so a test can
     /// play several phones on the party Wi-Fi: an attacker on 127.0.0.2, a guest on 127.0.0.3.
     /// `source: "::1"` connects over IPv6 loopback instead (a server listening on `::`).
-    init(port: UInt16, timeout: TimeInterval = 10, source: String = "127.0.0.1") throws {
+    package init(port: UInt16, timeout: TimeInterval = 10, source: String = "127.0.0.1") throws {
         socket = Glibc.socket(source == "::1" ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw TestFailure(description: "socket() failed") }
         var time = timeval(tv_sec: Int(timeout), tv_usec: 0)
@@ -90,7 +57,7 @@ final class Connection {
 
     deinit { close(socket) }
 
-    func write(_ bytes: [UInt8]) throws {
+    package func write(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -109,7 +76,7 @@ final class Connection {
         return true
     }
 
-    func readLine() throws -> String? {
+    package func readLine() throws -> String? {
         while true {
             if let index = buffer.firstIndex(of: 0x0A) {
                 var line = Array(buffer[..<index])
@@ -121,21 +88,21 @@ final class Connection {
         }
     }
 
-    func readExactly(_ count: Int) throws -> [UInt8] {
+    package func readExactly(_ count: Int) throws -> [UInt8] {
         while buffer.count < count { if try !fill() { throw TestFailure(description: "EOF in body") } }
         let bytes = Array(buffer[..<count])
         buffer.removeFirst(count)
         return bytes
     }
 
-    func readToEnd() throws -> [UInt8] {
+    package func readToEnd() throws -> [UInt8] {
         while try fill() {}
         defer { buffer.removeAll() }
         return buffer
     }
 
     /// Status line and headers.
-    func readHead() throws -> (Int, [String: String]) {
+    package func readHead() throws -> (Int, [String: String]) {
         guard let statusLine = try readLine() else { throw TestFailure(description: "no response") }
         let parts = statusLine.split(separator: " ")
         guard parts.count >= 2, let status = Int(parts[1]) else { throw TestFailure(description: "bad status line \(statusLine)") }
@@ -147,7 +114,7 @@ final class Connection {
         return (status, headers)
     }
 
-    func readResponse(method: String) throws -> HTTPResponse {
+    package func readResponse(method: String) throws -> HTTPResponse {
         let (status, headers) = try readHead()
         var body: [UInt8] = []
         if method == "HEAD" || status == 204 || status == 304 {
@@ -167,15 +134,20 @@ final class Connection {
 }
 
 /// One request per connection, against the server under test.
-struct HTTPClient {
-    let port: UInt16
+package struct HTTPClient: RequestSending {
+    package let port: UInt16
     /// The loopback address this client speaks from (see `Connection`).
-    var source = "127.0.0.1"
+    package var source = "127.0.0.1"
+
+    package init(port: UInt16, source: String = "127.0.0.1") {
+        self.port = port
+        self.source = source
+    }
 
     /// The same client speaking from another loopback address.
-    func from(_ source: String) -> HTTPClient { HTTPClient(port: port, source: source) }
+    package func from(_ source: String) -> HTTPClient { HTTPClient(port: port, source: source) }
 
-    func request(_ method: String, _ path: String, body: [UInt8]? = nil, headers: [String: String] = [:]) throws -> HTTPResponse {
+    package func request(_ method: String, _ path: String, body: [UInt8]? = nil, headers: [String: String] = [:]) throws -> HTTPResponse {
         let connection = try Connection(port: port, source: source)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
@@ -183,23 +155,5 @@ struct HTTPClient {
         head += "\r\n"
         try connection.write(Array(head.utf8) + (body ?? []))
         return try connection.readResponse(method: method)
-    }
-
-    func get(_ path: String, headers: [String: String] = [:]) throws -> HTTPResponse {
-        try request("GET", path, headers: headers)
-    }
-
-    func send(_ method: String, _ path: String, json: Any? = nil, raw: String? = nil, auth: String? = nil,
-              headers: [String: String] = [:]) throws -> HTTPResponse {
-        var all = headers
-        if let auth { all["Authorization"] = "Bearer \(auth)" }
-        var body: [UInt8]?
-        if let json {
-            body = [UInt8](try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed]))
-            all["Content-Type"] = "application/json"
-        } else if let raw {
-            body = Array(raw.utf8)
-        }
-        return try request(method, path, body: body ?? (method == "GET" ? nil : []), headers: all)
     }
 }

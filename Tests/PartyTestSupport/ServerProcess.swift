@@ -1,15 +1,15 @@
 import Foundation
 
 /// The real `musicvoting` binary on 127.0.0.1, port 0, with its own temporary data folder.
-final class ServerProcess {
-    let process = Process()
-    let dataDirectory: String
-    private(set) var port: UInt16 = 0
+package final class ServerProcess {
+    package let process = Process()
+    package let dataDirectory: String
+    package private(set) var port: UInt16 = 0
     private let output = Pipe()
     /// The server's standard error goes to a file: a pipe nobody reads would fill and block the server.
     private let logPath: String
 
-    static var binary: String {
+    package static var binary: String {
         if let path = ProcessInfo.processInfo.environment["MUSICVOTING_BINARY"] { return path }
         let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var folder = testBinary.deletingLastPathComponent()
@@ -22,13 +22,13 @@ final class ServerProcess {
             .deletingLastPathComponent().appendingPathComponent(".build/debug/musicvoting").path
     }
 
-    static var repositoryRoot: String {
+    package static var repositoryRoot: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     }
 
     /// `openFileSoftLimit` starts the server with that soft descriptor limit (util-linux `prlimit`), as a
     /// fresh shell has it (1,024), to see that the server raises it itself.
-    init(dataDirectory: String? = nil, arguments: [String] = [], openFileSoftLimit: Int? = nil,
+    package init(dataDirectory: String? = nil, arguments: [String] = [], openFileSoftLimit: Int? = nil,
          environment: [String: String] = [:]) throws {
         self.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("mv-e2e-\(UUID().uuidString)").path
@@ -68,17 +68,17 @@ final class ServerProcess {
         throw TestFailure(description: "server did not report its port: \(text)")
     }
 
-    var client: HTTPClient { HTTPClient(port: port) }
+    package var client: TestClient { TestClient(server: self) }
 
     /// The server's resident memory in KiB, from /proc.
-    func residentKiB() -> Int? {
+    package func residentKiB() -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
         return line.split(separator: " ").compactMap { Int($0) }.first
     }
 
     /// The server's soft and hard open-file limits, from /proc.
-    func openFileLimits() -> (soft: Int, hard: Int)? {
+    package func openFileLimits() -> (soft: Int, hard: Int)? {
         guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8),
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") }) else { return nil }
         let numbers = line.split(separator: " ").compactMap { Int($0) }
@@ -86,14 +86,14 @@ final class ServerProcess {
     }
 
     /// Everything the server wrote to standard error (the access log); only after it exited.
-    func errorOutput() -> String {
+    package func errorOutput() -> String {
         (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
     }
 
-    var exitStatus: Int32 { process.terminationStatus }
+    package var exitStatus: Int32 { process.terminationStatus }
 
     /// SIGTERM and wait: the clean shutdown path.
-    func stop() {
+    package func stop() {
         guard process.isRunning else { return }
         process.terminate()
         let deadline = Date().addingTimeInterval(10)
@@ -102,7 +102,7 @@ final class ServerProcess {
     }
 
     /// SIGKILL: nothing gets to flush.
-    func kill() {
+    package func kill() {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()

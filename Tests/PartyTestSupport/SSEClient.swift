@@ -2,40 +2,69 @@ import Foundation
 import TestSupport
 
 /// A parsed Server-Sent Event: its id and the JSON of its data lines.
-struct ReceivedEvent {
-    var id: Int?
-    var type: String
-    var payload: [String: Any]
-    var raw: String
+package struct ReceivedEvent {
+    package var id: Int?
+    package var type: String
+    package var payload: [String: Any]
+    package var raw: String
+}
+
+/// Where an event stream's bytes come from: a socket, or an `EventStream` in this process.
+package protocol EventBytes: Sendable {
+    /// The next bytes; nil once the stream ended.
+    func next() -> [UInt8]?
+    /// The client leaves.
+    func close()
 }
 
 /// Reads an SSE stream on a background thread and collects its events for the test to wait on.
-final class SSEClient: @unchecked Sendable {
-    private let connection: Connection
+package final class SSEClient: @unchecked Sendable {
+    private let bytes: (any EventBytes)?
     private let lock = NSCondition()
     private var events: [ReceivedEvent] = []
     private var comments: [String] = []
     private var retryHint: Int?
     private var ended = false
-    let status: Int
-    let headers: [String: String]
+    package let status: Int
+    package let headers: [String: String]
 
-    init(port: UInt16, path: String, lastEventId: Int? = nil, source: String = "127.0.0.1") throws {
-        connection = try Connection(port: port, timeout: 60, source: source)
+    /// A stream from the server on `port`, as a browser opens it from the loopback address `source`.
+    package convenience init(port: UInt16, path: String, lastEventId: Int? = nil, source: String = "127.0.0.1") throws {
+        let connection = try Connection(port: port, timeout: 60, source: source)
         var head = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
         if let lastEventId { head += "Last-Event-ID: \(lastEventId)\r\n" }
         try connection.write(Array((head + "\r\n").utf8))
-        (status, headers) = try connection.readHead()
-        guard status == 200 else { ended = true; return }
+        let (status, headers) = try connection.readHead()
+        self.init(status: status, headers: headers,
+                  bytes: SocketEventBytes(connection: connection, chunked: headers["transfer-encoding"]?.lowercased() == "chunked"))
+    }
+
+    /// A stream whose head was answered with `status`; `bytes` is read only for a 200.
+    package init(status: Int, headers: [String: String], bytes: (any EventBytes)?) {
+        self.status = status
+        self.headers = headers
+        self.bytes = bytes
+        guard status == 200, bytes != nil else { ended = true; return }
         let thread = Thread { [self] in readLoop() }
         thread.start()
     }
 
     private func readLoop() {
-        var chunked = ChunkedText(connection: connection, chunked: headers["transfer-encoding"]?.lowercased() == "chunked")
+        var pending: [UInt8] = []
         var id: Int?
         var data: [String] = []
-        while let line = chunked.nextLine() {
+        func nextLine() -> String? {
+            while true {
+                if let index = pending.firstIndex(of: 0x0A) {
+                    let line = Array(pending[..<index])
+                    pending.removeFirst(index + 1)
+                    return String(decoding: line, as: UTF8.self)
+                }
+                guard let more = bytes?.next() else { return nil }
+                pending += more
+            }
+        }
+        while let line = nextLine() {
             if line.isEmpty {
                 if !data.isEmpty { deliver(id: id, data: data.joined(separator: "\n")) }
                 id = nil
@@ -62,7 +91,7 @@ final class SSEClient: @unchecked Sendable {
 
     /// Waits until an event of `type` (after `index` events) arrives; returns it.
     @discardableResult
-    func waitFor(_ type: String, timeout: TimeInterval = patience, where matches: (ReceivedEvent) -> Bool = { _ in true }) throws -> ReceivedEvent {
+    package func waitFor(_ type: String, timeout: TimeInterval = patience, where matches: (ReceivedEvent) -> Bool = { _ in true }) throws -> ReceivedEvent {
         let deadline = Date().addingTimeInterval(timeout)
         lock.lock()
         defer { lock.unlock() }
@@ -74,7 +103,7 @@ final class SSEClient: @unchecked Sendable {
         }
     }
 
-    func waitForEnd(timeout: TimeInterval = patience) -> Bool {
+    package func waitForEnd(timeout: TimeInterval = patience) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         lock.lock()
         defer { lock.unlock() }
@@ -82,36 +111,31 @@ final class SSEClient: @unchecked Sendable {
         return true
     }
 
-    var received: [ReceivedEvent] { lock.lock(); defer { lock.unlock() }; return events }
-    var commentLines: [String] { lock.lock(); defer { lock.unlock() }; return comments }
-    var retry: Int? { lock.lock(); defer { lock.unlock() }; return retryHint }
+    package var received: [ReceivedEvent] { lock.lock(); defer { lock.unlock() }; return events }
+    package var commentLines: [String] { lock.lock(); defer { lock.unlock() }; return comments }
+    package var retry: Int? { lock.lock(); defer { lock.unlock() }; return retryHint }
 
-    func close() { shutdown(connection.socket, Int32(SHUT_RDWR)) }
+    package func close() { bytes?.close() }
 }
 
-/// Lines of a (possibly chunked) body, decoded incrementally.
-private struct ChunkedText {
+/// A socket's event stream body, chunked or not. `@unchecked Sendable`: read on the client's one reading thread;
+/// `close` only shuts the socket down.
+private final class SocketEventBytes: EventBytes, @unchecked Sendable {
     let connection: Connection
     let chunked: Bool
-    var pending: [UInt8] = []
 
-    mutating func nextLine() -> String? {
-        while true {
-            if let index = pending.firstIndex(of: 0x0A) {
-                let line = Array(pending[..<index])
-                pending.removeFirst(index + 1)
-                return String(decoding: line, as: UTF8.self)
-            }
-            guard let more = nextBytes() else { return nil }
-            pending += more
-        }
+    init(connection: Connection, chunked: Bool) {
+        self.connection = connection
+        self.chunked = chunked
     }
 
-    private mutating func nextBytes() -> [UInt8]? {
+    func next() -> [UInt8]? {
         guard chunked else { return (try? connection.readLine()).flatMap { $0.map { Array(($0 + "\n").utf8) } } }
         guard let sizeLine = try? connection.readLine(), let size = Int(sizeLine.split(separator: ";").first ?? "", radix: 16),
               size > 0, let bytes = try? connection.readExactly(size) else { return nil }
         _ = try? connection.readLine()
         return bytes
     }
+
+    func close() { shutdown(connection.socket, Int32(SHUT_RDWR)) }
 }

@@ -3,21 +3,21 @@ import TestSupport
 
 /// Debian's nginx in front of the instances, as a child of the test (`daemon off`), with its configuration, pid file,
 /// error log and temp folders in a temporary folder of its own (`/tmp/mv-nginx-…`). Stopped in `stop()` and deinit.
-final class NginxProcess {
-    enum Balancing {
+package final class NginxProcess {
+    package enum Balancing {
         /// Routing: `hash … consistent` on the party id from the path (or the stream's `partyId`).
         case partyHash
         /// Plain round-robin: correctness must not depend on affinity.
         case roundRobin
     }
 
-    static let binary = "/usr/sbin/nginx"
-    let folder: String
-    let port: UInt16
+    package static let binary = "/usr/sbin/nginx"
+    package let folder: String
+    package let port: UInt16
     private let process = Process()
 
     /// `port`: one picked before (the instances' `--public-url` names it), else a free one.
-    init(upstreams: [UInt16], balancing: Balancing, port chosen: UInt16? = nil) throws {
+    package init(upstreams: [UInt16], balancing: Balancing, port chosen: UInt16? = nil) throws {
         folder = "/tmp/mv-nginx-" + testRunTag + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         port = try chosen ?? freeLoopbackPort()
@@ -44,12 +44,12 @@ final class NginxProcess {
 
     deinit { stop() }
 
-    var client: HTTPClient { HTTPClient(port: port) }
+    package var client: TestClient { TestClient(server: LivePort(port)) }
 
-    func errorLog() -> String { (try? String(contentsOfFile: folder + "/error.log", encoding: .utf8)) ?? "" }
+    package func errorLog() -> String { (try? String(contentsOfFile: folder + "/error.log", encoding: .utf8)) ?? "" }
 
     /// SIGTERM is nginx's fast shutdown (SIGQUIT would wait for the open streams); then the folder goes.
-    func stop() {
+    package func stop() {
         if process.isRunning {
             process.terminate()
             let deadline = Date().addingTimeInterval(10)
@@ -61,7 +61,7 @@ final class NginxProcess {
 
     /// The binary's own `nginx-config` (what docs/scaling.md installs) inside a main configuration
     /// that keeps nginx's pid, logs and temp folders in `folder`.
-    static func configuration(folder: String, port: UInt16, upstreams: [UInt16], balancing: Balancing) throws -> String {
+    package static func configuration(folder: String, port: UInt16, upstreams: [UInt16], balancing: Balancing) throws -> String {
         let arguments = ["nginx-config", "--listen", "127.0.0.1:\(port)"] + upstreams.flatMap { ["--upstream", "127.0.0.1:\($0)"] }
             + (balancing == .roundRobin ? ["--round-robin"] : [])
         let printed = try runToExit(ServerProcess.binary, arguments)
@@ -76,7 +76,7 @@ final class NginxProcess {
 /// /proc/PID/stat) and kills only a process with the same one. A child that ended normally long before leaves its
 /// PID free, and PIDs wrap at 32,768 while a test run spawns thousands: a reused PID was once a browser of another
 /// test run on the machine, killed mid-test.
-func watchForExit(childPid: Int32) {
+package func watchForExit(childPid: Int32) {
     let startTime = "sed 's/.*) //' /proc/\(childPid)/stat 2>/dev/null | cut -d' ' -f20"
     let watcher = Process()
     watcher.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -90,6 +90,6 @@ func watchForExit(childPid: Int32) {
 }
 
 /// Whether something accepts connections on 127.0.0.1:`port` within the patience.
-func eventuallyAccepts(port: UInt16) -> Bool {
+package func eventuallyAccepts(port: UInt16) -> Bool {
     eventually { (try? Connection(port: port, timeout: 1)) != nil }
 }

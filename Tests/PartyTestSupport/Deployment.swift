@@ -2,22 +2,22 @@ import Foundation
 import Testing
 
 /// Where a test's party lives ("the end-to-end suite also passes with plain round-robin over 3 instances").
-enum Deployment: Sendable {
+package enum Deployment: Sendable {
     /// One instance of the binary on its own SQLite file: what the README's first command runs.
     case single
     /// Three instances on one PostgreSQL database, Debian's nginx in front with plain round-robin: every request and
     /// every stream of the test may land on another instance.
     case roundRobinCluster
 
-    @TaskLocal static var current: Deployment = .single
+    @TaskLocal package static var current: Deployment = .single
 }
 
 /// A suite trait: each test of the suite that starts its party with `TestParty.given` runs a second time, its party
 /// then on the round-robin cluster. A test that starts its own server (a restart, a start-up error) runs once.
-struct AlsoOnRoundRobinCluster: SuiteTrait, TestTrait, TestScoping {
-    var isRecursive: Bool { true }
+package struct AlsoOnRoundRobinCluster: SuiteTrait, TestTrait, TestScoping {
+    package var isRecursive: Bool { true }
 
-    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+    package func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         guard testCase != nil else { return try await function() }
         let given = GivenCalls()
         try await GivenCalls.$current.withValue(given) { try await function() }
@@ -29,15 +29,15 @@ struct AlsoOnRoundRobinCluster: SuiteTrait, TestTrait, TestScoping {
 
 extension Trait where Self == AlsoOnRoundRobinCluster {
     /// See `AlsoOnRoundRobinCluster`.
-    static var alsoOnRoundRobinCluster: Self { Self() }
+    package static var alsoOnRoundRobinCluster: Self { Self() }
 }
 
 /// Whether a test started a party with `TestParty.given` (its first run says whether a second one makes sense).
-final class GivenCalls: @unchecked Sendable {
-    @TaskLocal static var current: GivenCalls?
+package final class GivenCalls: @unchecked Sendable {
+    @TaskLocal package static var current: GivenCalls?
     private let lock = NSLock()
     private var count = 0
 
-    var happened: Bool { lock.withLock { count > 0 } }
-    func record() { lock.withLock { count += 1 } }
+    package var happened: Bool { lock.withLock { count > 0 } }
+    package func record() { lock.withLock { count += 1 } }
 }

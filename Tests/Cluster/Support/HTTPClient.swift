@@ -1,1 +1,0 @@
-../../EndToEndTests/HTTPClient.swift

@@ -1,1 +1,0 @@
-../../EndToEndTests/TestCluster.swift
