@@ -191,7 +191,7 @@ struct PartyState {
     }
 
     /// The party's stored playback state and queue, read together. An ended party has none: a request that
-    /// found the party active before it ended must not write to it (item 9).
+    /// found the party active before it ended must not write to it.
     func storedPlayback(partyId: String) throws -> (Playback, Queue) {
         // Inside a transaction the party's row stays locked until commit: another instance's read-modify-write of
         // it waits for this one (no lost update, no double advance).

@@ -3,7 +3,7 @@ import PartyTestSupport
 import Synchronization
 import Testing
 
-/// Item 4 (SPEC R31 with R24, R24a, R27): nothing that guards a party lives in one process only. Guesses
+/// R31 with R24, R24a and R27: nothing that guards a party lives in one process only. Guesses
 /// spread over three instances get no more than one instance allows, a TV pairs through any instance, and a Spotify
 /// login may end on another instance than it began on.
 @Suite("Several instances share their guards", .serialized)

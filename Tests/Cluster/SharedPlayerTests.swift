@@ -3,7 +3,7 @@ import PartyTestSupport
 import TestSupport
 import Testing
 
-/// Item 4: the monitor's presence and the stall clock are the cluster's, and each party's timers run on
+/// R31: the monitor's presence and the stall clock are the cluster's, and each party's timers run on
 /// exactly one instance — the holder of its timer shard's advisory lock — and move when it dies.
 @Suite("Several instances share the player", .serialized)
 struct SharedPlayerTests {

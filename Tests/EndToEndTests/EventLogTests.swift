@@ -4,8 +4,8 @@ import PartyTestSupport
 import TestSupport
 import Testing
 
-/// Item 2: the SSE id is the party's sequence number in its event log, which outlives the process; a
-/// client that comes back with `Last-Event-ID` gets exactly what it missed, or is told to reload.
+/// The SSE id is the party's sequence number in its event log, which outlives the process (docs/api.md, "Resuming a
+/// stream"): a client that comes back with `Last-Event-ID` gets exactly what it missed, or is told to reload.
 @Suite("Event log: resume with Last-Event-ID")
 struct EventLogTests {
     enum Backend: String, CaseIterable, Sendable { case sqlite, postgreSQL }

@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// The folders of the music library, walked without ever leaving it (item 10): every path is
+/// The folders of the music library, walked without ever leaving it: every path is
 /// resolved and accepted only inside the library's real root, so a `leak.mp3 → /etc/passwd` link is
 /// skipped; each folder is entered once (loop links); dot-files, depth and counts are capped.
 struct LibraryWalk {

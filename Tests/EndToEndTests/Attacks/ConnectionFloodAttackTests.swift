@@ -6,7 +6,7 @@ import PartyTestSupport
 import TestSupport
 #endif
 
-/// Item 3: floods of connections from one or many phones must leave a new guest able to join.
+/// Floods of connections from one or many phones must leave a new guest able to join.
 @Suite("Attack: connection floods do not lock guests out", .alsoOnRoundRobinCluster)
 struct ConnectionFloodAttackTests {
     /// Raises this test process's own descriptor limit: it plays a thousand phones.

@@ -4,7 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Item 4: 16,280 parties in 150 s from one script made every guest wait.
+/// A script creating parties as fast as it can must not make any guest wait: creation is throttled per network.
 @Suite("Attack: a party-creation flood is throttled", .alsoOnRoundRobinCluster)
 struct CreationFloodAttackTests {
     /// The statuses of `count` like toggles, each by a guest of its own (likes are limited per guest).

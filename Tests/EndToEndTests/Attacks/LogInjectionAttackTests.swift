@@ -2,7 +2,7 @@ import Foundation
 import PartyTestSupport
 import Testing
 
-/// Item 11: unmatched paths were logged raw; `%0a` forged lines and paths can carry PINs.
+/// The log cannot be forged or leak secrets: a `%0a` in a path must not start a line, and paths can carry PINs.
 @Suite("Attack: the log cannot be forged")
 struct LogInjectionAttackTests {
     @Test func unmatchedPathsAreLoggedAsAFixedTokenAndNoRequestAddsALine() throws {

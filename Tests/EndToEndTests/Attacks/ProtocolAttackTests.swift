@@ -2,7 +2,7 @@ import Foundation
 import PartyTestSupport
 import Testing
 
-/// Item 12: libmicrohttpd's own error answers, DNS rebinding, and world-readable secrets.
+/// libmicrohttpd's own error answers, DNS rebinding, and world-readable secrets.
 @Suite("Attack: protocol edges and the data folder")
 struct ProtocolAttackTests {
     /// Sends raw bytes, reads one response.

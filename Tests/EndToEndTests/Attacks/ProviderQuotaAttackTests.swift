@@ -5,7 +5,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Item 5: searches spent the party's YouTube quota, and a slow upstream starved every client.
+/// Searches must not spend the party's YouTube quota for everyone, and a slow upstream must not starve other clients.
 @Suite("Attack: provider quota and threads", .serialized)
 struct ProviderQuotaAttackTests {
     /// Counts the slow searches the fake has answered, so a test can tell what came before the first of them.

@@ -3,7 +3,7 @@ import PartyTestSupport
 import TestSupport
 import Testing
 
-/// Item 5: a flood of guest streams from many addresses leaves the TV and the host their streams.
+/// A flood of guest streams from many addresses leaves the TV and the host their streams.
 @Suite("Attack: stream slots under a flood")
 struct StreamReservationAttackTests {
     @Test func guestsFillingAPartyLeaveTheTVAndTheHostTheirStreams() throws {

@@ -5,7 +5,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Item 4: every upstream call is admitted, adds included, and the remote slots are shared fairly.
+/// Every upstream call is admitted, adds included, and the remote slots are shared fairly.
 @Suite("Attack: the provider's quota through adds and the remote slots", .serialized)
 struct UpstreamAdmissionAttackTests {
     static func lookups(_ fake: FakeService) -> Int {
