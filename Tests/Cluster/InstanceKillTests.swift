@@ -4,7 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Item 6: an instance killed with -9 in the middle of a like storm, behind nginx (party hash, a failed
+/// R31: an instance killed with -9 in the middle of a like storm, behind nginx (party hash, a failed
 /// upstream retried on the next). No acknowledged like is lost, and every stream it held comes back through nginx
 /// on another instance with `Last-Event-ID` and goes on with the next id: no gap, nothing twice.
 @Suite("An instance killed with -9 during a like storm", .serialized)
@@ -31,7 +31,7 @@ struct InstanceKillTests {
         defer { heldPorts.forEach { $0.release() } }
         for round in 1...2 {
             let before = storm.acknowledgedCount
-            #expect(eventually { storm.acknowledgedCount >= before + 40 }, "round \(round): likes are acknowledged")
+            #expect(eventually { storm.acknowledgedCount >= before + 40 }, "round \(round): likes are acknowledged: \(storm.failureSummary)")
             let held = cluster.instances.map { establishedConnections(port: $0.port) }
             let owner = cluster.instances[try #require(held.indices.max { held[$0] < held[$1] })]
             print("round \(round): connections held per instance \(held)")
@@ -47,7 +47,8 @@ struct InstanceKillTests {
             let after = storm.acknowledgedCount
             // nginx learns a dead upstream from the requests it sends there (passive health): on a loaded machine the
             // first likes after the kill may wait their connect timeouts before they go on elsewhere.
-            #expect(eventually(timeout: 45) { storm.acknowledgedCount >= after + 40 }, "round \(round): likes go on through nginx")
+            #expect(eventually(timeout: 45) { storm.acknowledgedCount >= after + 40 }, "round \(round): likes go on through nginx: \(storm.failureSummary); "
+                    + "PostgreSQL sessions: \((try? cluster.sql("SELECT count(*) FROM pg_stat_activity")) ?? "?")")
         }
         storm.stop()
 
@@ -87,7 +88,7 @@ struct InstanceKillTests {
     }
 }
 
-/// Item 5: correctness does not depend on affinity. With plain round-robin the likes of one party
+/// R31: correctness does not depend on affinity. With plain round-robin the likes of one party
 /// commit on all three instances and each page's stream sits on any of them: every stream still gets every event
 /// once, in order (its ids go up by exactly one).
 @Suite("A like storm through nginx with round-robin", .serialized)

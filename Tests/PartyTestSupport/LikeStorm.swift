@@ -58,6 +58,17 @@ package final class LikeStorm: @unchecked Sendable {
     package var failures: [String] { state.withLock { $0.failures } }
     package var attempted: [Int: Int] { state.withLock { $0.attempted } }
 
+    /// The failures by kind (the status and the start of the body, or "no answer"), most frequent first: what a
+    /// failed expectation prints, so a storm that stalls says why.
+    package var failureSummary: String {
+        let kinds = Dictionary(grouping: failures) { failure -> String in
+            let reply = failure.drop { $0 != ":" }.dropFirst(2)
+            return String(reply.prefix(reply.hasPrefix("no answer") ? 40 : 60))
+        }.mapValues(\.count).sorted { $0.value > $1.value }
+        return "\(acknowledgedCount) acknowledged, \(failures.count) failed"
+            + (kinds.isEmpty ? "" : ": " + kinds.prefix(5).map { "\($0.value)× \($0.key)" }.joined(separator: "; "))
+    }
+
     /// Ends the storm and waits for the likes in flight. Safe to repeat.
     package func stop() {
         state.withLock { $0.stopping = true }
