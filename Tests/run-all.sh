@@ -4,6 +4,8 @@
 # against the same binary, and the checks of the standalone release binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each phase's end, in seconds since the start: where the run's time goes.
+phase() { echo "run-all: $1 done after ${SECONDS} s"; }
 # The documentation's links first: a broken one fails the run in a second, not after the build.
 bash .ci/check-links.sh
 bash .ci/check-history-words.sh
@@ -14,6 +16,7 @@ bash .ci/check-js-syntax.sh
 # test run on the same machine is none of its business).
 export MUSICVOTING_TEST_TAG="run$$"
 swift build --build-tests
+phase "debug build"
 # axe-core for the accessibility checks: the script of the PyPI package pinned in .ci/pip-test.txt, installed once
 # into .build/test-python (not the system; Debian's pip allows --target), never fetched by a test.
 axe_marker=".build/test-python/$(grep -v '^#' .ci/pip-test.txt | sed 's/-/_/g; s/==/-/').dist-info"
@@ -25,7 +28,9 @@ fi
 # tests block their threads on sockets. Run together, a kit test's 15 s wait was starved for over a minute:
 # the kit runs on its own, after the rest.
 swift test --skip-build --skip MusicVotingKitTests
+phase "Swift tests"
 swift test --skip-build --filter MusicVotingKitTests
+phase "kit tests"
 # The tests' own PostgreSQL servers (Tests/TestSupport/PostgreSQLCluster.swift) end with the tests.
 sleep 2
 if pgrep -u postgres -f "postgres -D /tmp/mv-pg-$MUSICVOTING_TEST_TAG-" >/dev/null; then echo "a test left its PostgreSQL server running" >&2; exit 1; fi
@@ -54,6 +59,8 @@ swift build --package-path "$kit_package" --product MusicVotingKit
 rm -rf "$kit_package"
 # The release binary as it is copied to another machine: Swift runtime linked in, pages and assets inside.
 swift build -c release --static-swift-stdlib
+phase "release build"
 # Debian's python3 has python3-selenium and python3-pytest; a python3 earlier on PATH may not. Two browser tests at a
 # time (python3-pytest-xdist): most of a browser test waits for a page, a stream or a TV's report.
 MUSICVOTING_RELEASE_BINARY=.build/release/musicvoting /usr/bin/python3 -m pytest -q -p no:cacheprovider -n 2 --dist load Tests/Browser Tests/Standalone
+phase "browser and standalone tests"
