@@ -51,11 +51,16 @@ package final class ServerProcess {
     }
 
     private func readPort() throws -> UInt16 {
-        // A loaded machine (a test run beside a build) can take many seconds to start a process: the ceiling is for that.
+        // A loaded machine (a test run beside a build) can take many seconds to start a process: the ceiling is for
+        // that, and it holds even while the server says nothing (each read waits for data at most until then).
         let deadline = Date().addingTimeInterval(60)
         var text = ""
         let handle = output.fileHandleForReading
         while Date() < deadline {
+            var ready = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let waited = poll(&ready, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000)))
+            if waited < 0 && errno == EINTR { continue }
+            guard waited > 0 else { break }
             let data = handle.availableData
             if data.isEmpty { break }
             text += String(decoding: data, as: UTF8.self)
@@ -64,8 +69,9 @@ package final class ServerProcess {
                 return port
             }
         }
-        process.terminate()
-        throw TestFailure(description: "server did not report its port: \(text)")
+        let state = process.isRunning ? "still running after 60 s" : "exited with \(process.terminationStatus)"
+        kill()
+        throw TestFailure(description: "server did not report its port (\(state)): \(text) \(errorOutput().suffix(1_000))")
     }
 
     package var client: TestClient { TestClient(server: self) }
