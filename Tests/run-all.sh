@@ -12,6 +12,8 @@ bash .ci/check-history-words.sh
 ulimit -n 65536 2>/dev/null || true
 bash .ci/check-packages
 bash .ci/check-js-syntax.sh
+# Every page function fits on a screen (80 lines at most) and no error is swallowed by an empty catch.
+bash .ci/check-js-functions.sh
 # This run's tag: the servers its tests start carry it, so the leftover checks below see this run's only (another
 # test run on the same machine is none of its business).
 export MUSICVOTING_TEST_TAG="run$$"

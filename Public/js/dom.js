@@ -92,3 +92,8 @@ export function replaceChildren(node, ...children) {
   while (node.firstChild) node.removeChild(node.firstChild);
   node.append(...children);
 }
+
+/** A rejection handler for work nobody waits on (a reload, a refresh): the failure goes to the console, named. */
+export function warnOnFailure(what) {
+  return (error) => console.warn(`${what} failed`, error);
+}

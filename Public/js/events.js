@@ -273,8 +273,10 @@ async function readFetchStream(url, handle, onText) {
       if (done) break;
       onText(decoder.decode(value, { stream: true }));
     }
-  } catch {
-    // Refused, cut, or aborted by the watchdog (which set the reason first).
+  } catch (error) {
+    // Refused, cut, or aborted on purpose (by the watchdog, which set the reason first, or a reopen): the status line
+    // shows an outage; only a failure that was not ours is worth the console's while.
+    if (error.name !== 'AbortError') console.warn('The live stream failed', error);
   }
   return status;
 }
