@@ -35,7 +35,7 @@ struct CrowdEndToEndTests {
     }
 
     @Test func theHostTurnsTheVetoOnLiveAndEveryPageIsTold() throws {
-        let party = try TestParty.given(.live)
+        let party = try TestParty.given()
         for (number, device) in [(1, "A"), (2, "B"), (3, "C")] { try party.add(number, device: device) }
         let events = try party.events()
         #expect(try party.host("PUT", "/settings", json: ["vetoShare": 0.4]).status == 200)

@@ -14,7 +14,7 @@ private func waitingGuestSongs(_ queue: [[String: Any]]) -> [Int] {
 @Suite("R9b fair order and the party settings", .alsoOnRoundRobinCluster)
 struct FairOrderTests {
     @Test func theHostTurnsFairOrderOnAndOffLive() throws {
-        let party = try TestParty.given(.live)
+        let party = try TestParty.given()
         for number in 1...3 { try party.add(number, device: "A") }
         try party.add(4, device: "B")
         let events = try party.events()

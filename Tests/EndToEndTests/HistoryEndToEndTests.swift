@@ -8,7 +8,7 @@ import Testing
 @Suite("R33 the history and the recap", .alsoOnRoundRobinCluster)
 struct HistoryEndToEndTests {
     @Test func eachSkipLandsOnceInTheHistoryAndAnyInstanceAnswersTheRecap() throws {
-        let party = try TestParty.given(.live, settings: ["history": true])
+        let party = try TestParty.given(settings: ["history": true])
         _ = try party.registerMonitor()
         for number in 1...4 { #expect(try party.add(number).status == 200) }
         #expect(try party.vote(2, device: "fan").status == 200)

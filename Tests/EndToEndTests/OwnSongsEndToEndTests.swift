@@ -7,7 +7,7 @@ import Testing
 @Suite("R18b a guest's budget and own songs through the binary", .alsoOnRoundRobinCluster)
 struct OwnSongsEndToEndTests {
     @Test func theBudgetAndTheOwnRemovalHoldWhereverARequestLands() throws {
-        let party = try TestParty.given(.live)
+        let party = try TestParty.given()
         func addsLeft() throws -> Int? {
             let reply = try party.client.get("\(party.base)/track/queue?deviceId=guest-1")
             return (reply.json["budget"] as? [String: Any])?["addsLeft"] as? Int

@@ -6,11 +6,9 @@ import Testing
 /// A party's end as its streams see it; the API's answers (R1–R5, R24, R25, R27, R29) are `APIContractTests/PartyRoutesTests`.
 @Suite("Party end on the event stream (R5)", .serialized, .alsoOnRoundRobinCluster)
 struct PartyLifecycleTests {
-    /// In process the stream is the server's own `EventStream` value; live, a socket (and, on the cluster, another
-    /// instance's).
-    @Test(arguments: [Transport.inProcess, .live])
-    func endingAPartyNotifiesAndClosesItsStreams(_ transport: Transport) throws {
-        let party = try TestParty.given(transport)
+    /// In process the stream is the server's own `EventStream` value; on the cluster, a socket to another instance.
+    @Test func endingAPartyNotifiesAndClosesItsStreams() throws {
+        let party = try TestParty.given()
         try party.add(3)
         let stream = try party.events()
         let ended = try party.host("DELETE", "")

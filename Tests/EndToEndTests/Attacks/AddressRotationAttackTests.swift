@@ -6,7 +6,7 @@ import Testing
 @Suite("Attack: many addresses against the host PIN and party creation", .alsoOnRoundRobinCluster)
 struct AddressRotationAttackTests {
     @Test func aNewNetworkForEveryGuessGetsThirtyEvaluatedGuessesAMinuteAndNoMore() throws {
-        let party = try TestParty.given(.live)
+        let party = try TestParty.given()
         var statuses: [Int: Int] = [:]
         for guess in 0..<120 {
             let attacker = party.client.from("127.\(guess / 200 + 10).\(guess % 200).1")
@@ -58,7 +58,7 @@ struct AddressRotationAttackTests {
     }
 
     @Test func aReplacedTVThatKeepsCallingNeitherLocksItsAddressOutNorKeepsPlaying() throws {
-        let party = try TestParty.given(.live)
+        let party = try TestParty.given()
         let sharedAddress = party.client.from("127.0.0.1")
         var tokens: [String] = []
         for index in 0..<3 { tokens.append(try party.registerMonitor(device: "tv-\(index)")) }

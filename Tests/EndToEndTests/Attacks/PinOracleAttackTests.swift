@@ -72,7 +72,7 @@ struct PinOracleAttackTests {
     }
 
     @Test func aSweepFromManyAddressesIsSlowedButTheHostsRightPinStillWorks() throws {
-        let party = try TestParty.given(.live)
+        let party = try TestParty.given()
         let host = try party.events()
         defer { host.close() }
         // 20 phones, 2 guesses each: 40 wrong PINs for the party in a minute, past its budget of 30.
