@@ -10,8 +10,7 @@ struct LocalLibraryEndToEndTests {
         let song = [UInt8](repeating: 7, count: 50_000)
         try Data(Array("RIFF".utf8) + song).write(to: folder.appendingPathComponent("Album/Übermut.wav"))
         try Data([0x89, 0x50, 0x4E, 0x47]).write(to: folder.appendingPathComponent("Album/cover.png"))
-        let server = try ServerProcess(arguments: ["--library", folder.path])
-        defer { server.stop() }
+        let server = try InProcessServer { $0.libraryDirectory = folder.path }
         #expect(try server.client.get("/").text.contains("value=\"local\""), "the start page offers the configured library")
         let party = try TestParty(server, provider: "local")
         let found = try party.client.get("\(party.base)/track/search?q=ubermut")
@@ -20,7 +19,7 @@ struct LocalLibraryEndToEndTests {
         #expect(uri.hasPrefix("local:track:") && item["name"] as? String == "Übermut")
         let cover = try #require(((item["album"] as? [String: Any])?["images"] as? [[String: Any]])?.first?["url"] as? String)
         let coverURL = try #require(URLComponents(string: cover))
-        #expect(coverURL.host == "127.0.0.1" && coverURL.port == Int(server.port), "absolute (the iOS app loads it as it is)")
+        #expect(cover.hasPrefix(InProcessServer.publicURL + "/local/cover/"), "absolute (the iOS app loads it as it is): \(cover)")
         #expect(try party.client.get(coverURL.path).header("content-type") == "image/png")
         #expect(try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": uri, "deviceId": "g"]).status == 200)
         #expect(try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "demo:track:1", "deviceId": "g"]).status == 404,
@@ -42,8 +41,7 @@ struct LocalLibraryEndToEndTests {
     }
 
     @Test func withoutALibraryTheLocalProviderIsNotConfigured() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
+        let server = try InProcessServer()
         #expect(!(try server.client.get("/").text.contains("value=\"local\"")))
         let party = try TestParty(server, provider: "local")
         let search = try party.client.get("\(party.base)/track/search?q=")
@@ -58,8 +56,7 @@ struct LocalFileExposureAttackTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data(Array("RIFF".utf8) + [UInt8](repeating: 1, count: 400)).write(to: folder.appendingPathComponent("Lied.wav"))
         try Data([0x89, 0x50, 0x4E, 0x47]).write(to: folder.appendingPathComponent("cover.png"))
-        let server = try ServerProcess(arguments: ["--library", folder.path])
-        defer { server.stop() }
+        let server = try InProcessServer { $0.libraryDirectory = folder.path }
         let local = try TestParty(server, provider: "local")
         let found = try local.client.get("\(local.base)/track/search?q=lied")
         let item = try #require(((found.json["tracks"] as? [String: Any])?["items"] as? [[String: Any]])?.first)
@@ -87,8 +84,7 @@ struct LocalFileExposureAttackTests {
         try riff.write(to: album.appendingPathComponent("Song.wav"))
         try Data("not music".utf8).write(to: secret.appendingPathComponent("Lied.wav"))
         try Data("not music".utf8).write(to: secret.appendingPathComponent("Song.wav"))
-        let server = try ServerProcess(arguments: ["--library", folder.path])
-        defer { server.stop() }
+        let server = try InProcessServer { $0.libraryDirectory = folder.path }
         let local = try TestParty(server, provider: "local")
         func queuedId(_ query: String) throws -> String {
             let found = try local.client.get("\(local.base)/track/search?q=\(query)")

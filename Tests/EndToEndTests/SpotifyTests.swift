@@ -46,24 +46,27 @@ func logIn(_ party: TestParty, source: String = "web") throws -> [String: String
     return query
 }
 
-/// A Spotify party on a fresh server against a fresh fake, the host logged in; both stop when it goes away.
+/// A Spotify party in process against a fresh fake, the host logged in; the fake stops when it goes away. Time is
+/// the server's injected clock (`server.clock`).
 private final class SpotifyParty {
     let spotify: FakeSpotify
-    let server: ServerProcess
+    let server: InProcessServer
     let party: TestParty
 
     init(prepare: (FakeSpotify) -> Void = { _ in }) throws {
-        spotify = try FakeSpotify()
+        let spotify = try FakeSpotify()
         prepare(spotify)
-        server = try spotifyServer(spotify)
+        self.spotify = spotify
+        server = try InProcessServer {
+            $0.spotifyClientId = "client-123"
+            $0.spotifyAccountsBase = spotify.base
+            $0.spotifyAPIBase = spotify.base + "/v1"
+        }
         party = try TestParty(server, provider: "spotify")
         try logIn(party)
     }
 
-    deinit {
-        server.stop()
-        spotify.stop()
-    }
+    deinit { spotify.stop() }
 
     /// Pairs the monitor and registers its SDK device; returns the monitor token.
     @discardableResult
@@ -258,7 +261,8 @@ struct SpotifyTests {
         #expect(!spotify.requests.contains { $0.path.contains("/me/player") && $0.method == "PUT" && $0.path.hasSuffix("/player") },
                 "never a device transfer")
 
-        #expect(try eventually { try party.current()["progressMs"] as? Int ?? 0 >= 1_000 }, "a second into the song")
+        fixture.server.clock.advance(by: 1.5)
+        #expect(try party.current()["progressMs"] as? Int ?? 0 >= 1_000, "a second into the song")
         #expect(try party.host("POST", "/track/pause").status == 200)
         #expect(eventually { spotify.requests.contains { $0.path == "/v1/me/player/pause" && $0.query["device_id"] == "sdk-device-9" } })
         #expect(try party.host("POST", "/track/resume").status == 200)
@@ -378,7 +382,8 @@ struct SpotifyTests {
         let (spotify, party) = (fixture.spotify, fixture.party)
         let token = try fixture.pairMonitor(sdkDevice: "sdk-first")
         try fixture.add("spotify:track:trk1")
-        #expect(try eventually { try fixture.party.current()["progressMs"] as? Int ?? 0 >= 1_000 }, "a second into the song")
+        fixture.server.clock.advance(by: 1.5)
+        #expect(try fixture.party.current()["progressMs"] as? Int ?? 0 >= 1_000, "a second into the song")
         // The TV reloads: its SDK reports a new device id.
         _ = try party.client.send("PUT", "\(party.base)/spotify/deviceId", raw: "sdk-second", auth: token)
         #expect(eventually { !spotify.plays(device: "sdk-second").isEmpty })
@@ -402,8 +407,8 @@ struct SpotifyTests {
     }
 }
 
-/// `GET …/spotify/login` before the first login is open (SPEC), so it is budgeted: 53,748 OAuth states
-/// were once made in 50 s.
+/// `GET …/spotify/login` before the first login is open (SPEC), so it is budgeted: otherwise one script could make
+/// OAuth states as fast as the server answers.
 @Suite("Attack: the open Spotify login is budgeted", .serialized)
 struct SpotifyLoginFloodAttackTests {
     @Test func loginsAreBudgetedPerAddressAndPerParty() throws {

@@ -26,8 +26,7 @@ struct YouTubeTests {
     @Test func searchMapsVideosToTheSpotifyTrackShapeWithDurations() throws {
         let youtube = try fakeYouTube()
         defer { youtube.stop() }
-        let server = try ServerProcess(arguments: ["--youtube-key", "test-key", "--youtube-api-base", youtube.base + "/youtube/v3"])
-        defer { server.stop() }
+        let server = try InProcessServer { $0.youtubeKey = "test-key"; $0.youtubeBase = youtube.base + "/youtube/v3" }
         #expect(try server.client.get("/").text.contains("value=\"youtube\""))
         let party = try TestParty(server, provider: "youtube")
         let response = try party.client.get("\(party.base)/track/search?q=sommer")
@@ -59,8 +58,7 @@ struct YouTubeTests {
     @Test func emptyQueryAndRefillUseTheMostPopularMusicVideos() throws {
         let youtube = try fakeYouTube()
         defer { youtube.stop() }
-        let server = try ServerProcess(arguments: ["--youtube-key", "k", "--youtube-api-base", youtube.base + "/youtube/v3"])
-        defer { server.stop() }
+        let server = try InProcessServer { $0.youtubeKey = "k"; $0.youtubeBase = youtube.base + "/youtube/v3" }
         let party = try TestParty(server, provider: "youtube")
         let top = try party.client.get("\(party.base)/track/search?q=")
         let items = (top.json["tracks"] as? [String: Any])?["items"] as? [[String: Any]] ?? []
@@ -78,8 +76,7 @@ struct YouTubeTests {
         let youtube = try fakeYouTube()
         defer { youtube.stop() }
         youtube.fail(with: FakeService.json("youtube/quota", status: 403))
-        let server = try ServerProcess(arguments: ["--youtube-key", "k", "--youtube-api-base", youtube.base + "/youtube/v3"])
-        defer { server.stop() }
+        let server = try InProcessServer { $0.youtubeKey = "k"; $0.youtubeBase = youtube.base + "/youtube/v3" }
         let party = try TestParty(server, provider: "youtube")
         let response = try party.client.get("\(party.base)/track/search?q=anything")
         #expect(response.status == 503)
