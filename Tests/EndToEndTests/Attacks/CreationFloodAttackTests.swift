@@ -18,10 +18,10 @@ struct CreationFloodAttackTests {
     /// What the flood costs guests in time is measured by Tests/Benchmarks/creation_flood.py (printed, not asserted:
     /// a latency ratio on two shared cores says more about the neighbours than about the server). Here: the behaviour.
     @Test func floodingCreationsIsRefusedAndGuestsAreStillServed() throws {
-        let party = try TestParty.given(.live)
+        let party = try TestParty.given()
         try party.add(1)
 
-        // The flood: 30 addresses creating parties as fast as the old attack did (about 110 a second).
+        // The flood: 30 addresses creating parties, about 110 a second.
         let stop = Atomic(false)
         let created = Atomic(0), refused = Atomic(0), attempts = Atomic(0)
         let client = party.client
@@ -58,8 +58,7 @@ struct CreationFloodAttackTests {
     }
 
     @Test func activePartiesAreCappedBelowThePinSpace() throws {
-        let server = try ServerProcess(arguments: ["--max-parties", "3"])
-        defer { server.stop() }
+        let server = try InProcessServer { $0.limits.activeParties = 3 }
         for _ in 0..<3 { _ = try TestParty(server) }
         let fourth = try server.client.from("127.0.7.251").send("POST", "/api/party", json: ["provider": "demo"])
         #expect(fourth.status == 429 && fourth.error == "Gerade werden zu viele Partys erstellt — bitte kurz warten.")

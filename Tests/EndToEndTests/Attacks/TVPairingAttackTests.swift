@@ -15,7 +15,7 @@ struct TVPairingAttackTests {
     }
 
     @Test func aConnectedTVIsNeverReplacedSilentlyAndTheOldOneIsTold() throws {
-        let party = try TestParty.given(.live)
+        let party = try TestParty.given()
         let oldToken = try party.registerMonitor(device: "living-room")
         let oldStream = try party.events(monitorToken: oldToken, source: "127.0.0.1")
         defer { oldStream.close() }
@@ -36,8 +36,7 @@ struct TVPairingAttackTests {
     }
 
     @Test func aPairingFloodFromOneNetworkLeavesRoomForARealTV() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
+        let server = try InProcessServer()
         var opened = 0
         for index in 0..<100 {
             if try server.client.from("127.0.40.\(index + 1)").send("POST", "/api/tv/pairing").status == 201 { opened += 1 }
@@ -47,8 +46,7 @@ struct TVPairingAttackTests {
     }
 
     @Test func sweepingCodesFromManyNetworksStopsAfterThirtyWrongClaimsAMinute() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
+        let server = try InProcessServer()
         let victim = try Self.openPairing(server.client.from("127.0.50.1"))
         var statuses: [Int: Int] = [:]
         for guess in 0..<60 {
