@@ -42,11 +42,11 @@ struct OriginalClientTests {
     }
 
     @Test func aWebPlayerPausedForAMinuteIsStillTheDevice() throws {
-        let party = try TestParty.given(.live)
+        let party = try TestParty.given()
         // The web player: registers its SDK device through the interceptor (host PIN), listens without a token.
         let player = party.client.from("127.0.5.1")
         #expect(try player.send("PUT", "\(party.base)/spotify/deviceId", raw: "web-player-1", auth: party.hostPin).status == 200)
-        let stream = try SSEClient(port: party.client.port, path: "/api/spotify/events?partyId=\(party.id)&source=web", source: "127.0.5.1")
+        let stream = try player.events("/api/spotify/events?partyId=\(party.id)&source=web")
         defer { stream.close() }
         #expect(try player.get("\(party.base)/spotify/deviceId").text == "web-player-1")
         _ = try party.add(1)
@@ -56,7 +56,7 @@ struct OriginalClientTests {
         #expect(try player.send("POST", "\(party.base)/track/progress", json: ["position": "1200", "duration": 32000],
                                 auth: party.hostPin).status == 204)
         #expect(try party.host("POST", "/track/pause").status == 200)
-        Thread.sleep(forTimeInterval: 60)
+        party.server.letPass(60)
         #expect(try party.current()["deviceActive"] as? Bool == true, "60 s paused, its stream open: still the device")
         let resumed = try party.host("POST", "/track/resume")
         #expect(resumed.status == 200 && resumed.json["isPlaying"] as? Bool == true)
@@ -66,13 +66,13 @@ struct OriginalClientTests {
     }
 
     @Test func coversAreAbsolutePNGs() throws {
-        let party = try TestParty.given(.live)
+        let party = try TestParty.given()
         _ = try party.add(3)
         let urls = try party.queue().compactMap { (($0["album"] as? [String: Any])?["images"] as? [[String: Any]])?.first?["url"] as? String }
         #expect(!urls.isEmpty)
         for url in urls {
             let parsed = try #require(URLComponents(string: url))
-            #expect(parsed.scheme == "http" && parsed.host == "127.0.0.1" && parsed.port == Int(party.client.port), "absolute: \(url)")
+            #expect(url.hasPrefix(party.server.origin + "/"), "absolute: \(url)")
             #expect(parsed.path.hasSuffix(".png"))
             let image = try party.client.get(parsed.path)
             #expect(image.status == 200 && image.header("content-type") == "image/png")
@@ -81,6 +81,6 @@ struct OriginalClientTests {
         let search = try party.client.get("\(party.base)/track/search?q=")
         let first = ((search.json["tracks"] as? [String: Any])?["items"] as? [[String: Any]])?.first
         let searchURL = ((first?["album"] as? [String: Any])?["images"] as? [[String: Any]])?.first?["url"] as? String
-        #expect(searchURL?.hasPrefix("http://127.0.0.1:\(party.client.port)/demo/cover/") == true)
+        #expect(searchURL?.hasPrefix(party.server.origin + "/demo/cover/") == true, "\(searchURL ?? "none")")
     }
 }

@@ -46,6 +46,10 @@ package final class InProcessServer: TestServer {
 
     package var client: TestClient { TestClient(server: self) }
 
+    package var origin: String { Self.publicURL }
+
+    package func letPass(_ seconds: TimeInterval) { clock.advance(by: seconds) }
+
     /// What the server's once-a-second upkeep does for playback: a song that ended gives way to the next.
     package func tick() { application.service.watchPlayback() }
 

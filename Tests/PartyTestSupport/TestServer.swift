@@ -8,6 +8,10 @@ package protocol TestServer: AnyObject {
     func respond(_ method: String, _ path: String, body: [UInt8]?, headers: [String: String], source: String) throws -> HTTPResponse
     /// An event stream opened at `path` (with `Accept: text/event-stream` and, when given, `Last-Event-ID`).
     func events(path: String, lastEventId: Int?, source: String) throws -> SSEClient
+    /// Where the server says it is reached (the start of the absolute links it hands out: covers, join links).
+    var origin: String { get }
+    /// Lets `seconds` pass for the server: on an injected clock at once, on a live server in real time.
+    func letPass(_ seconds: TimeInterval)
 }
 
 /// Which kind of server a test's party lives on.
@@ -34,6 +38,10 @@ extension PartyHost {
     package func events(path: String, lastEventId: Int?, source: String) throws -> SSEClient {
         try SSEClient(port: port, path: path, lastEventId: lastEventId, source: source)
     }
+
+    package var origin: String { "http://127.0.0.1:\(port)" }
+
+    package func letPass(_ seconds: TimeInterval) { Thread.sleep(forTimeInterval: seconds) }
 }
 
 /// A port somebody else started: an instance of a cluster spoken to directly, or its nginx.
