@@ -39,8 +39,7 @@ struct BlacklistDisguiseAttackTests {
             try Data(Self.wav(title: song.title, artist: song.artist, album: song.album))
                 .write(to: folder.appendingPathComponent("song-\(index).wav"))
         }
-        let server = try ServerProcess(arguments: ["--library", folder.path])
-        defer { server.stop() }
+        let server = try InProcessServer { $0.libraryDirectory = folder.path }
         let party = try TestParty(server, provider: "local")
         #expect(try party.host("PUT", "/blacklist", json: ["word": "Spam"]).status == 200)
 
