@@ -30,7 +30,7 @@ struct InstanceKillTests {
         defer { heldPorts.forEach { $0.release() } }
         for round in 1...2 {
             let before = storm.acknowledgedCount
-            #expect(eventually { storm.acknowledgedCount >= before + 40 }, "round \(round): likes are acknowledged")
+            #expect(eventually { storm.acknowledgedCount >= before + 40 }, "round \(round): likes are acknowledged: \(storm.failureSummary)")
             let held = cluster.instances.map { establishedConnections(port: $0.port) }
             let owner = cluster.instances[try #require(held.indices.max { held[$0] < held[$1] })]
             print("round \(round): connections held per instance \(held)")
@@ -46,7 +46,7 @@ struct InstanceKillTests {
             let after = storm.acknowledgedCount
             // nginx learns a dead upstream from the requests it sends there (passive health): on a loaded machine the
             // first likes after the kill may wait their connect timeouts before they go on elsewhere.
-            #expect(eventually(timeout: 45) { storm.acknowledgedCount >= after + 40 }, "round \(round): likes go on through nginx")
+            #expect(eventually(timeout: 45) { storm.acknowledgedCount >= after + 40 }, "round \(round): likes go on through nginx: \(storm.failureSummary)")
         }
         storm.stop()
 
@@ -81,7 +81,7 @@ struct InstanceKillTests {
             #expect(subscriber.failures.isEmpty, "\(subscriber.failures)")
         }
         let resumes = subscribers.flatMap(\.resumeTimes).sorted()
-        print("like storm through nginx: \(acknowledged.count) likes acknowledged of \(attempted.values.reduce(0, +)) attempted, "
+        print("like storm through nginx: \(storm.failureSummary), "
               + "\(lost.count) lost; streams resumed after \(resumes.map { Int($0 * 1000) }) ms")
     }
 }
@@ -109,7 +109,7 @@ struct RoundRobinStormTests {
 
         let storm = LikeStorm(port: nginx.port, base: party.base, songs: songs)
         defer { storm.stop() }
-        #expect(eventually { storm.acknowledgedCount >= 300 }, "likes are acknowledged on every instance")
+        #expect(eventually { storm.acknowledgedCount >= 300 }, "likes are acknowledged on every instance: \(storm.failureSummary)")
         storm.stop()
 
         let newest = try #require(Int(try cluster.sql("SELECT last_event_seq FROM parties WHERE id = '\(party.id)'")))
@@ -123,7 +123,7 @@ struct RoundRobinStormTests {
             SELECT count(*) FROM votes v JOIN queue_entries e ON e.id = v.entry_id WHERE e.party_id = '\(party.id)'
             """)) ?? -1
         #expect(voters >= storm.acknowledgedCount)
-        print("round-robin storm: \(storm.acknowledgedCount) likes over 3 instances, \(newest) events, 9 streams in order")
+        print("round-robin storm over 3 instances: \(storm.failureSummary), \(newest) events, 9 streams in order")
     }
 }
 

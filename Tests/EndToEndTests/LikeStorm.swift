@@ -12,6 +12,7 @@ final class LikeStorm: @unchecked Sendable {
     private struct State {
         var acknowledged: [Like] = []
         var failures: [String] = []
+        var failureKinds: [String: Int] = [:]
         var attempted: [Int: Int] = [:]
         var stopping = false
     }
@@ -41,10 +42,14 @@ final class LikeStorm: @unchecked Sendable {
                                 state.acknowledged.append(Like(number: number, device: device))
                             } else {
                                 state.failures.append("\(device): \(response)")
+                                state.failureKinds["\(response.status) \(response.error ?? "-")", default: 0] += 1
                             }
                         }
                     } catch {
-                        state.withLock { $0.failures.append("\(device): no answer (\(error))") }
+                        state.withLock { state in
+                            state.failures.append("\(device): no answer (\(error))")
+                            state.failureKinds["no answer", default: 0] += 1
+                        }
                     }
                     if pause > 0 { Thread.sleep(forTimeInterval: pause) }
                 }
@@ -57,6 +62,16 @@ final class LikeStorm: @unchecked Sendable {
     /// Likes answered with anything but 200, or not answered.
     var failures: [String] { state.withLock { $0.failures } }
     var attempted: [Int: Int] { state.withLock { $0.attempted } }
+    /// The failures by kind (`status error-code`, or `no answer`), most frequent first, with the first failure's text:
+    /// for expectation messages.
+    var failureSummary: String {
+        state.withLock { state in
+            let kinds = state.failureKinds.sorted { $0.value > $1.value }.map { "\($0.key): \($0.value)" }
+            let tried = state.attempted.values.reduce(0, +)
+            return "\(state.acknowledged.count) of \(tried) acknowledged; failures [\(kinds.joined(separator: ", "))]"
+                + (state.failures.first.map { ", first: \($0.prefix(300))" } ?? "")
+        }
+    }
 
     /// Ends the storm and waits for the likes in flight. Safe to repeat.
     func stop() {
