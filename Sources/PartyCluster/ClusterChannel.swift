@@ -41,9 +41,12 @@ public final class ClusterChannel: DoorbellSession {
         return try connection.receiveNotifications().filter { $0.channel == Self.channel && $0.senderPID != own }.map(\.payload)
     }
 
-    /// Rings: one NOTIFY (its own transaction). PostgreSQL delivers it to every listening session, on commit.
-    public func notify(_ payload: String) throws {
-        try connection.run("SELECT pg_notify(?, ?)", [.text(Self.channel), .text(payload)])
+    /// Rings: one statement (its own transaction) of one `pg_notify` per payload. PostgreSQL delivers them to every
+    /// listening session, on commit, in order.
+    public func notify(_ payloads: [String]) throws {
+        guard !payloads.isEmpty else { return }
+        let calls = payloads.indices.map { "pg_notify(?1, ?\($0 + 2))" }.joined(separator: ", ")
+        try connection.run("SELECT \(calls)", [.text(Self.channel)] + payloads.map { .text($0) })
     }
 
     /// The logged events after `sequence`, oldest first, at most `limit`.

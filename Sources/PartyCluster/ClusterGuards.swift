@@ -193,6 +193,8 @@ extension ClusterGuards: LimitCounter {
 
     public func setNewGuestsPerNetwork(_ limit: Int) { rations.withLock { $0 = GuestLimits.rations(newGuestsPerNetwork: limit) } }
 
+    public var countsNewGuests: Bool { !rations.withLock { $0.isEmpty } }
+
     public func checkAdds(_ count: Int, device: String, party: String, at now: Date) throws(PartyError) {
         let key = GuestLimits.key(device: device, party: party)
         try GuestLimits.checkAdds(count, left: max(0, GuestLimits.adds.limit - self.count(GuestLimits.adds, key: key, at: now)),
@@ -213,7 +215,7 @@ extension ClusterGuards: LimitCounter {
         return AddBudget(addsLeft: left, nextAddInMs: next)
     }
 
-    /// Counted before the state lock (`admitAhead`).
+    /// Counted in the like's write, on the store's connection (`SeveralWriters.admitLike`).
     public func admitLike(device: String, party: String, at now: Date) throws(PartyError) {}
 
     public func secretRefusal(address: String, scope: String, proven: Bool, lifetimeFailures: Int, at now: Date) -> SecretGuard.Refusal? {
@@ -231,26 +233,3 @@ extension ClusterGuards: LimitCounter {
 }
 
 extension ClusterGuards: PairingRegistry {}
-
-/// A like is the most frequent write: checked and counted in one round trip, before the state lock.
-extension ClusterGuards: LikeAdmission {
-    public func admitAhead(device: String, party: String, at now: Date) throws(PartyError) {
-        if let retry = admit(1, [(GuestLimits.likes, GuestLimits.key(device: device, party: party))], at: now) {
-            throw .rateLimited(retryAfterSeconds: retry)
-        }
-    }
-
-    /// On a worker thread: the party's look-up and the count are both database reads.
-    public func admitting(device: String, activeParty: @escaping @Sendable () throws -> Party, now: @escaping @Sendable () -> Date,
-                          then like: @escaping @Sendable () -> Void, failed: @escaping @Sendable (any Error) -> Void) {
-        DispatchQueue.global().async { [self] in
-            do {
-                let party = try activeParty()
-                try admitAhead(device: device, party: party.id, at: now())
-            } catch {
-                return failed(error)
-            }
-            like()
-        }
-    }
-}

@@ -20,6 +20,8 @@ public final class Doorbell: @unchecked Sendable {
     private struct HandedOver {
         /// Parties this instance committed events of since its last ring, with their newest sequence number.
         var rung: [String: Int64] = [:]
+        /// Events not logged, for the others' streams of each party (the newest progress per party: it replaces the last).
+        var relayed: [String: String] = [:]
         /// Parties whose log the hub asked to read (a gap in what it sent).
         var catchUp: Set<String> = []
         var stopping = false
@@ -63,6 +65,16 @@ public final class Doorbell: @unchecked Sendable {
         let first = handedOver.withLock { handedOver in
             defer { handedOver.rung[partyId] = max(handedOver.rung[partyId] ?? 0, sequence) }
             return handedOver.rung.isEmpty
+        }
+        if first { wakeUp() }
+    }
+
+    /// An event that is not logged (the monitor's progress), sent to the others with the next ring; a newer one of the
+    /// party replaces one not sent yet (stale a second later).
+    func relay(partyId: String, message: String) {
+        let first = handedOver.withLock { handedOver in
+            defer { handedOver.relayed[partyId] = message }
+            return handedOver.rung.isEmpty && handedOver.relayed.isEmpty
         }
         if first { wakeUp() }
     }
@@ -112,7 +124,8 @@ public final class Doorbell: @unchecked Sendable {
                     lastPoll = Date()
                 }
                 let now = Date()
-                let ringDue = handedOver.withLock { !$0.rung.isEmpty } ? lastRing.addingTimeInterval(Self.coalescing) : .distantFuture
+                let ringDue = handedOver.withLock { !$0.rung.isEmpty || !$0.relayed.isEmpty }
+                    ? lastRing.addingTimeInterval(Self.coalescing) : .distantFuture
                 let pollDue = lastPoll.addingTimeInterval(Self.pollInterval)
                 // A query above may have read other instances' doorbells into libpq's buffer, where poll(2) on the
                 // socket no longer sees them (they waited for the next poll, up to 2 s): take those before sleeping.
@@ -147,21 +160,38 @@ public final class Doorbell: @unchecked Sendable {
         while read(wake.read, &buffer, buffer.count) > 0 {}
     }
 
-    /// Sends what was rung since the last ring as one NOTIFY (several when it is long): `instance party:seq …`.
+    /// Sends what was rung since the last ring as one NOTIFY (several when it is long): `instance party:seq …`; and
+    /// the relayed events, one a line after a first line `instance relay` (a message is one line of JSON).
     private func ringPending() throws -> Bool {
-        let rung = handedOver.withLock { handedOver in defer { handedOver.rung = [:] }; return handedOver.rung }
-        guard !rung.isEmpty else { return false }
-        var payload = String(instance)
+        let (rung, relayed) = handedOver.withLock { handedOver in
+            defer { handedOver.rung = [:]; handedOver.relayed = [:] }
+            return (handedOver.rung, handedOver.relayed)
+        }
+        guard !rung.isEmpty || !relayed.isEmpty else { return false }
         do {
+            var payloads: [String] = []
+            var payload = String(instance)
             for (partyId, sequence) in rung {
                 let item = " \(partyId):\(sequence)"
                 if payload.utf8.count + item.utf8.count > 7_000 {
-                    try channel.notify(payload)
+                    payloads.append(payload)
                     payload = String(instance)
                 }
                 payload += item
             }
-            try channel.notify(payload)
+            if !rung.isEmpty { payloads.append(payload) }
+            payload = instance + Self.relayHeader
+            for (partyId, message) in relayed where partyId.utf8.count + message.utf8.count < 7_000 {
+                let item = "\n\(partyId) \(message)"
+                if payload.utf8.count + item.utf8.count > 7_000 {
+                    payloads.append(payload)
+                    payload = instance + Self.relayHeader
+                }
+                payload += item
+            }
+            if !relayed.isEmpty { payloads.append(payload) }
+            // One statement, so one transaction, however many payloads.
+            try channel.notify(payloads)
             EngineMetrics.doorbellRings.add(at: 0)
         } catch {
             // Not rung: ring it with the next one (the others' polls find it meanwhile).
@@ -171,8 +201,20 @@ public final class Doorbell: @unchecked Sendable {
         return true
     }
 
-    /// Another instance's doorbell: the parties served here that it names past what they were sent are read.
+    static let relayHeader = " relay"
+
+    /// Another instance's doorbell: the parties served here that it names past what they were sent are read; relayed
+    /// events go to the party's streams here at once.
     private func heard(_ payload: String) {
+        let lines = payload.split(separator: "\n", omittingEmptySubsequences: false)
+        if lines.count > 1 || payload.hasSuffix(Self.relayHeader) {
+            guard let first = lines.first, first.hasSuffix(Self.relayHeader), first.dropLast(Self.relayHeader.count) != instance else { return }
+            for line in lines.dropFirst() {
+                guard let space = line.firstIndex(of: " ") else { continue }
+                hub.deliver(partyId: String(line[..<space]), live: String(line[line.index(after: space)...]))
+            }
+            return
+        }
         let words = payload.split(separator: " ")
         guard let sender = words.first, sender != instance else { return }
         EngineMetrics.doorbellRings.add(at: 1)
@@ -224,8 +266,8 @@ public protocol DoorbellSession: AnyObject {
     func listen() throws -> Bool?
     /// The payloads rung by other sessions since the last call.
     func receive() throws -> [String]
-    /// Rings: every listening session hears `payload`.
-    func notify(_ payload: String) throws
+    /// Rings: every listening session hears each of `payloads`, sent in one transaction.
+    func notify(_ payloads: [String]) throws
     /// The logged events after `sequence`, oldest first, at most `limit`.
     func events(partyId: String, after sequence: Int64, limit: Int) throws -> [LoggedEvent]
     /// The newest sequence number of each of `partyIds` that exists.

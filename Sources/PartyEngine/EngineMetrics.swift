@@ -10,6 +10,8 @@ public enum EngineMetrics {
                                                 help: "Events sent to the event streams of this instance's parties.")
     public static let groupCommitBatchSize = Histogram("musicvoting_group_commit_batch_size", help: "Writes committed in one transaction.",
                                                        bounds: [1, 2, 4, 8, 16, 32, 64])
+    public static let groupCommitRetries = Counter("musicvoting_group_commit_retries_total",
+                                                   help: "Batches run again with a savepoint per write (several instances: a write failed after it wrote).")
     public static let groupCommitDuration = Histogram("musicvoting_group_commit_duration_seconds",
                                                       help: "Time of one group commit, its transaction included.",
                                                       bounds: Histogram.durationBounds, scale: 1e-9)
@@ -23,7 +25,7 @@ public enum EngineMetrics {
                                              help: "Parties the doorbell's safety-net poll found behind their log.")
 
     public static var families: [any MetricFamily] {
-        [likes, adds, vetoes, eventsPublished, groupCommitBatchSize, groupCommitDuration, stalls, doorbellRings, pollCatchUps]
+        [likes, adds, vetoes, eventsPublished, groupCommitBatchSize, groupCommitRetries, groupCommitDuration, stalls, doorbellRings, pollCatchUps]
     }
 
     static func stalled(_ reason: StallReason) {

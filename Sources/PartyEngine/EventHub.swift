@@ -105,6 +105,13 @@ public final class EventHub: @unchecked Sendable {
         closeEndedParties()
     }
 
+    /// An event another instance relayed without logging it (the monitor's progress): sent at once, without an id.
+    public func deliver(partyId: String, live message: String) {
+        lock.lock()
+        send(Delivery(sequence: nil, frame: ServerEvent.frame(id: nil, message: message), audience: nil, endsParty: false), partyId: partyId)
+        lock.unlock()
+    }
+
     /// Who hears that streams opened or closed (the service, which announces `device-changed`).
     func whenStreamsChange(_ action: @escaping @Sendable (_ partyId: String, _ address: String, _ isMonitor: Bool) -> Void) {
         lock.lock()

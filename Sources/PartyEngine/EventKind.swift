@@ -95,11 +95,13 @@ enum EventKind: Sendable {
     /// shows of the party's state is logged; the monitor's progress (every second, stale a second later), a
     /// provider's error message (said once, the stall that follows is logged) and a PIN-guessing alert (this
     /// instance's throttle) are not: they are sent live only, without an `id:`.
-    /// With several instances these go to the log too (it is how an event reaches the streams held by the other
-    /// instances, in order with the rest), but a resumed stream is never sent them again: `liveOnlyTypes`.
+    /// With several instances the error and the alert go to the log too (it is how an event reaches the streams held
+    /// by the other instances, in order with the rest), but a resumed stream is never sent them again
+    /// (`liveOnlyTypes`); progress is relayed with the doorbell instead (`Doorbell.relay`).
     var isLogged: Bool { !Self.liveOnlyTypes.contains(type) }
 
-    static let liveOnlyTypes: Set<String> = ["progress", "playback-error", "pin-guessing"]
+    static let liveOnlyTypes: Set<String> = [progressType, "playback-error", "pin-guessing"]
+    static let progressType = "progress"
 
     /// Ids as one comma-separated string, their digits written in place (every like's event carries the
     /// queue's order; a string per id and then their join were most of the event's encoding).

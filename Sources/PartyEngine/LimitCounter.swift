@@ -15,13 +15,15 @@ public protocol LimitCounter: Sendable {
     mutating func admitNewGuest(party: String, address: String, at now: Date) throws(PartyError)
     /// The rations scale with the operator's `--max-new-guests-per-network` (0: none).
     mutating func setNewGuestsPerNetwork(_ limit: Int)
+    /// Whether new guests are counted against rations (false: `--max-new-guests-per-network 0`).
+    var countsNewGuests: Bool { get }
     /// R11: throws when `count` more adds do not fit; `recordAdds` counts those that went in.
     func checkAdds(_ count: Int, device: String, party: String, at now: Date) throws(PartyError)
     mutating func recordAdds(_ count: Int, device: String, party: String, at now: Date)
     /// R18b: the add budget, read without spending any.
     func addBudget(device: String, party: String, at now: Date) -> AddBudget
-    /// R17/R17a: a like or veto under the state lock (a counter whose likes cost a round trip counts them before it:
-    /// `LikeAdmission`).
+    /// R17/R17a: a like or veto under the state lock, one instance alone (several count it in the write's transaction:
+    /// `PartyWriters.admitLike`).
     mutating func admitLike(device: String, party: String, at now: Date) throws(PartyError)
 
     /// R24/R24a: why a secret of `scope` is not checked for `address` now (`SecretGuard`).
@@ -57,7 +59,12 @@ struct LocalLimits: LimitCounter {
         try guests.admitNewGuest(party: party, address: address, at: now)
     }
 
-    mutating func setNewGuestsPerNetwork(_ limit: Int) { guests = GuestLimits(newGuestsPerNetwork: limit) }
+    mutating func setNewGuestsPerNetwork(_ limit: Int) {
+        guests = GuestLimits(newGuestsPerNetwork: limit)
+        countsNewGuests = limit != 0
+    }
+
+    private(set) var countsNewGuests = true
 
     func checkAdds(_ count: Int, device: String, party: String, at now: Date) throws(PartyError) {
         try guests.checkAdds(count, device: device, party: party, at: now)
@@ -87,29 +94,6 @@ struct LocalLimits: LimitCounter {
 
     /// Each window prunes itself as it records.
     mutating func prune(at now: Date) {}
-}
-
-/// Where a like's count is taken when it costs a round trip (the database several instances share): before the
-/// state lock, so one like's trip holds up no other request of this instance. Alone a like is counted under the lock
-/// (`LimitCounter.admitLike`), and this does nothing.
-public protocol LikeAdmission: Sendable {
-    /// Counts one like or veto of `device` in the party, or throws `.rateLimited` without counting it.
-    func admitAhead(device: String, party: String, at now: Date) throws(PartyError)
-    /// Runs `like` once the like is admitted ahead, and `failed` instead when it is not: a counter that asks a
-    /// database first finds the party (`activeParty`: no count is kept for a party that is none), both off the
-    /// caller's thread.
-    func admitting(device: String, activeParty: @escaping @Sendable () throws -> Party, now: @escaping @Sendable () -> Date,
-                   then like: @escaping @Sendable () -> Void, failed: @escaping @Sendable (any Error) -> Void)
-}
-
-/// One instance alone: likes are counted under the state lock.
-struct LikesUnderLock: LikeAdmission {
-    func admitAhead(device: String, party: String, at now: Date) throws(PartyError) {}
-
-    func admitting(device: String, activeParty: @escaping @Sendable () throws -> Party, now: @escaping @Sendable () -> Date,
-                   then like: @escaping @Sendable () -> Void, failed: @escaping @Sendable (any Error) -> Void) {
-        like()
-    }
 }
 
 /// The TVs waiting to be paired by a host's phone (`TVPairings`): this instance's, or the database's.

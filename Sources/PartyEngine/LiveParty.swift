@@ -12,6 +12,8 @@ struct LiveParty {
     var sdkDevice: String?
     /// Monitor tokens the party's monitor held before it was replaced (the last few; wrong, but no guess).
     var retiredMonitorTokens: [String] = []
+    /// Several instances: a progress report changed what this instance shares of the player since its last refresh.
+    var presenceToShare = false
     /// On the instance owning the party's timers: what `device-changed` last said.
     var announcedActive: Bool?
     /// R17a: when this instance last wrote each device's activity (`PartyState.recordActivity`), for at most

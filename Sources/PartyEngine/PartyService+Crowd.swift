@@ -5,8 +5,6 @@ extension PartyService {
     /// R17a: toggles a veto; at the threshold the current song is skipped exactly as by a host `next` (only while
     /// it is still current: nothing is skipped twice), a waiting one was removed.
     public func veto(uri: String, deviceId: String, clientAddress: String = "local", party: Party) throws -> VetoOutcome {
-        // R17a: a veto spends the like budget (R11).
-        try likes.admitAhead(device: deviceId, party: party.id, at: now)
         let outcome = try withState { try $0.veto(uri: uri, deviceId: deviceId, clientAddress: clientAddress, party: party) }
         if outcome.vetoed { EngineMetrics.vetoes.add() }
         if let entryId = outcome.skipsEntry { _ = try advance(party, request: .crowdVeto(entryId: entryId)) }

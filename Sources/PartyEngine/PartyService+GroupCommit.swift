@@ -9,14 +9,31 @@ struct BatchedWrite: Sendable {
     /// The party whose row the write locks (nil: none; `PartyWriters.ordered`).
     var partyId: String? = nil
     let apply: @Sendable (inout PartyState) -> @Sendable () -> Void
+    /// `apply` without a savepoint (`PartyState.withoutSavepoint`): throws `SavepointNeeded` only.
+    var applyAlone: (@Sendable (inout PartyState) throws -> @Sendable () -> Void)? = nil
     let fail: @Sendable (any Error) -> Void
 }
+
+/// A write of a batch without savepoints failed after it wrote: the batch runs again, a savepoint per write.
+struct SavepointNeeded: Error {}
 
 extension BatchedWrite {
     /// `body` in its own savepoint of the batch; `completion` hears its result once the batch committed, or the
     /// batch's failure.
-    init<T: Sendable>(partyId: String? = nil, _ body: @escaping @Sendable (inout PartyState) throws -> T,
+    /// `withoutSavepoint`: the write may run without a savepoint (`PartyState.withoutSavepoint`): everything it does
+    /// outside the database it does once the write can no longer be refused, so running it again does nothing twice.
+    init<T: Sendable>(partyId: String? = nil, withoutSavepoint: Bool = false, _ body: @escaping @Sendable (inout PartyState) throws -> T,
                       completion: @escaping @Sendable (Result<T, any Error>) -> Void) {
+        let alone: @Sendable (inout PartyState) throws -> @Sendable () -> Void = { state in
+            do {
+                let value = try state.withoutSavepoint { try body(&$0) }
+                return { completion(.success(value)) }
+            } catch let error as SavepointNeeded {
+                throw error
+            } catch {
+                return { completion(.failure(error)) }
+            }
+        }
         self.init(partyId: partyId, apply: { state in
             do {
                 let value = try state.transaction { try body(&$0) }
@@ -24,26 +41,27 @@ extension BatchedWrite {
             } catch {
                 return { completion(.failure(error)) }
             }
-        }, fail: { completion(.failure($0)) })
+        }, applyAlone: withoutSavepoint ? alone : nil, fail: { completion(.failure($0)) })
     }
 }
 
 extension PartyService {
     /// Runs `body` in the next group commit and hands `completion` its result once the transaction holding it has
     /// committed (an acknowledged write survives kill -9), after its events went out.
-    func write<T: Sendable>(partyId: String? = nil, _ body: @escaping @Sendable (inout PartyState) throws -> T,
+    func write<T: Sendable>(partyId: String? = nil, withoutSavepoint: Bool = false, _ body: @escaping @Sendable (inout PartyState) throws -> T,
                             completion: @escaping @Sendable (Result<T, any Error>) -> Void) {
-        commits.submit(BatchedWrite(partyId: partyId, body, completion: completion)) { [weak self] jobs in
+        commits.submit(BatchedWrite(partyId: partyId, withoutSavepoint: withoutSavepoint, body, completion: completion)) { [weak self] jobs in
             guard let self else { return jobs.forEach { $0.fail(PartyError.partyNotFound) } }
             self.commit(jobs)
         }
     }
 
     /// `write`, waited for on this thread (callers already off libmicrohttpd's threads, and tests).
-    func write<T: Sendable>(partyId: String? = nil, _ body: @escaping @Sendable (inout PartyState) throws -> T) throws -> T {
+    func write<T: Sendable>(partyId: String? = nil, withoutSavepoint: Bool = false,
+                            _ body: @escaping @Sendable (inout PartyState) throws -> T) throws -> T {
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<T, any Error>?>(nil)
-        write(partyId: partyId, body) { result in
+        write(partyId: partyId, withoutSavepoint: withoutSavepoint, body) { result in
             outcome.withLock { $0 = result }
             done.signal()
         }
@@ -60,6 +78,15 @@ extension PartyService {
         defer { EngineMetrics.groupCommitDuration.observeNanoseconds(since: started, now: DispatchTime.now().uptimeNanoseconds) }
         let answers = withState { state -> [@Sendable () -> Void] in
             let jobs = state.writers.ordered(jobs)
+            if state.writers.batchesWithoutSavepoints {
+                do {
+                    return try state.transaction { state in try jobs.map { job in try (job.applyAlone ?? { job.apply(&$0) })(&state) } }
+                } catch is SavepointNeeded {
+                    EngineMetrics.groupCommitRetries.add()
+                } catch {
+                    return jobs.map { job in { job.fail(error) } }
+                }
+            }
             do {
                 return try state.transaction { state in jobs.map { $0.apply(&state) } }
             } catch {

@@ -93,30 +93,24 @@ extension PartyService {
     }
 
     public func vote(uri: String, deviceId: String, wanted: Bool? = nil, clientAddress: String = "local", party: Party) throws -> (liked: Bool, likeCount: Int) {
-        try likes.admitAhead(device: deviceId, party: party.id, at: now)
-        let result = try write(partyId: party.id) { try $0.vote(uri: uri, deviceId: deviceId, wanted: wanted, clientAddress: clientAddress, party: party) }
+        let result = try write(partyId: party.id, withoutSavepoint: true) { try $0.vote(uri: uri, deviceId: deviceId, wanted: wanted, clientAddress: clientAddress, party: party) }
         if result.liked { EngineMetrics.likes.add() }
         return result
     }
 
     /// R17 without holding the caller's thread (it returns at once): `completion` gets the answer once the like's
-    /// group commit is done. Alone, the party is looked up in the batch (a like storm's request threads
-    /// waited for the state lock a committing batch held, only to find the party); with several instances before the
-    /// shared count, on a worker thread (both are database reads), so that no count is kept for a party that is none.
+    /// group commit is done. The party is looked up in the batch (a like storm's request threads waited for the
+    /// state lock a committing batch held, only to find the party), and the like counted there (R11, R31).
     public func vote(uri: String, deviceId: String, wanted: Bool? = nil, clientAddress: String, partyId: String,
                      completion answer: @escaping @Sendable (Result<(liked: Bool, likeCount: Int), any Error>) -> Void) {
         let completion: @Sendable (Result<(liked: Bool, likeCount: Int), any Error>) -> Void = { result in
             if case .success(let vote) = result, vote.liked { EngineMetrics.likes.add() }
             answer(result)
         }
-        let like: @Sendable () -> Void = { [self] in
-            write(partyId: partyId, { state in
-                try state.vote(uri: uri, deviceId: deviceId, wanted: wanted, clientAddress: clientAddress,
-                               party: state.activeParty(id: partyId, endsIfDue: false))
-            }, completion: completion)
-        }
-        likes.admitting(device: deviceId, activeParty: { [self] in try activeParty(id: partyId) }, now: { [self] in now }, then: like,
-                        failed: { completion(.failure($0)) })
+        write(partyId: partyId, withoutSavepoint: true, { state in
+            try state.vote(uri: uri, deviceId: deviceId, wanted: wanted, clientAddress: clientAddress,
+                           party: state.partyToWrite(id: partyId))
+        }, completion: completion)
     }
 
     /// Host removal; removing the playing entry moves on to the next one.
@@ -126,7 +120,6 @@ extension PartyService {
 
     /// R18b: a guest's removal of its own waiting song.
     public func removeOwn(uri: String, deviceId: String, party: Party) throws {
-        try likes.admitAhead(device: deviceId, party: party.id, at: now)
         try write(partyId: party.id) { try $0.removeOwn(uri: uri, deviceId: deviceId, party: party) }
     }
 

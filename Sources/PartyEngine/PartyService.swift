@@ -31,8 +31,6 @@ public final class PartyService: Sendable {
 
     /// Rung after each commit that logged events (other instances hear of them).
     private let channel: any EventChannel
-    /// Counts likes before the state lock when a count is a round trip (`LikeAdmission`).
-    let likes: any LikeAdmission
     /// Several instances: whether this instance runs the upkeep (`runsUpkeep`) and the timer shards it owns.
     let upkeepOwner = Mutex<Bool?>(nil)
     let ownedShards = Mutex<[Int]?>(nil)
@@ -40,7 +38,6 @@ public final class PartyService: Sendable {
     public init(store: sending any PartyStoring, clock: any PartyClock, random: sending any RandomNumberGenerator, providers: ProviderRegistry,
          hub: EventHub, coordination: Coordination = .alone) {
         channel = coordination.channel
-        likes = coordination.likes
         self.clock = clock
         self.providers = providers
         self.hub = hub
@@ -79,7 +76,13 @@ public final class PartyService: Sendable {
     private func perform(_ effects: PartyState.Effects, ticket: UInt64?) {
         if let ticket {
             publishOrder.inTurn(ticket) { for event in effects.events { hub.publish(event) } }
-            for event in effects.events { if let sequence = event.sequence { channel.ring(partyId: event.partyId, sequence: sequence) } }
+            for event in effects.events {
+                if let sequence = event.sequence {
+                    channel.ring(partyId: event.partyId, sequence: sequence)
+                } else if !event.kind.isLogged, !channel.logs(event.kind) {
+                    channel.relay(partyId: event.partyId, message: event.message)
+                }
+            }
         }
         for partyId in effects.closedMonitorStreams { hub.closeMonitorStreams(partyId: partyId) }
         for partyId in Set(effects.playersToDrive) { driveRemotePlayer(partyId: partyId) }

@@ -61,9 +61,18 @@ extension PartyState {
                 try state.transaction { state in
                     // Noted first: when this or an enclosing transaction rolls back, the rows are pending again.
                     state.effects.flushedActivity.append((partyId, pending))
-                    for (deviceId, at) in pending { try state.store.recordActivity(deviceId: deviceId, partyId: partyId, at: at) }
+                    try state.store.recordActivity(pending, partyId: partyId)
                 }
             }
+        }
+    }
+
+    /// Writes the activity noted in the open transaction, one statement per party (several writers: before it commits).
+    mutating func writePendingActivity() throws {
+        for partyId in live.keys where live[partyId]?.pendingActivity.isEmpty == false {
+            guard let pending = live[partyId]?.takePendingActivity() else { continue }
+            effects.flushedActivity.append((partyId, pending))
+            try keepingReads { try $0.store.recordActivity(pending, partyId: partyId) }
         }
     }
 
@@ -77,6 +86,12 @@ extension PartyState {
     }
 
     /// R30: a banned device's adds, likes and vetoes are refused for the rest of the party.
+    /// R11/R17a: counts a like or veto of the device, or throws `.rateLimited` (`PartyWriters.admitLike`).
+    mutating func admitLike(device: String, party: String) throws {
+        let writers = self.writers
+        try writers.admitLike(device: device, party: party, state: &self)
+    }
+
     mutating func refuseIfBanned(deviceId: String, party: Party) throws {
         if try isBanned(adder: deviceId, partyId: party.id) { throw PartyError.banned }
     }
@@ -97,7 +112,7 @@ extension PartyState {
     mutating func veto(uri: String, deviceId: String, clientAddress: String, party: Party) throws -> VetoOutcome {
         try refuseIfBanned(deviceId: deviceId, party: party)
         guard party.settings.vetoShare > 0 else { throw PartyError.vetoOff }
-        try guards.limits.admitLike(device: deviceId, party: party.id, at: now)
+        try admitLike(device: deviceId, party: party.id)
         let current = try cachedParty(id: party.id)?.playback.currentEntryId
         let candidates = Queue(entries: try store.entries(partyId: party.id, uri: uri), currentEntryId: current)
         guard let entry = candidates.target(uri: uri) else { throw PartyError.notInQueue }

@@ -58,14 +58,17 @@ extension PartyState {
 
     /// R23: relays the monitor's report as a `progress` event and counts as a heartbeat; R20a: whether the
     /// audio is heard decides between playing and stalled.
+    /// The report changes what this instance shares of the player (its heartbeat, where the audio was): shared with
+    /// the next second's refresh (`PlayerPresence.watch`), not a write per report.
     mutating func reportProgress(_ report: ProgressReport, party: Party) {
         presence.heartbeat(partyId: party.id, at: now)
-        defer { sharePresence(partyId: party.id) }
+        defer { live[party.id, default: LiveParty()].presenceToShare = true }
         announceDeviceChanges()
         // An idle TV reports too (its heartbeat); with no song there is no progress to tell anyone.
         guard party.playback.currentEntryId != nil else { return }
         publish(.progress(positionMs: report.positionMs, durationMs: report.durationMs, paused: report.paused), partyId: party.id)
-        hearMonitor(positionMs: report.positionMs, paused: report.paused, blocked: report.blocked, error: report.error, partyId: party.id)
+        hearMonitor(positionMs: report.positionMs, paused: report.paused, blocked: report.blocked, error: report.error, partyId: party.id,
+                    playback: party.playback)
     }
 
     /// The monitor said it leaves: its heartbeats so far no longer count (its streams are being closed).

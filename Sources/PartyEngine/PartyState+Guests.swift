@@ -9,6 +9,17 @@ extension PartyState {
     /// identity from the address a banned guest came from is refused too (R30).
     mutating func admitGuest(_ deviceId: String, party: Party, clientAddress: String) throws {
         if live[party.id]?.guests.contains(deviceId) == true { return }
+        let writers = self.writers
+        if openTransactions > 0, writers.batchesWithoutSavepoints, !guards.limits.countsNewGuests,
+           try !writers.isBanned(address: AddressPrefix.host(of: clientAddress), partyId: party.id, state: &self) {
+            // Several writers, inside a write, no ration of new guests and no ban of the address: nothing refuses the
+            // device, so its row is written at once (the party's row first), one statement for a known and a new one.
+            try store.lockParty(id: party.id)
+            var isNew = false
+            try keepingReads { isNew = try $0.store.admitGuest(deviceId: deviceId, partyId: party.id, address: AddressPrefix.host(of: clientAddress), at: $0.now) }
+            if isNew { effects.admittedGuests.append((party.id, deviceId)) }
+            return live[party.id, default: LiveParty()].noteGuest(deviceId)
+        }
         if try !store.isGuest(deviceId: deviceId, partyId: party.id) {
             // Several instances: the party's row first, as every other write of the party takes it first (a like
             // locks it before it admits; an add that counted the ration before it would wait on the like that

@@ -13,7 +13,7 @@ extension PartyState {
             guard let stored = try state.store.party(id: party.id), stored.isActive else { throw PartyError.partyNotFound }
             guard stored.settings.nicknames else { throw PartyError.nicknamesOff }
             try state.refuseIfBanned(deviceId: deviceId, party: party)
-            try state.guards.limits.admitLike(device: deviceId, party: party.id, at: state.now)
+            try state.admitLike(device: deviceId, party: party.id)
             let nickname = try raw.map { raw in
                 guard let nickname = Nickname(raw) else { throw PartyError.invalidNickname }
                 return nickname

@@ -64,7 +64,7 @@ extension PartyState {
     /// writes and effects when it throws.
     mutating func vote(uri: String, deviceId: String, wanted: Bool? = nil, clientAddress: String, party: Party) throws -> (liked: Bool, likeCount: Int) {
         try refuseIfBanned(deviceId: deviceId, party: party)
-        try guards.limits.admitLike(device: deviceId, party: party.id, at: now)
+        try admitLike(device: deviceId, party: party.id)
         let outcome: (liked: Bool, count: Int, entryId: Int64)
         // The queue read here ends with this scope: the cache below then holds its entries alone and changes them in place.
         do {
@@ -106,7 +106,7 @@ extension PartyState {
     /// removal and its undo cost no more than liking); the adder's songs-played count is untouched (R9b).
     mutating func removeOwn(uri: String, deviceId: String, party: Party) throws {
         try refuseIfBanned(deviceId: deviceId, party: party)
-        try guards.limits.admitLike(device: deviceId, party: party.id, at: now)
+        try admitLike(device: deviceId, party: party.id)
         // Read as committed, after the party's row lock on a shared store (another instance may have played it since).
         let (_, queue) = try storedPlayback(partyId: party.id)
         guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }

@@ -64,11 +64,12 @@ extension PartyState {
 
     /// R20a/R23: the monitor's report. Audible progress un-stalls a stalled song at the reported position;
     /// a refused `play()` or a failed player stalls it at once.
-    mutating func hearMonitor(positionMs: Int, paused: Bool, blocked: Bool, error: String?, partyId: String) {
+    /// `playback`: the party's as read for the report.
+    mutating func hearMonitor(positionMs: Int, paused: Bool, blocked: Bool, error: String?, partyId: String, playback: Playback? = nil) {
         let players = self.players
         if live[partyId]?.listening == nil { players.hearsUnknownSong(partyId: partyId, state: &self) }
         guard var heard = live[partyId]?.listening else { return }
-        let reason = players.knownStallReason(partyId: partyId, state: self)
+        let reason = players.knownStallReason(partyId: partyId, known: playback, state: self)
         if let error {
             // Said once per stall, though the monitor repeats it with every report (to any instance).
             if reason != .providerError {
@@ -104,7 +105,7 @@ extension PartyState {
     /// `heard`: the clock to stop (the cluster's, merged from every instance's records), else this instance's.
     mutating func stall(partyId: String, reason: StallReason, atMs reported: Int? = nil, heard known: Listening? = nil) {
         guard let heard = known ?? live[partyId]?.listening else { return }
-        if players.knownStallReason(partyId: partyId, state: self) == reason { return }
+        if players.knownStallReason(partyId: partyId, known: nil, state: self) == reason { return }
         guard var (playback, _) = try? storedPlayback(partyId: partyId), playback.isPlaying || playback.isStalled else { return }
         if playback.isPlaying {
             let sinceReport = Int(saturating: now.timeIntervalSince(heard.reportedAt) * 1000)

@@ -30,6 +30,8 @@ struct PartyState {
     /// The timer shards this instance owns; nil: every party's (alone, or not told yet).
     var timerShards: [Int]?
     var effects = Effects()
+    /// Several writers: what the open transaction read of each party after locking its row (`LockedRead`).
+    var lockedReads: [String: LockedRead] = [:]
     /// `transaction`s open now (they nest): a logged event recorded inside one is appended before it commits.
     private(set) var openTransactions = 0
 
@@ -98,13 +100,20 @@ struct PartyState {
         let before = effects.mark
         let writtenBefore = store.writeVersion
         openTransactions += 1
-        defer { openTransactions -= 1 }
+        defer {
+            openTransactions -= 1
+            if openTransactions == 0 { lockedReads.removeAll() }
+        }
         do {
             return try store.transaction {
                 let result = try body(&self)
                 // The outermost transaction appends what every nested one recorded (a group commit: one append per
                 // party and batch); a nested one that throws took its events back with its effects.
-                if openTransactions == 1 { try keepingReads { try $0.appendLoggedEvents(since: before.events) } }
+                if openTransactions == 1 {
+                    let writers = self.writers
+                    try writers.beforeCommit(state: &self)
+                    try keepingReads { try $0.appendLoggedEvents(since: before.events) }
+                }
                 return result
             }
         } catch {
@@ -113,6 +122,8 @@ struct PartyState {
             }
             for admitted in effects.admittedGuests.dropFirst(before.admittedGuests) { live[admitted.partyId]?.forgetGuest(admitted.deviceId) }
             effects.rollBack(to: before)
+            // A savepoint rolled back: what was read under its locks, or changed by it, may be gone.
+            lockedReads.removeAll()
             // What was read inside may be gone (the write version does not move back with a rollback), and a shared
             // store's party versions roll back too, and the next write hands them out again. A transaction that wrote
             // nothing (a like over its limit, of a song not queued) read only what is committed: the cache stays
@@ -122,12 +133,37 @@ struct PartyState {
         }
     }
 
+    /// One write of a group commit in the batch's transaction without a savepoint of its own (several writers, where a
+    /// savepoint and its release are two round trips). A write that throws having written nothing (a refusal: over
+    /// a limit, a song not queued) fails alone, its effects taken back. One that throws after it wrote, or whose
+    /// statement failed, cannot be taken back alone: `SavepointNeeded` rolls the batch back, and it runs again with
+    /// a savepoint per write.
+    mutating func withoutSavepoint<T>(_ body: (inout PartyState) throws -> T) throws -> T {
+        let before = effects.mark
+        let writtenBefore = store.writeVersion
+        do {
+            return try body(&self)
+        } catch {
+            for flushed in effects.flushedActivity.dropFirst(before.flushedActivity) {
+                live[flushed.partyId]?.restorePendingActivity(flushed.rows)
+            }
+            for admitted in effects.admittedGuests.dropFirst(before.admittedGuests) { live[admitted.partyId]?.forgetGuest(admitted.deviceId) }
+            effects.rollBack(to: before)
+            if store.writeVersion != writtenBefore || store.transactionFailed { throw SavepointNeeded() }
+            throw error
+        }
+    }
+
     /// Runs `write`, whose rows are no part of what the read cache holds (the event log, guests' activity): a cache
     /// that was current stays current (`PartyWriters.cacheStaysCurrent`).
     mutating func keepingReads(_ write: (inout PartyState) throws -> Void) throws {
         let current = writers.cacheStaysCurrent(self)
+        let before = store.writeVersion
         try write(&self)
         if current { readCache.keep(at: store.writeVersion) }
+        let after = store.writeVersion
+        guard after != before else { return }
+        for partyId in Array(lockedReads.keys) where lockedReads[partyId]?.writeVersion == before { lockedReads[partyId]?.writeVersion = after }
     }
 
     mutating func token() -> String { Identifiers.token(using: &random) }
@@ -144,6 +180,12 @@ struct PartyState {
             throw PartyError.partyNotFound
         }
         return party
+    }
+
+    /// The active party a write of it changes, inside that write (`PartyWriters.activeParty`).
+    mutating func partyToWrite(id: String) throws -> Party {
+        let writers = self.writers
+        return try writers.activeParty(id: id, state: &self)
     }
 
     /// Drops cached reads another write made stale: any write of this process (its store's `writeVersion`), and

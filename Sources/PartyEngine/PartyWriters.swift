@@ -21,6 +21,26 @@ protocol PartyWriters: Sendable {
     func recordActivity(deviceId: String, partyId: String, state: inout PartyState) throws
     /// R30: whether the party banned `adder`.
     func isBanned(adder: String, partyId: String, state: inout PartyState) throws -> Bool
+    /// R11/R17a: counts a like or veto of `device` in the party, or throws `.rateLimited` without counting it.
+    func admitLike(device: String, party: String, state: inout PartyState) throws
+    /// The outermost transaction's last writes before its events are logged and it commits.
+    func beforeCommit(state: inout PartyState) throws
+    /// Whether a group commit runs its writes without a savepoint each first (`PartyState.withoutSavepoint`).
+    var batchesWithoutSavepoints: Bool { get }
+    /// The active party a write of it changes (`PartyState.activeParty` with `endsIfDue: false`).
+    func activeParty(id: String, state: inout PartyState) throws -> Party
+    /// R30: whether a ban of the party names the address (a new guest from it is refused).
+    func isBanned(address: String, partyId: String, state: inout PartyState) throws -> Bool
+}
+
+/// Several writers: what the open transaction read of a party after locking its row, kept in step with its own likes
+/// (no other process writes the party before the transaction ends). Valid while the store wrote nothing else since
+/// (`writeVersion`); dropped when the transaction ends or a savepoint rolls back (`PartyState.transaction`).
+struct LockedRead {
+    var party: Party
+    var queue: Queue?
+    var bans: (adders: Set<String>, addresses: Set<String>)?
+    var writeVersion: Int64
 }
 
 /// One instance alone: its reads are the committed state, its caches the truth.
@@ -58,6 +78,23 @@ struct SoleWriter: PartyWriters {
         state.live[partyId, default: LiveParty()].bannedAdders = banned
         return banned.contains(adder)
     }
+
+    /// In memory, under the state lock.
+    func admitLike(device: String, party: String, state: inout PartyState) throws {
+        try state.guards.limits.admitLike(device: device, party: party, at: state.now)
+    }
+
+    /// The activity is written later (`recordActivity`).
+    func beforeCommit(state: inout PartyState) throws {}
+
+    /// A savepoint is a call, not a round trip.
+    var batchesWithoutSavepoints: Bool { false }
+
+    func activeParty(id: String, state: inout PartyState) throws -> Party { try state.activeParty(id: id, endsIfDue: false) }
+
+    func isBanned(address: String, partyId: String, state: inout PartyState) throws -> Bool {
+        try state.store.isBanned(address: address, partyId: partyId)
+    }
 }
 
 /// Several instances on one PostgreSQL database: another may commit between any two reads of this one.
@@ -78,23 +115,93 @@ struct SeveralWriters: PartyWriters {
         state.readCache.align(partyId: partyId, to: try state.store.partyVersion(id: partyId) ?? -1)
     }
 
-    /// Read after the party's row lock, as committed: another instance's like of the same song may have landed since
-    /// any earlier read.
+    /// Read after the party's row lock, as committed (another instance's like of the same song may have landed since
+    /// any earlier read), once per transaction: the next like of the batch finds it in `lockedReads`.
     func queueForLike(of party: Party, state: inout PartyState) throws -> Queue {
-        try state.store.lockParty(id: party.id)
-        return try state.store.queue(partyId: party.id, currentEntryId: state.store.party(id: party.id)?.playback.currentEntryId)
+        guard state.openTransactions > 0 else {
+            try state.store.lockParty(id: party.id)
+            return try state.store.queue(partyId: party.id, currentEntryId: state.store.party(id: party.id)?.playback.currentEntryId)
+        }
+        guard var read = try lockedRead(partyId: party.id, state: &state) else { throw PartyError.partyNotFound }
+        if let queue = read.queue { return queue }
+        let queue = try state.store.queue(partyId: party.id, currentEntryId: read.party.playback.currentEntryId, fair: read.party.settings.fairQueue)
+        read.queue = queue
+        state.lockedReads[party.id] = read
+        return queue
     }
 
-    /// Another instance may commit between this commit and any version read now: the cache is not moved on.
-    func likeCounted(_ likeCount: Int, ofEntry entryId: Int64, partyId: String, state: inout PartyState) {}
+    /// Another instance may commit between this commit and any version read now: the cache is not moved on. The
+    /// transaction's own read of the locked party is (its row stays locked until the commit).
+    func likeCounted(_ likeCount: Int, ofEntry entryId: Int64, partyId: String, state: inout PartyState) {
+        guard var read = state.lockedReads[partyId], read.queue != nil else { return }
+        read.queue?.setLikeCount(likeCount, ofEntry: entryId)
+        read.writeVersion = state.store.writeVersion
+        state.lockedReads[partyId] = read
+    }
 
-    /// Written now: the others count it.
+    /// The party's row locked and read once per transaction; nil: no such party.
+    private func lockedRead(partyId: String, state: inout PartyState) throws -> LockedRead? {
+        if let read = state.lockedReads[partyId], read.writeVersion == state.store.writeVersion { return read }
+        guard let party = try state.store.lockedParty(id: partyId) else { return nil }
+        let read = LockedRead(party: party, writeVersion: state.store.writeVersion)
+        state.lockedReads[partyId] = read
+        return read
+    }
+
+    /// The party's bans, read once per transaction after its row (a ban takes the row too, so none lands meanwhile).
+    private func lockedBans(partyId: String, state: inout PartyState) throws -> (adders: Set<String>, addresses: Set<String>) {
+        guard var read = try lockedRead(partyId: partyId, state: &state) else { return ([], []) }
+        if let bans = read.bans { return bans }
+        let bans = try state.store.bans(partyId: partyId)
+        read.bans = bans
+        state.lockedReads[partyId] = read
+        return bans
+    }
+
+    /// The party's row locked and read once per transaction.
+    func activeParty(id: String, state: inout PartyState) throws -> Party {
+        guard state.openTransactions > 0 else { return try state.activeParty(id: id, endsIfDue: false) }
+        guard Identifiers.isWellFormedToken(id), let party = try lockedRead(partyId: id, state: &state)?.party, party.isActive,
+              !party.isDueToAutoEnd(at: state.now) else {
+            throw PartyError.partyNotFound
+        }
+        return party
+    }
+
+    /// A savepoint and its release are two round trips per write.
+    var batchesWithoutSavepoints: Bool { true }
+
+    func isBanned(address: String, partyId: String, state: inout PartyState) throws -> Bool {
+        guard state.openTransactions > 0 else { return try state.store.isBanned(address: address, partyId: partyId) }
+        return try lockedBans(partyId: partyId, state: &state).addresses.contains(address)
+    }
+
+    /// Written with the write that noted it (the others count it), one statement per party at the end of the
+    /// transaction (`beforeCommit`): a group commit's likes wrote a row each, one round trip per like.
     func recordActivity(deviceId: String, partyId: String, state: inout PartyState) throws {
-        try state.store.recordActivity(deviceId: deviceId, partyId: partyId, at: state.now)
-        state.live[partyId, default: LiveParty()].noteActivityWritten(by: deviceId, at: state.now)
+        guard state.openTransactions > 0 else {
+            try state.store.recordActivity(deviceId: deviceId, partyId: partyId, at: state.now)
+            return state.live[partyId, default: LiveParty()].noteActivityWritten(by: deviceId, at: state.now)
+        }
+        state.live[partyId, default: LiveParty()].notePendingActivity(by: deviceId, at: state.now)
     }
 
     func isBanned(adder: String, partyId: String, state: inout PartyState) throws -> Bool {
-        try state.store.isBanned(adder: adder, partyId: partyId)
+        guard state.openTransactions > 0 else { return try state.store.isBanned(adder: adder, partyId: partyId) }
+        return try lockedBans(partyId: partyId, state: &state).adders.contains(adder)
     }
+
+    /// R31: counted in the write's transaction on the store's connection (a round trip and a transaction of its own
+    /// per like were most of what a like cost), after the party's row: every write of a party takes that lock first,
+    /// so two instances never wait on each other's count and party in opposite orders. A like that fails later in its
+    /// write stays counted, as one instance's count does, unless its batch runs again with savepoints.
+    func admitLike(device: String, party: String, state: inout PartyState) throws {
+        if state.openTransactions > 0 { try state.store.lockParty(id: party) }
+        if let retry = try state.store.admit(1, GuestLimits.likes, key: GuestLimits.key(device: device, party: party), at: state.now) {
+            throw PartyError.rateLimited(retryAfterSeconds: retry)
+        }
+    }
+
+    /// The activity the transaction's writes noted.
+    func beforeCommit(state: inout PartyState) throws { try state.writePendingActivity() }
 }

@@ -21,8 +21,9 @@ protocol PlayerPresence: Sendable {
     func streamsChanged(partyId: String, state: inout PartyState)
     /// The monitor reports a song this instance does not listen to yet.
     func hearsUnknownSong(partyId: String, state: inout PartyState)
-    /// Why the party's song is stalled as far as this instance can tell (nil: it is not).
-    func knownStallReason(partyId: String, state: PartyState) -> StallReason?
+    /// Why the party's song is stalled as far as this instance can tell (nil: it is not); `known`: the party's
+    /// playback as the caller read it just now, if it did.
+    func knownStallReason(partyId: String, known: Playback?, state: PartyState) -> StallReason?
     /// The web player registered with another instance, when `address` is its address (then noted in `state`).
     func learnWebPlayer(partyId: String, address: String, state: inout PartyState) -> Bool
     func setWebPlayer(address: String?, partyId: String)
@@ -87,7 +88,7 @@ struct LocalPlayers: PlayerPresence {
     func hearsUnknownSong(partyId: String, state: inout PartyState) {}
 
     /// This instance's bookkeeping: it is the stored playback's.
-    func knownStallReason(partyId: String, state: PartyState) -> StallReason? { state.live[partyId]?.stallReason }
+    func knownStallReason(partyId: String, known: Playback?, state: PartyState) -> StallReason? { state.live[partyId]?.stallReason }
 
     func learnWebPlayer(partyId: String, address: String, state: inout PartyState) -> Bool { false }
 

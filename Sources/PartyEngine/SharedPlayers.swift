@@ -51,7 +51,10 @@ struct SharedPlayers: PlayerPresence {
     /// timers it owns, announces `device-changed` and detects stalls from every instance's records.
     func watch(state: inout PartyState) {
         refreshWebPlayers(state: &state)
-        for partyId in state.live.keys where state.monitorStreams(partyId) > 0 { share(partyId: partyId, state: state) }
+        for partyId in Array(state.live.keys) where state.monitorStreams(partyId) > 0 || state.live[partyId]?.presenceToShare == true {
+            state.live[partyId]?.presenceToShare = false
+            share(partyId: partyId, state: state)
+        }
         let shards = state.timerShards ?? Array(0..<records.shardCount)
         guard !shards.isEmpty else { return }
         let found: [String: [PresenceRecord]]
@@ -75,8 +78,10 @@ struct SharedPlayers: PlayerPresence {
     /// The TV reports to this instance, which did not start the song (another did, or this one before a restart).
     func hearsUnknownSong(partyId: String, state: inout PartyState) { state.adoptPlayback(partyId: partyId) }
 
-    /// The stored playback's: another instance may have stalled or resumed it.
-    func knownStallReason(partyId: String, state: PartyState) -> StallReason? {
+    /// The stored playback's (`known`: read just now, the party of a monitor's report): another instance may have
+    /// stalled or resumed it.
+    func knownStallReason(partyId: String, known: Playback?, state: PartyState) -> StallReason? {
+        if let known { return state.stallReason(partyId: partyId, playback: known) }
         guard let (playback, _) = try? state.storedPlayback(partyId: partyId) else { return nil }
         return state.stallReason(partyId: partyId, playback: playback)
     }

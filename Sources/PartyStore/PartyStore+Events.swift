@@ -35,10 +35,10 @@ extension PartyStore {
         let last = newest + count
         let sequences = Array((last - count + 1)...last)
         var rows = Array(zip(events, sequences))[...]
-        // A group commit's batch logs many events: in statements of a few fixed sizes, each prepared once, the
-        // largest that fits first; none fits once every row is in.
-        while let (size, sql) = Self.eventInserts.first(where: { $0.rows <= rows.count }) {
-            let chunk = rows.prefix(size)
+        // A group commit's batch logs many events: one statement for up to `rowsPerStatement` of them (a statement
+        // per number of rows, each prepared once; on PostgreSQL each statement is a round trip).
+        while !rows.isEmpty {
+            let chunk = rows.prefix(Self.rowsPerStatement)
             rows = rows.dropFirst(chunk.count)
             var values: [SQLValue] = []
             values.reserveCapacity(7 * chunk.count)
@@ -46,17 +46,20 @@ extension PartyStore {
                 values += [.text(partyId), .integer(sequence), .text(event.type), .text(event.message), .optional(event.audienceSource),
                            .optional(event.audienceInstallationId), .date(event.createdAt)]
             }
-            try run(sql, values)
+            try run(Self.eventInserts[chunk.count - 1], values)
         }
         return sequences
     }
 
-    /// Rows per `INSERT` of events, largest first, each with its statement's text (written once, not per batch).
-    static let eventInserts: [(rows: Int, sql: String)] = [32, 16, 8, 4, 2, 1].map { rows in
-        (rows, """
-            INSERT INTO party_events (party_id, seq, type, message, audience_source, audience_installation_id, created_at)
-            VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))
-            """)
+    /// Rows of one multi-row statement at most (a group commit's batch of 64 writes logs about as many events).
+    static let rowsPerStatement = 64
+
+    /// The `INSERT` of events for 1 … `rowsPerStatement` rows (written once, not per batch).
+    static let eventInserts: [String] = (1...rowsPerStatement).map { rows in
+        """
+        INSERT INTO party_events (party_id, seq, type, message, audience_source, audience_installation_id, created_at)
+        VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))
+        """
     }
 
     /// The party's newest sequence number (0 before its first event, nil for no such party). On SQLite the log's

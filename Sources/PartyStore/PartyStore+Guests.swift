@@ -7,9 +7,12 @@ extension PartyStore {
         !(try run("SELECT 1 AS guest FROM guests WHERE party_id = ? AND device_id = ?", [.text(partyId), .text(deviceId)]).isEmpty)
     }
 
-    public func admitGuest(deviceId: String, partyId: String, address: String, at now: Date) throws {
+    /// Whether the device was new to the party (false: it was a guest already).
+    @discardableResult
+    public func admitGuest(deviceId: String, partyId: String, address: String, at now: Date) throws -> Bool {
         try run("INSERT INTO guests (party_id, device_id, address, admitted_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 [.text(partyId), .text(deviceId), .text(address), .date(now)])
+        return database.changes > 0
     }
 
     /// The address the guest was admitted from (nil: no such guest, or one of the party's guests from before).

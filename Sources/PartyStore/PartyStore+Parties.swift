@@ -31,6 +31,14 @@ extension PartyStore {
         try run("SELECT \(Self.readColumns) FROM parties WHERE id = ?", [.text(id)]).first.map(Self.party)
     }
 
+    /// The party as the open transaction's row lock leaves it: locked (`lockParty`) and read in one statement.
+    public func lockedParty(id: String) throws -> Party? {
+        guard database.dialect.lockParty != nil, database.isInTransaction else { return try party(id: id) }
+        let party = try run("SELECT \(Self.readColumns) FROM parties WHERE id = ? FOR UPDATE", [.text(id)]).first.map(Self.party)
+        noteLocked(partyId: id)
+        return party
+    }
+
     public func activeParty(guestPin: String) throws -> Party? {
         try run("SELECT \(Self.readColumns) FROM parties WHERE guest_pin = ? AND ended_at IS NULL",
                 [.text(guestPin)]).first.map(Self.party)

@@ -37,8 +37,24 @@ extension PartyStore {
     /// when its `fairQueue` is on.
     public func queue(partyId: String, currentEntryId: Int64?) throws -> Queue {
         let fair = try run("SELECT fair_queue FROM parties WHERE id = ?", [.text(partyId)]).first?.bool("fair_queue") ?? false
-        return Queue(entries: try entries(partyId: partyId), currentEntryId: currentEntryId,
+        return try queue(partyId: partyId, currentEntryId: currentEntryId, fair: fair)
+    }
+
+    /// The queue of a party whose settings were just read (`fair`: its `fairQueue`).
+    public func queue(partyId: String, currentEntryId: Int64?, fair: Bool) throws -> Queue {
+        Queue(entries: try entries(partyId: partyId), currentEntryId: currentEntryId,
                      fairness: fair ? FairOrder(playedByAdder: try playedCounts(partyId: partyId)) : nil)
+    }
+
+    /// R30: the party's bans, by adder and by address (read once per transaction that holds the party's row).
+    public func bans(partyId: String) throws -> (adders: Set<String>, addresses: Set<String>) {
+        var adders: Set<String> = []
+        var addresses: Set<String> = []
+        for row in try run("SELECT adder, address FROM bans WHERE party_id = ?", [.text(partyId)]) {
+            if let adder = row.text("adder") { adders.insert(adder) }
+            if let address = row.text("address") { addresses.insert(address) }
+        }
+        return (adders, addresses)
     }
 
     /// R9b: one more song of `adder` played (ended or skipped) in the party.
@@ -100,7 +116,13 @@ extension PartyStore {
     /// request repeated after an answer that never came changes nothing twice. Returns whether it is liked now and
     /// whether this call changed it. The entry's `like_count` moves with its votes, in the caller's transaction.
     public func setVote(entryId: Int64, deviceId: String, wanted: Bool?) throws -> (liked: Bool, changed: Bool) {
-        try atomically {
+        if let statements = database.dialect.voteWithCount {
+            let values: [SQLValue] = [.integer(entryId), .text(deviceId)]
+            if wanted != false, !(try run(statements.like, values).isEmpty) { return (true, true) }
+            if wanted == true { return (true, false) }
+            return (false, !(try run(statements.unlike, values).isEmpty))
+        }
+        return try atomically {
             // A like first (a like storm of new phones: one statement, not a delete that found nothing and then the insert).
             var liked = false
             if wanted != false {

@@ -5,6 +5,8 @@ import PartyCore
 /// SQL is written once, the connection runs it in its dialect. Not thread-safe: the server serializes every call.
 public final class PartyStore: PartyStoring {
     let database: any SQLConnection
+    /// Parties whose row the open transaction locked (`lockParty`).
+    private var lockedParties: Set<String> = []
 
     /// The SQLite file at `path`, created and migrated as needed.
     public convenience init(path: String) throws {
@@ -44,8 +46,21 @@ public final class PartyStore: PartyStoring {
         try run("SELECT version FROM parties WHERE id = ?", [.text(id)]).first.map { $0.integer("version") ?? 0 }
     }
 
+    /// Takes the party's row lock, once per transaction: a row this transaction locked stays locked until it ends
+    /// (a like locked it up to four times per write).
     public func lockParty(id: String) throws {
-        if let lock = database.dialect.lockParty { try run(lock, [.text(id)]) }
+        guard let lock = database.dialect.lockParty else { return }
+        let inTransaction = database.isInTransaction
+        if inTransaction, lockedParties.contains(id) { return }
+        try run(lock, [.text(id)])
+        if inTransaction { lockedParties.insert(id) }
+    }
+
+    func noteLocked(partyId: String) { lockedParties.insert(partyId) }
+
+    /// Whether a statement of the open transaction failed, so that it can only roll back (PostgreSQL).
+    public var transactionFailed: Bool {
+        do { try database.checkCommittable(); return false } catch { return true }
     }
 
     /// SQLite: folds the write-ahead log into the database file (on shutdown: the folder then holds one complete
@@ -56,7 +71,16 @@ public final class PartyStore: PartyStoring {
 
     /// Runs `body` atomically: all of its writes land, or none.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try database.transaction(body)
+        let held = lockedParties
+        do {
+            let result = try database.transaction(body)
+            if !database.isInTransaction { lockedParties.removeAll() }
+            return result
+        } catch {
+            // A savepoint rolled back releases the row locks taken inside it; the transaction's end releases every one.
+            lockedParties = database.isInTransaction ? held : []
+            throw error
+        }
     }
 
     /// `body` as one unit: inside the caller's open transaction, which takes it back as a whole when `body` throws

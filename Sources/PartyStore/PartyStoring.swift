@@ -36,6 +36,12 @@ public protocol PartyStoring: AnyObject {
     func entries(partyId: String, uri: String?) throws -> [QueueEntry]
     func entriesLiked(by deviceId: String, partyId: String) throws -> Set<Int64>
     func queue(partyId: String, currentEntryId: Int64?) throws -> Queue
+    func queue(partyId: String, currentEntryId: Int64?, fair: Bool) throws -> Queue
+    /// The party, its row locked until the open transaction ends, in one statement (outside one: `party(id:)`).
+    func lockedParty(id: String) throws -> Party?
+    /// Whether a statement of the open transaction failed: it can only roll back.
+    var transactionFailed: Bool { get }
+    func bans(partyId: String) throws -> (adders: Set<String>, addresses: Set<String>)
     @discardableResult
     func insertEntry(partyId: String, track: Track, addedAt: Date, addedBy: String, autofilled: Bool) throws -> Int64
     func promote(entryId: Int64, addedBy: String, at now: Date) throws
@@ -69,6 +75,11 @@ public protocol PartyStoring: AnyObject {
     func toggleVeto(entryId: Int64, deviceId: String) throws -> Bool
     func entriesVetoed(by deviceId: String, partyId: String) throws -> Set<Int64>
     func recordActivity(deviceId: String, partyId: String, at now: Date) throws
+    /// R17a: several devices' activity (one row per device) in few statements.
+    func recordActivity(_ rows: [(deviceId: String, at: Date)], partyId: String) throws
+    /// R31: counts `count` under `rule` for `key` in the shared counts inside the open transaction; nil when it fits,
+    /// else the seconds until it may (PostgreSQL: the instances' shared `limit_counts`).
+    func admit(_ count: Int, _ rule: LimitRule, key: String, at now: Date) throws -> Int?
     func activeGuestCount(partyId: String, since: Date) throws -> Int
     /// Devices active in any party since `since` (the operator's view of R17a's activity).
     func activeGuestCount(since: Date) throws -> Int
@@ -76,7 +87,8 @@ public protocol PartyStoring: AnyObject {
     func isBanned(address: String, partyId: String) throws -> Bool
     /// Who the party's guests are (`PartyStore+Guests.swift`).
     func isGuest(deviceId: String, partyId: String) throws -> Bool
-    func admitGuest(deviceId: String, partyId: String, address: String, at now: Date) throws
+    @discardableResult
+    func admitGuest(deviceId: String, partyId: String, address: String, at now: Date) throws -> Bool
     func guestAddress(deviceId: String, partyId: String) throws -> String?
     @discardableResult func pruneActivity(before cutoff: Date) throws -> Int
     func isBanned(adder: String, partyId: String) throws -> Bool

@@ -35,6 +35,10 @@ struct SQLDialect: Sendable {
     /// and no row is rewritten per batch (the counter's `UPDATE` and its page were a fourteenth of a like's commit);
     /// the counter holds what a prune emptied.
     let eventNumbers: EventNumbers
+    /// R17: a like (`like`) or its removal (`unlike`) together with its entry's count, in one statement that returns
+    /// the new count, or no row when nothing changed (PostgreSQL: a data-modifying `WITH`, one round trip where two
+    /// were). nil: the vote and the count one by one (SQLite, where a statement is a call, not a round trip).
+    var voteWithCount: (like: String, unlike: String)? = nil
 
     struct EventNumbers: Sendable {
         /// Takes `?1` numbers for party `?2`: the newest before them.
@@ -80,7 +84,16 @@ struct SQLDialect: Sendable {
         partyVersionTriggers: postgreSQLPartyVersionTriggers, crowdVersionTriggers: postgreSQLCrowdVersionTriggers,
         lockParty: "SELECT id FROM parties WHERE id = ? FOR UPDATE", unlogged: "UNLOGGED ", eventNumbers: EventNumbers(
             take: "UPDATE parties SET last_event_seq = last_event_seq + ?1 WHERE id = ?2 RETURNING last_event_seq - ?1 AS newest",
-            newest: "SELECT last_event_seq FROM parties WHERE id = ?1", keepBeforePrune: nil))
+            newest: "SELECT last_event_seq FROM parties WHERE id = ?1", keepBeforePrune: nil),
+        voteWithCount: (
+            like: """
+                WITH added AS (INSERT INTO votes (entry_id, device_id) VALUES (?1, ?2) ON CONFLICT DO NOTHING RETURNING entry_id)
+                UPDATE queue_entries SET like_count = like_count + 1 WHERE id = (SELECT entry_id FROM added) RETURNING like_count
+                """,
+            unlike: """
+                WITH removed AS (DELETE FROM votes WHERE entry_id = ?1 AND device_id = ?2 RETURNING entry_id)
+                UPDATE queue_entries SET like_count = like_count - 1 WHERE id = (SELECT entry_id FROM removed) RETURNING like_count
+                """))
 
     /// Every write to a party's row or to a row that belongs to it moves `parties.version` on (a party's own update
     /// adds one in place; a child row's change updates its party, which adds one too). Votes name their entry only.

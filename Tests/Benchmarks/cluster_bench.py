@@ -10,16 +10,21 @@ a temporary folder) and the release binary:
 1. like -> event: SUBSCRIBERS streams on one party, a like published on instance A; p50/p99 from writing the like
    to each stream's vote-updated (sseclient.c). One instance on SQLite; one instance on PostgreSQL; three instances
    on PostgreSQL with the streams spread over all three (the doorbell carries 2/3 of them).
-2. Likes acknowledged per second (likeload.c, 16 clients, a new device per like): SQLite, one PostgreSQL instance,
-   three PostgreSQL instances at once (6 clients each, one party, so the party's row lock is shared). Then
+2. Likes acknowledged per second (likeload.c, 16 clients, a new device per like), LIKE_ROUNDS rounds (3), each with
+   every figure side by side, then the median and range of each: PostgreSQL's own one-row commits (pgbench, prepared,
+   1 and 16 clients) as the anchor; one SQLite instance; one PostgreSQL instance on a database of its own, with the
+   statements (pg_stat_statements, preloaded) and transactions (pg_stat_database) of that database per like; three
+   instances behind nginx (`musicvoting nginx-config`, party hash), likes over 50 parties and on one party. Then
    pg_notification_queue_usage().
+   The TV's progress report: the statements and transactions of 20 reports on one PostgreSQL instance, less an idle
+   window as long.
 3. KILL_RUNS times: three fresh instances behind nginx (`musicvoting nginx-config`, party hash), a like storm through
    nginx (likeload.c) and KILL_SUBSCRIBERS streams through nginx; kill -9 of the instance serving the party
    mid-storm. Counts acknowledged likes missing from the database, and the time from the kill until each stream is
    answered again by another instance (with Last-Event-ID); checks each stream's ids go up by exactly one.
---parts picks sections (fanout,likes,kill; default all). Everything runs on the same 2 shared cores: compare ratios.
+--parts picks sections (fanout,likes,progress,kill; default all). Everything runs on the same 2 shared cores: compare ratios.
 """
-import argparse, json, os, resource, shutil, signal, socket, subprocess, tempfile, threading, time, urllib.request
+import argparse, json, os, resource, shutil, signal, socket, statistics, subprocess, tempfile, threading, time, urllib.request
 from urllib.error import HTTPError
 
 import bench
@@ -46,9 +51,15 @@ class PostgreSQL:
             shutil.chown(self.folder, "postgres", "postgres")
         self.run("initdb", "-D", self.folder + "/db", "-U", "mv", "--auth=trust", "--no-locale", "-E", "UTF8", "--nosync")
         self.run("pg_ctl", "-D", self.folder + "/db", "-w", "-l", self.folder + "/log", "-o",
-                 f"-F -k {self.folder} -c listen_addresses=127.0.0.1 -p {self.port} -c max_connections=200", "start")
-        subprocess.run([PG_BIN + "/createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "mv", "bench"], check=True)
-        self.url = f"postgres://mv@127.0.0.1:{self.port}/bench"
+                 f"-F -k {self.folder} -c listen_addresses=127.0.0.1 -p {self.port} -c max_connections=200 "
+                 "-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=1000", "start")
+        self.url = self.create("bench")
+        self.sql("CREATE EXTENSION pg_stat_statements")
+
+    def create(self, name):
+        """A new database of the cluster; its URL."""
+        subprocess.run([PG_BIN + "/createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "mv", name], check=True)
+        return f"postgres://mv@127.0.0.1:{self.port}/{name}"
 
     def run(self, program, *arguments):
         command = [PG_BIN + "/" + program, *arguments]
@@ -56,8 +67,8 @@ class PostgreSQL:
             command = ["runuser", "-u", "postgres", "--"] + command
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
-    def sql(self, statement):
-        return subprocess.run(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", self.url, "-c", statement],
+    def sql(self, statement, url=None):
+        return subprocess.run(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", url or self.url, "-c", statement],
                               capture_output=True, text=True, check=True).stdout.strip()
 
     def stop(self):
@@ -92,10 +103,10 @@ class Instance:
         shutil.rmtree(self.data, ignore_errors=True)
 
 
-def call(port, method, path, body=None, source="127.0.0.1"):
+def call(port, method, path, body=None, source="127.0.0.1", headers=None):
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
-                                     headers={"Content-Type": "application/json", "X-Forwarded-For": source})
+                                     headers={"Content-Type": "application/json", "X-Forwarded-For": source, **(headers or {})})
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.loads(response.read() or b"null")
 
@@ -273,6 +284,144 @@ def kill_run(run, binary, postgres, like_client, subscribers, storm_seconds, kil
             instance.stop()
 
 
+def median_range(values, form="{:.0f}"):
+    """"median (low–high)" of one figure's rounds."""
+    return f"{form.format(statistics.median(values))} ({form.format(min(values))}–{form.format(max(values))})"
+
+
+def one_row_commits(postgres, url, clients, seconds):
+    """PostgreSQL's own rate of one-row commits (pgbench, prepared statements, one INSERT per transaction)."""
+    script = os.path.join(postgres.folder, "one-row.sql")
+    with open(script, "w") as file:
+        file.write("INSERT INTO one_row (at) VALUES (now());\n")
+    if os.getuid() == 0:
+        shutil.chown(script, "postgres", "postgres")
+    output = subprocess.run(["pgbench", "-n", "-M", "prepared", "-c", str(clients), "-j", str(min(clients, 2)), "-T", str(seconds),
+                             "-f", script, url], capture_output=True, text=True, check=True).stdout
+    return float(next(line for line in output.splitlines() if line.startswith("tps = ")).split()[2])
+
+
+def statement_counts(postgres, url):
+    """(statements, transactions) of the database so far: pg_stat_statements' calls (the benchmark's own reads left
+    out) and pg_stat_database's commits and rollbacks."""
+    name = url.rsplit("/", 1)[1]
+    statements = postgres.sql(f"SELECT COALESCE(SUM(calls), 0) FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid "
+                              f"WHERE d.datname = '{name}' AND s.query NOT LIKE '%pg_stat%'")
+    transactions = postgres.sql(f"SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = '{name}'")
+    return int(statements), int(transactions)
+
+
+def top_statements(postgres, url, likes, count=20):
+    name = url.rsplit("/", 1)[1]
+    rows = postgres.sql(f"SELECT s.calls, regexp_replace(left(s.query, 70) || ' … ' || right(s.query, 40), '\\s+', ' ', 'g') FROM pg_stat_statements s "
+                        f"JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = '{name}' AND s.query NOT LIKE '%pg_stat%' "
+                        f"ORDER BY s.calls DESC LIMIT {count}")
+    for line in rows.splitlines():
+        calls, query = line.split("|", 1)
+        print(f"    {int(calls) / likes:6.2f} per like  {query}")
+
+
+def progress_part(arguments, postgres, reports=20):
+    """What the TV's progress report (R23, once a second) costs one PostgreSQL instance: the database's statements and
+    transactions during REPORTS reports, less those of an idle window as long (the instance's once-a-second work)."""
+    url = postgres.create("progress")
+    instance = Instance(arguments.binary, ["--database", url])
+    try:
+        party = call(instance.port, "POST", "/api/party", {"provider": "demo"})
+        base, host = f"/api/party/{party['id']}", {"Authorization": "Bearer " + party["hostToken"]}
+        call(instance.port, "POST", f"{base}/track/addToPlaylist", {"uri": "demo:track:1", "deviceId": "adder"})
+        monitor = call(instance.port, "PUT", f"{base}/device", {"deviceId": "tv", "kind": "monitor"}, headers=host)["monitorToken"]
+        call(instance.port, "POST", f"{base}/track/start", headers=host)
+        window = reports * 0.25
+        time.sleep(11)  # PostgreSQL reports a session's counts within 10 s of its going idle
+        before = statement_counts(postgres, url)
+        time.sleep(window + 11)
+        idle = statement_counts(postgres, url)
+        for number in range(reports):
+            call(instance.port, "POST", f"{base}/track/progress", {"position": 1000 + 250 * number, "duration": 200000, "paused": False},
+                 headers={"Authorization": "Bearer " + monitor})
+            time.sleep(0.25)
+        time.sleep(11)
+        after = statement_counts(postgres, url)
+        logged = postgres.sql("SELECT count(*) FROM party_events WHERE type = 'progress'", url=url)
+    finally:
+        instance.stop()
+    statements = ((after[0] - idle[0]) - (idle[0] - before[0])) / reports
+    transactions = ((after[1] - idle[1]) - (idle[1] - before[1])) / reports
+    print(f"the TV's progress report on one PostgreSQL instance ({reports} reports, 4 a second, less an idle window as long):")
+    print(f"  {statements:.1f} statements and {transactions:.1f} transactions per report; {logged} progress rows in the log")
+
+
+def likes_part(arguments, postgres, like_client, single):
+    """Likes acknowledged per second (likeload.c, 16 clients, a new device per like) on one SQLite instance, one
+    PostgreSQL instance, three PostgreSQL instances behind nginx (50 parties; one party), next to PostgreSQL's own
+    one-row commits with 1 and 16 clients; the PostgreSQL instance's statements and transactions per like. Each
+    round runs every figure once, side by side; the medians and ranges follow."""
+    seconds, rounds = arguments.seconds, arguments.like_rounds
+    anchor_url = postgres.create("anchor")
+    postgres.sql("CREATE TABLE one_row (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, at TIMESTAMPTZ)", url=anchor_url)
+    figures = {name: [] for name in ("commits1", "commits16", "sqlite", "pg1", "nginx50", "nginx1", "statements", "transactions")}
+    for round_number in range(rounds):
+        # One PostgreSQL instance on a database of its own: its statements and transactions are the like's.
+        url = postgres.create(f"likes{round_number}")
+        alone = Instance(arguments.binary, ["--database", url])
+        try:
+            party = new_party(alone.port)
+            postgres.sql(f"SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = 'likes{round_number}'), 0)")
+            statements_before, transactions_before = statement_counts(postgres, url)
+            acknowledged, sent, took = like_load(like_client, alone.port, party, seconds, 16)
+            figures["pg1"].append(acknowledged / took)
+            refused = sent - acknowledged
+            pg_likes = acknowledged
+            acknowledged, sent, took = like_load(like_client, single.port, new_party(single.port), seconds, 16)
+            figures["sqlite"].append(acknowledged / took)
+            refused += sent - acknowledged
+            figures["commits1"].append(one_row_commits(postgres, anchor_url, 1, seconds))
+            figures["commits16"].append(one_row_commits(postgres, anchor_url, 16, seconds))
+            # PostgreSQL reports a session's transactions within 10 s of its going idle: the runs above took longer.
+            time.sleep(max(0, 11 - 3 * seconds))
+            statements_after, transactions_after = statement_counts(postgres, url)
+            figures["statements"].append((statements_after - statements_before) / max(1, pg_likes))
+            figures["transactions"].append((transactions_after - transactions_before) / max(1, pg_likes))
+            if round_number == rounds - 1:
+                print(f"  the PostgreSQL instance's most frequent statements (round {round_number + 1}):")
+                top_statements(postgres, url, max(1, pg_likes))
+        finally:
+            alone.stop()
+        # Three instances behind nginx, on the database the other parts use.
+        cluster = [Instance(arguments.binary, ["--database", postgres.url, "--trusted-proxy", "127.0.0.1"]) for _ in range(3)]
+        nginx = Nginx(arguments.binary, [instance.port for instance in cluster])
+        try:
+            parties = [new_party(cluster[index % 3].port, host=f"10.{index}.{round_number}.1") for index in range(50)]
+            acknowledged, sent, took = like_load(like_client, nginx.port, ",".join(parties), seconds, 16)
+            figures["nginx50"].append(acknowledged / took)
+            refused += sent - acknowledged
+            acknowledged, sent, took = like_load(like_client, nginx.port, new_party(cluster[0].port, host=f"10.99.{round_number}.1"),
+                                                 seconds, 16)
+            figures["nginx1"].append(acknowledged / took)
+            refused += sent - acknowledged
+        finally:
+            nginx.stop()
+            for instance in cluster:
+                instance.stop()
+        print(f"  round {round_number + 1}: PostgreSQL one-row commits {figures['commits1'][-1]:6.0f}/s (1 client) "
+              f"{figures['commits16'][-1]:6.0f}/s (16); likes/s: SQLite {figures['sqlite'][-1]:6.0f}, one PostgreSQL instance "
+              f"{figures['pg1'][-1]:6.0f}, 3 behind nginx {figures['nginx50'][-1]:6.0f} (50 parties) {figures['nginx1'][-1]:6.0f} "
+              f"(one party); {figures['statements'][-1]:.2f} statements and {figures['transactions'][-1]:.2f} transactions per like; "
+              f"{refused} likes answered other than 200")
+    ratios = [pg / anchor for pg, anchor in zip(figures["pg1"], figures["commits16"])]
+    print(f"likes acknowledged per second, 16 clients, {seconds} s, a new device per like: median (range) of {rounds} rounds")
+    print(f"  PostgreSQL's one-row commits, 1 client       {median_range(figures['commits1'])}/s")
+    print(f"  PostgreSQL's one-row commits, 16 clients     {median_range(figures['commits16'])}/s")
+    print(f"  one instance, SQLite                         {median_range(figures['sqlite'])}/s")
+    print(f"  one instance, PostgreSQL                     {median_range(figures['pg1'])}/s   "
+          f"ratio to 16-client commits {median_range(ratios, '{:.2f}')} (target >= 0.5)")
+    print(f"  3 instances behind nginx, 50 parties         {median_range(figures['nginx50'])}/s")
+    print(f"  3 instances behind nginx, one party          {median_range(figures['nginx1'])}/s")
+    print(f"  one PostgreSQL instance, per like: statements {median_range(figures['statements'], '{:.2f}')}, "
+          f"transactions {median_range(figures['transactions'], '{:.2f}')}   (target <= 3 and <= 1)")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/musicvoting"))
@@ -281,7 +430,8 @@ def main():
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--kill-runs", type=int, default=20)
     parser.add_argument("--kill-subscribers", type=int, default=20, help="streams through nginx in each kill run")
-    parser.add_argument("--parts", default="fanout,likes,kill")
+    parser.add_argument("--like-rounds", type=int, default=3)
+    parser.add_argument("--parts", default="fanout,likes,progress,kill")
     arguments = parser.parse_args()
     parts = arguments.parts.split(",")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -317,29 +467,9 @@ def main():
                   f"{'met' if three[1] <= sqlite[1] + 50 else 'NOT met'} (+{three[1] - sqlite[1]:.1f} ms)")
 
         if "likes" in parts:
-            seconds = arguments.seconds
-            acknowledged, _, took = like_load(like_client, single.port, single_party, seconds, 16)
-            sqlite_rate = acknowledged / took
-            acknowledged, _, took = like_load(like_client, ports[0], cluster_party, seconds, 16)
-            one_rate = acknowledged / took
-            # A party of its own: likeload's clients start again at the same addresses, which the run above has just
-            # used up against this party's per-address like limit on instance A.
-            storm_party = new_party(ports[0])
-            results = [None] * 3
-            def load(index):
-                results[index] = like_load(like_client, ports[index], storm_party, seconds, 6)
-            threads = [threading.Thread(target=load, args=(index,)) for index in range(3)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-            three_rate = sum(result[0] for result in results) / max(result[2] for result in results)
-            refused = sum(result[1] - result[0] for result in results)
-            print(f"likes acknowledged per second ({seconds} s, a new device per like)")
-            print(f"  one instance, SQLite        {sqlite_rate:7.0f}/s   (16 clients)")
-            print(f"  one instance, PostgreSQL    {one_rate:7.0f}/s   (16 clients)   ratio to SQLite {one_rate / sqlite_rate:.2f}")
-            print(f"  3 instances, PostgreSQL     {three_rate:7.0f}/s   (6 clients each, one party)   "
-                  f"ratio to SQLite {three_rate / sqlite_rate:.2f}; {refused} not acknowledged")
+            likes_part(arguments, postgres, like_client, single)
+        if "progress" in parts:
+            progress_part(arguments, postgres)
         print(f"pg_notification_queue_usage() after the run: {postgres.sql('SELECT pg_notification_queue_usage()')}")
         for instance in started:
             instance.stop()

@@ -5,6 +5,7 @@
    shared two cores 14 µs a like in wake-ups and switches, a third of what the server spends on it.
 
    usage: likeload PORT PARTY_ID URI SECONDS CLIENTS PER_ADDRESS [ACKNOWLEDGED_FILE]
+     PARTY_ID may be a comma-separated list: each like goes to the next party of the list in turn (URI queued in each).
      LIKELOAD_FIRST_CLIENT=N numbers the clients from N (their source addresses and device ids): a second run
      within a minute of the first would otherwise meet the per-address limits its addresses used up.
      Prints "acknowledged COUNT sent COUNT seconds S": the likes answered 200, the requests sent, the time taken.
@@ -24,7 +25,9 @@
 #include <unistd.h>
 
 static int port, seconds, clients, per_address, first_client;
-static const char *party, *uri;
+static const char *uri;
+static char *parties[256];
+static int party_count;
 static FILE *acknowledged_file;
 
 static double now_s(void) {
@@ -82,7 +85,7 @@ static int send_like(struct client *c) {
     int body_length = snprintf(body, sizeof body, "{\"uri\":\"%s\",\"deviceId\":\"liker-%d-%ld\"}", uri, c->number, ++c->attempts);
     int length = snprintf(request, sizeof request,
                           "POST /api/party/%s/track/vote HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                          "Content-Length: %d\r\n\r\n%s", party, body_length, body);
+                          "Content-Length: %d\r\n\r\n%s", parties[(c->number + c->attempts) % party_count], body_length, body);
     c->have = 0;
     return write(c->fd, request, length) == length ? 0 : -1;
 }
@@ -114,7 +117,10 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (argc == 8 && !(acknowledged_file = fopen(argv[7], "w"))) { perror(argv[7]); return 1; }
-    port = atoi(argv[1]); party = argv[2]; uri = argv[3]; seconds = atoi(argv[4]); clients = atoi(argv[5]);
+    port = atoi(argv[1]); uri = argv[3];
+    for (char *next = strtok(argv[2], ","); next && party_count < 256; next = strtok(NULL, ",")) parties[party_count++] = next;
+    if (party_count == 0) return 2;
+    seconds = atoi(argv[4]); clients = atoi(argv[5]);
     per_address = atoi(argv[6]);
     first_client = getenv("LIKELOAD_FIRST_CLIENT") ? atoi(getenv("LIKELOAD_FIRST_CLIENT")) : 0;
     if (clients < 1 || clients > 256 || first_client < 0 || first_client + clients > 250 || per_address < 1) return 2;

@@ -22,6 +22,28 @@ struct SharedPlayerTests {
         #expect(eventually { (try? onB.current())?["deviceActive"] as? Bool == false }, "and sees it leave")
     }
 
+    /// R23 across instances: the TV's progress reaches a stream held by another instance, live and without an id, and
+    /// never enters the log: a report takes no sequence number and writes no row.
+    @Test func theTVsProgressReachesAnotherInstanceWithoutEnteringTheLog() throws {
+        let cluster = try TestCluster(instances: 2)
+        let party = try cluster.party()
+        try party.add(1)
+        let (onA, onB) = (party.via(cluster.instances[0].port), party.via(cluster.instances[1].port))
+        let token = try onA.registerMonitor()
+        let monitor = try onA.events(monitorToken: token)
+        defer { monitor.close() }
+        #expect(try onA.reportProgress(token: token).status == 204)
+        #expect(try onA.host("POST", "/track/start").status == 200)
+        let guest = try onB.events()
+        defer { guest.close() }
+        let newest = try cluster.sql("SELECT last_event_seq FROM parties WHERE id = '\(party.id)'")
+        #expect(try onA.reportProgress(token: token, positionMs: 4_321).status == 204)
+        let progress = try guest.waitFor("progress") { $0.payload["position"] as? String == "4321" }
+        #expect(progress.id == nil, "\(progress.raw)")
+        #expect(try cluster.sql("SELECT count(*) FROM party_events WHERE party_id = '\(party.id)' AND type = 'progress'") == "0")
+        #expect(try cluster.sql("SELECT last_event_seq FROM parties WHERE id = '\(party.id)'") == newest)
+    }
+
     /// Across instances: a TV replaced through A that keeps calling B is told it was replaced, and its old
     /// token counts as no guess there either.
     @Test func aReplacedTVIsToldSoByEveryInstance() throws {

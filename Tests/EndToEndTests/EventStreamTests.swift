@@ -18,9 +18,14 @@ struct EventStreamTests {
         _ = try party.host("POST", "/track/next")
         _ = try party.host("DELETE", "")
         try stream.waitFor("party-ended")
-        let types = stream.received.map(\.type)
+        // The monitor's progress is live only on both stores (R23): alone it is sent at once, in its place among the
+        // logged events; with several instances it is relayed with the reporting instance's next doorbell ring, so
+        // it may pass or trail the logged events of the same few milliseconds (stale a second later anyway), and its
+        // place is checked alone only.
+        let alone = Deployment.current == .single
+        let types = stream.received.map(\.type).filter { alone || $0 != "progress" }
         let expectedOrder = ["device-changed", "queue-updated", "track-changed", "vote-updated", "playback-changed", "progress",
-                             "playback-changed", "track-changed", "party-ended"]
+                             "playback-changed", "track-changed", "party-ended"].filter { alone || $0 != "progress" }
         var cursor = types.startIndex
         for type in expectedOrder {
             guard let found = types[cursor...].firstIndex(of: type) else {
@@ -40,14 +45,12 @@ struct EventStreamTests {
         let progress = try stream.waitFor("progress")
         #expect(progress.payload["position"] as? String == "1500" && progress.payload["duration"] as? String == "32000")
         #expect(progress.payload["paused"] as? String == "true")
-        // Every logged event has the party's next sequence number as its id. The monitor's progress is sent
-        // live only, without one; with several instances it goes through the log too (the way it reaches the streams
-        // on the other instances, in order with the rest), so it has one there (and is never replayed).
-        let alone = Deployment.current == .single
-        let logged = stream.received.filter { !alone || $0.type != "progress" }
+        // Every logged event has the party's next sequence number as its id. The monitor's progress has none on
+        // either store: it takes no sequence number and is never replayed.
+        let logged = stream.received.filter { $0.type != "progress" }
         let ids = logged.compactMap(\.id)
         #expect(ids.count == logged.count && ids == Array((ids.first ?? 1)..<((ids.first ?? 1) + ids.count)), "ids count up by one: \(ids)")
-        #expect(stream.received.filter { $0.type == "progress" }.allSatisfy { ($0.id == nil) == alone })
+        #expect(stream.received.filter { $0.type == "progress" }.allSatisfy { $0.id == nil }, "progress is live only")
         #expect(stream.retry == 3000)
     }
 

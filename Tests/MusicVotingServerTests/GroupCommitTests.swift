@@ -104,10 +104,11 @@ struct GroupCommitTests {
     }
 
     /// One batch of jobs, as the committer runs it; each job's result in submission order.
-    func commitTogether(_ service: PartyService, _ writes: [@Sendable (inout PartyState) throws -> Int]) -> [Result<Int, PartyError>] {
+    func commitTogether(_ service: PartyService, withoutSavepoints: Bool = false,
+                        _ writes: [@Sendable (inout PartyState) throws -> Int]) -> [Result<Int, PartyError>] {
         let results = Mutex<[Int: Result<Int, PartyError>]>([:])
         let jobs = writes.enumerated().map { index, body in
-            BatchedWrite(body) { result in results.withLock { $0[index] = result.mapError { $0 as? PartyError ?? .partyNotFound } } }
+            BatchedWrite(withoutSavepoint: withoutSavepoints, body) { result in results.withLock { $0[index] = result.mapError { $0 as? PartyError ?? .partyNotFound } } }
         }
         service.commit(jobs)
         return results.withLock { results in writes.indices.map { results[$0] ?? .failure(.partyNotFound) } }
@@ -140,6 +141,38 @@ struct GroupCommitTests {
             return payload.map { "\($0["uri"] ?? "?")=\($0["likeCount"] ?? "?")" }
         }
         #expect(likes == ["demo:track:2=1", "demo:track:2=2", "demo:track:1=1"], "events in commit order: \(text)")
+    }
+
+    /// Several instances (PostgreSQL, where a savepoint is two round trips): a batch's likes run without one each. A
+    /// like refused before it wrote anything fails alone; one that fails after it wrote rolls the batch back, and the
+    /// batch runs again with a savepoint per write: its neighbours land once, and it fails alone.
+    @Test func onPostgreSQLABatchRunsWithoutSavepointsAndAgainWithThemWhenAWriteFailsAfterItWrote() throws {
+        struct Failed: Error {}
+        let service = try makeService(database: try PostgreSQLCluster.shared().createDatabase())
+        let party = try service.createParty(provider: "demo")
+        try service.add(uris: ["demo:track:1", "demo:track:2"], deviceId: "adder", party: party)
+        let runs = Mutex<[String: Int]>([:])
+        let like: @Sendable (String, String) -> @Sendable (inout PartyState) throws -> Int = { uri, device in
+            { state in
+                runs.withLock { $0[device, default: 0] += 1 }
+                return try state.vote(uri: uri, deviceId: device, clientAddress: "10.0.1.\(device.count)", party: party).likeCount
+            }
+        }
+        let refused = commitTogether(service, withoutSavepoints: true, [like("demo:track:2", "a"), like("demo:track:9", "b"),
+                                                                        like("demo:track:2", "cc")])
+        #expect(refused[0] == .success(1) && refused[1] == .failure(.notInQueue) && refused[2] == .success(2))
+        #expect(runs.withLock { $0 } == ["a": 1, "b": 1, "cc": 1], "a refusal that wrote nothing failed alone, no second run")
+
+        let failing: @Sendable (inout PartyState) throws -> Int = { state in
+            _ = try state.vote(uri: "demo:track:1", deviceId: "wrote-then-failed", clientAddress: "10.0.1.99", party: party)
+            throw Failed()
+        }
+        let failed = commitTogether(service, withoutSavepoints: true, [like("demo:track:1", "ddd"), failing, like("demo:track:1", "eeee")])
+        #expect(failed[0] == .success(1) && failed[2] == .success(2), "\(failed)")
+        #expect(failed[1] == .failure(.partyNotFound), "the write that failed after it wrote failed alone: \(failed[1])")
+        #expect(runs.withLock { $0["ddd"] } == 2, "the batch ran again, with a savepoint per write")
+        let counts = try service.queue(of: party).entries.reduce(into: [String: Int]()) { $0[$1.track.uri] = $1.likeCount }
+        #expect(counts == ["demo:track:1": 2, "demo:track:2": 2], "each like landed once, the failed one not at all: \(counts)")
     }
 
     /// A like refused before it wrote anything (over its limit, of a song not queued) keeps the rendered

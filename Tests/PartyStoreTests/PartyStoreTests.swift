@@ -343,6 +343,77 @@ struct WriteVersionTests {
 
 @Suite("SQL dialects")
 struct SQLDialectTests {
+    /// PostgreSQL plans a statement once per session: prepared at its first call, by its text and its parameters'
+    /// types, executed by name after; a new session prepares it again.
+    @Test func postgreSQLPreparesEachStatementOncePerSession() throws {
+        let connection = try PostgreSQLConnection(url: try Backend.postgreSQL.newLocation())
+        #expect(connection.preparedCount == 0)
+        for number in 1...3 { #expect(try connection.run("SELECT ? + 1 AS n", [.integer(Int64(number))]).first?.integer("n") == Int64(number + 1)) }
+        #expect(connection.preparedCount == 1)
+        #expect(try connection.run("SELECT CAST(? AS TEXT) AS t", [.text("a")]).first?.text("t") == "a")
+        #expect(try connection.run("SELECT CAST(? AS TEXT) AS t", [.null]).first?.text("t") == nil)
+        #expect(connection.preparedCount == 2, "the same text with a NULL: the server infers the same type")
+        #expect(connection.reset())
+        #expect(connection.preparedCount == 0)
+        #expect(try connection.run("SELECT ? + 1 AS n", [.integer(41)]).first?.integer("n") == 42)
+        #expect(connection.preparedCount == 1)
+    }
+
+    /// A prepared statement whose result another session changed (a newer instance's migration added a column) is
+    /// prepared anew, outside a transaction at once.
+    @Test func aPreparedStatementWhoseTableChangedIsPreparedAnew() throws {
+        let location = try Backend.postgreSQL.newLocation()
+        let connection = try PostgreSQLConnection(url: location)
+        try connection.execute("CREATE TABLE t (a BIGINT); INSERT INTO t VALUES (1)")
+        #expect(try connection.run("SELECT * FROM t WHERE a = ?", [.integer(1)]).first?.integer("a") == 1)
+        try PostgreSQLConnection(url: location).execute("ALTER TABLE t ADD COLUMN b BIGINT DEFAULT 7")
+        #expect(try connection.run("SELECT * FROM t WHERE a = ?", [.integer(1)]).first?.integer("b") == 7)
+    }
+
+    /// R31: a limit counted in the shared counts inside the open transaction; over the limit it is taken back.
+    /// PostgreSQL only: one instance alone counts in memory.
+    @Test func aLimitCountsInTheTransactionAndTakesBackWhatIsOver() throws {
+        let store = try Backend.postgreSQL.newStore()
+        let rule = LimitRule("test-rule", limit: 3)
+        for _ in 1...3 { #expect(try store.transaction { try store.admit(1, rule, key: "k", at: epoch) } == nil) }
+        #expect(try store.transaction { try store.admit(1, rule, key: "k", at: epoch) } ?? 0 > 0)
+        #expect(try store.transaction { try store.admit(1, rule, key: "other", at: epoch) } == nil, "each key counts alone")
+        _ = try? store.transaction { () throws -> Int? in
+            _ = try store.admit(1, rule, key: "rolled back", at: epoch)
+            throw DatabaseError(code: 0, message: "a failed write")
+        }
+        for _ in 1...3 { #expect(try store.admit(1, rule, key: "rolled back", at: epoch) == nil, "the rolled-back count went with it") }
+        #expect(try store.admit(1, rule, key: "k", at: epoch.addingTimeInterval(rule.window + 60)) == nil, "the window moved on")
+    }
+
+    /// R17a: many devices' activity in few statements, one row per device, the newest time kept.
+    @Test(arguments: Backend.allCases) func activityOfManyDevicesIsWrittenInFewStatements(_ backend: Backend) throws {
+        let store = try backend.newStore()
+        try store.insert(party("p1"))
+        let devices = (0..<70).map { "phone-\($0)" }
+        try store.transaction { try store.recordActivity(devices.map { ($0, epoch) }, partyId: "p1") }
+        #expect(try store.activeGuestCount(partyId: "p1", since: epoch) == 70)
+        try store.recordActivity(devices.prefix(5).map { ($0, epoch.addingTimeInterval(60)) }, partyId: "p1")
+        #expect(try store.activeGuestCount(partyId: "p1", since: epoch.addingTimeInterval(30)) == 5)
+    }
+
+    /// A lock a transaction took is taken once; a savepoint rolled back gives back the locks taken inside it.
+    @Test(arguments: Backend.allCases) func thePartysRowIsLockedOncePerTransaction(_ backend: Backend) throws {
+        let store = try backend.newStore()
+        try store.insert(party("p1"))
+        try store.transaction {
+            #expect(try store.lockedParty(id: "p1")?.id == "p1")
+            try store.lockParty(id: "p1")
+            _ = try? store.transaction { () throws -> Void in
+                try store.lockParty(id: "p1")
+                throw DatabaseError(code: 0, message: "a failed write")
+            }
+            try store.lockParty(id: "p1")
+            #expect(!store.transactionFailed)
+        }
+        #expect(try store.lockedParty(id: "p1")?.id == "p1", "outside a transaction: a plain read")
+    }
+
     @Test func postgreSQLNumbersTheParametersAndLeavesQuotedTextAlone() {
         let sql = "SELECT 1 FROM t WHERE a = ? AND (?2 IS NULL OR b = ?2) AND c = '?' AND d = ?"
         #expect(SQLDialect.postgreSQL.parameters(sql) == "SELECT 1 FROM t WHERE a = $1 AND ($2 IS NULL OR b = $2) AND c = '?' AND d = $2")
