@@ -5,7 +5,7 @@ import ClientNetwork
 /// into the party (`PartyState.admitGuest`): the first use of a device id in a party is admitted under a ration per
 /// network and per party, and every per-guest rule counts admitted identities only. With the
 /// ration, rotating device ids gains a guest no more than the ration's identities; nothing is counted per address for
-/// adds and likes any more, so the guests behind one NAT address or on one IPv6 /64 each have their own limits.
+/// adds and likes, so the guests behind one NAT address or on one IPv6 /64 each have their own limits.
 /// The rules as data and their decisions, and the in-memory counts of one instance: a value type, the owner
 /// serializes access; time is injected.
 public struct GuestLimits: Sendable {

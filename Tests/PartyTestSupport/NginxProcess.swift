@@ -74,8 +74,8 @@ package final class NginxProcess {
 /// Should the test process die without its deinits (a crash), a shell kills `childPid` once this process is gone:
 /// nothing of a cluster test stays running. Only that very process: the shell notes its start time (field 22 of
 /// /proc/PID/stat) and kills only a process with the same one. A child that ended normally long before leaves its
-/// PID free, and PIDs wrap at 32,768 while a test run spawns thousands: a reused PID was once a browser of another
-/// test run on the machine, killed mid-test.
+/// PID free, and PIDs wrap at 32,768 while a test run spawns thousands: a reused PID may be any other program on the
+/// machine, another test run's browser included.
 package func watchForExit(childPid: Int32) {
     let startTime = "sed 's/.*) //' /proc/\(childPid)/stat 2>/dev/null | cut -d' ' -f20"
     let watcher = Process()

@@ -49,8 +49,8 @@ struct RequestHeadAttackTests {
         #expect(response.error != nil && response.json["code"] as? String == "range_not_satisfiable", "\(response.text)")
     }
 
-    /// Heads of 5.0-5.8 KB used to reach the handler (the party was created) and then got no answer: the
-    /// 6 KiB memory pool had no room left for the response head.
+    /// A head of 5.0-5.8 KB fits libmicrohttpd's 6 KiB memory pool but leaves no room there for the response head:
+    /// such a request must be refused before the handler runs, never do its work (create a party) unanswered.
     @Test func everyHeadSizeGetsAnAnswerAndNoPartyIsCreatedUnanswered() throws {
         let server = try ServerProcess()
         let body = #"{"provider":"demo"}"#
