@@ -86,7 +86,7 @@ public final class EventStream: @unchecked Sendable {
     }
 
     /// libmicrohttpd's content reader: copies queued bytes, or suspends until there are some.
-    func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
+    package func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
         lock.withLock { _ in readLocked(into: buffer, max: max) }
     }
 
@@ -116,7 +116,7 @@ public final class EventStream: @unchecked Sendable {
         return 0
     }
 
-    func finish() {
+    package func finish() {
         let actions = lock.withLock { _ in
             finished = true
             connection = nil

@@ -11,10 +11,10 @@ import Providers
 /// The whole server: store, rules, routes, event hub and the periodic upkeep, on one HTTP server.
 public final class Application: @unchecked Sendable {
     public let configuration: Configuration
-    let service: PartyService
+    package let service: PartyService
     private let hub: EventHub
     private let server: Server
-    /// Every request the server reads goes through it; it answers without a socket too.
+    /// Every request the server reads goes through it; it answers without a socket too (`respond(to:)`).
     let pipeline: RequestPipeline
     /// Derived from the open-file limit, raised to its hard limit at start.
     let connectionLimit: Int
@@ -206,9 +206,12 @@ public final class Application: @unchecked Sendable {
         stop(patience: max(0, remaining() - margin))
     }
 
+    /// One request through the pipeline the HTTP server uses, without a socket: the tests' in-process server.
+    package func respond(to request: Request) -> Response { pipeline.respond(to: request) }
+
     /// Ends the threads that hold database sessions of their own (the doorbell's), so an application that never
     /// listened gives every session back when it goes; `stop` does this too.
-    func closeSessions() {
+    package func closeSessions() {
         doorbell?.stop()
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-@testable import HTTPServer
-@testable import MusicVotingServer
+import HTTPServer
+import MusicVotingServer
 
 /// The real application (routes, party service, SQLite store in a folder of its own or a PostgreSQL database, demo
 /// provider) in this process, answering `Request` values through the pipeline the HTTP server uses, with no socket.
@@ -53,17 +53,17 @@ package final class InProcessServer: TestServer {
     /// What the server's once-a-second upkeep does for playback: a song that ended gives way to the next.
     package func tick() { application.service.watchPlayback() }
 
-    package func respond(to request: Request) throws -> HTTPResponse { try HTTPResponse(application.pipeline.respond(to: request)) }
+    package func respond(to request: Request) throws -> HTTPResponse { try HTTPResponse(application.respond(to: request)) }
 
     /// `path` may carry a query; its arguments are URL-decoded, as libmicrohttpd hands them over.
     package func respond(_ method: String, _ path: String, body: [UInt8]?, headers: [String: String], source: String) throws -> HTTPResponse {
-        try HTTPResponse(application.pipeline.respond(to: Self.request(method, path, body: body, headers: headers, source: source)))
+        try HTTPResponse(application.respond(to: Self.request(method, path, body: body, headers: headers, source: source)))
     }
 
     package func events(path: String, lastEventId: Int?, source: String) throws -> SSEClient {
         var headers = ["Accept": "text/event-stream"]
         if let lastEventId { headers["Last-Event-ID"] = String(lastEventId) }
-        var response = application.pipeline.respond(to: Self.request("GET", path, body: nil, headers: headers, source: source))
+        var response = application.respond(to: Self.request("GET", path, body: nil, headers: headers, source: source))
         if case .deferred(let deferred) = response.body { response = deferred.wait() }
         let head = try HTTPResponse(response)
         guard case .stream(let stream) = response.body else { return SSEClient(status: head.status, headers: head.headers, bytes: nil) }
