@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import Testing
 
 extension ServerProcess: PartyHost {}
 
