@@ -54,3 +54,127 @@ extension PartyStore {
         """
     }
 }
+
+/// One device's vote on one entry (R17).
+public struct VoteKey: Hashable, Sendable {
+    public let entryId: Int64
+    public let deviceId: String
+
+    public init(entryId: Int64, deviceId: String) {
+        self.entryId = entryId
+        self.deviceId = deviceId
+    }
+}
+
+/// What a group commit's likes of one party need of the database (their devices' counts under R11's like limit,
+/// their votes on the party's entries, whether they are guests), read in one statement for all of them.
+public struct LikesRead: Sendable {
+    /// Each limit key's live buckets, by bucket number.
+    public var counts: [String: [Int64: WindowBucket]] = [:]
+    public var votes: Set<VoteKey> = []
+    public var guests: Set<String> = []
+
+    public init() {}
+}
+
+/// What a group commit's likes of one party wrote, as one statement: the counts added, the guests admitted, the
+/// votes added and taken back, each entry's count moved by its votes' net change.
+public struct LikesWrite: Sendable {
+    public var counts: [(key: String, bucket: Int64, count: Int, leavesAt: Date)] = []
+    public var guests: [(deviceId: String, address: String, at: Date)] = []
+    public var liked: [VoteKey] = []
+    public var unliked: [VoteKey] = []
+    public var likeCounts: [(entryId: Int64, change: Int)] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { counts.isEmpty && guests.isEmpty && liked.isEmpty && unliked.isEmpty && likeCounts.isEmpty }
+}
+
+/// R17 on PostgreSQL: a group commit's likes of a party read and write in one statement each (inside the
+/// transaction, after the party's row lock, so no other instance changes these rows meanwhile). The rows go as JSON
+/// arrays (`json_to_recordset`): one statement text, prepared once, for any number of likes.
+extension PartyStore {
+    public func readForLikes(partyId: String, devices: [String], rule: LimitRule, at now: Date) throws -> LikesRead {
+        let keys = devices.map { GuestLimits.key(device: $0, party: partyId) }
+        let rows = try run("""
+            SELECT 'c' AS kind, key AS name, bucket AS number, count AS count, leaves_at AS leaves_at FROM limit_counts
+            WHERE name = ?1 AND key IN (SELECT json_array_elements_text(CAST(?2 AS json))) AND bucket >= ?3
+            UNION ALL
+            SELECT 'v', device_id, entry_id, 0, 0 FROM votes
+            WHERE entry_id IN (SELECT id FROM queue_entries WHERE party_id = ?4)
+                AND device_id IN (SELECT json_array_elements_text(CAST(?5 AS json)))
+            UNION ALL
+            SELECT 'g', device_id, 0, 0, 0 FROM guests
+            WHERE party_id = ?4 AND device_id IN (SELECT json_array_elements_text(CAST(?5 AS json)))
+            """, [.text(rule.name), .text(Self.jsonArray(keys)), .integer(WindowBucket.oldestLive(at: now, window: rule.window)),
+                  .text(partyId), .text(Self.jsonArray(devices))])
+        var read = LikesRead()
+        for row in rows {
+            guard let name = row.text("name") else { continue }
+            switch row.text("kind") {
+            case "c":
+                let number = row.integer("number") ?? 0
+                read.counts[name, default: [:]][number] = WindowBucket(count: Int(row.integer("count") ?? 0),
+                                                                       leavesAt: row.date("leaves_at") ?? now)
+            case "v": read.votes.insert(VoteKey(entryId: row.integer("number") ?? 0, deviceId: name))
+            default: read.guests.insert(name)
+            }
+        }
+        return read
+    }
+
+    /// Writes `likes`; false when a row was not where the likes' read found it (the caller's batch then runs again, a
+    /// like at a time).
+    public func writeLikes(_ likes: LikesWrite, partyId: String, rule: LimitRule) throws -> Bool {
+        let counts = likes.counts.map { "{\"key\":\(Self.json($0.key)),\"bucket\":\($0.bucket),\"count\":\($0.count),\"leaves_at\":\($0.leavesAt.timeIntervalSince1970)}" }
+        let guests = likes.guests.map { "{\"device\":\(Self.json($0.deviceId)),\"address\":\(Self.json($0.address)),\"at\":\($0.at.timeIntervalSince1970)}" }
+        let votes = { (keys: [VoteKey]) in keys.map { "{\"entry\":\($0.entryId),\"device\":\(Self.json($0.deviceId))}" } }
+        let changes = likes.likeCounts.map { "{\"entry\":\($0.entryId),\"change\":\($0.change)}" }
+        let row = try run("""
+            WITH counted AS (
+                INSERT INTO limit_counts (name, key, bucket, count, leaves_at)
+                SELECT ?1, c.key, c.bucket, c.count, c.leaves_at
+                FROM json_to_recordset(CAST(?2 AS json)) AS c(key text, bucket bigint, count bigint, leaves_at double precision)
+                ON CONFLICT (name, key, bucket) DO UPDATE SET count = limit_counts.count + excluded.count RETURNING 1),
+            admitted AS (
+                INSERT INTO guests (party_id, device_id, address, admitted_at)
+                SELECT ?3, g.device, g.address, g.at FROM json_to_recordset(CAST(?4 AS json)) AS g(device text, address text, at double precision)
+                ON CONFLICT DO NOTHING RETURNING 1),
+            liked AS (
+                INSERT INTO votes (entry_id, device_id)
+                SELECT v.entry, v.device FROM json_to_recordset(CAST(?5 AS json)) AS v(entry bigint, device text)
+                ON CONFLICT DO NOTHING RETURNING 1),
+            unliked AS (
+                DELETE FROM votes USING json_to_recordset(CAST(?6 AS json)) AS v(entry bigint, device text)
+                WHERE votes.entry_id = v.entry AND votes.device_id = v.device RETURNING 1),
+            moved AS (
+                UPDATE queue_entries SET like_count = like_count + d.change
+                FROM json_to_recordset(CAST(?7 AS json)) AS d(entry bigint, change bigint)
+                WHERE queue_entries.id = d.entry AND queue_entries.party_id = ?3 RETURNING 1)
+            SELECT (SELECT COUNT(*) FROM counted) AS counted, (SELECT COUNT(*) FROM admitted) AS admitted,
+                (SELECT COUNT(*) FROM liked) AS liked, (SELECT COUNT(*) FROM unliked) AS unliked, (SELECT COUNT(*) FROM moved) AS moved
+            """, [.text(rule.name), .text("[" + counts.joined(separator: ",") + "]"), .text(partyId),
+                  .text("[" + guests.joined(separator: ",") + "]"), .text("[" + votes(likes.liked).joined(separator: ",") + "]"),
+                  .text("[" + votes(likes.unliked).joined(separator: ",") + "]"), .text("[" + changes.joined(separator: ",") + "]")]).first
+        return row?.integer("counted") == Int64(likes.counts.count) && row?.integer("admitted") == Int64(likes.guests.count)
+            && row?.integer("liked") == Int64(likes.liked.count) && row?.integer("unliked") == Int64(likes.unliked.count)
+            && row?.integer("moved") == Int64(likes.likeCounts.count)
+    }
+
+    static func jsonArray(_ texts: [String]) -> String { "[" + texts.map(json).joined(separator: ",") + "]" }
+
+    /// `text` as a JSON string: quotes, backslashes and control characters escaped (a device id is the client's).
+    static func json(_ text: String) -> String {
+        var output = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case _ where scalar.value < 0x20: output += String(format: "\\u%04x", scalar.value)
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        return output + "\""
+    }
+}
