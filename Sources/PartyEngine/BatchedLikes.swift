@@ -12,7 +12,7 @@ struct BatchedLikes {
     let devices: Set<String>
     /// As read, then as the batch's likes changed it.
     private(set) var read: LikesRead
-    private let votesRead: Set<VoteKey>
+    private let votesAsRead: Set<VoteKey>
     /// Counts added per limit key and bucket.
     private var added: [String: [Int64: WindowBucket]] = [:]
     private var admitted: [(deviceId: String, address: String, at: Date)] = []
@@ -22,7 +22,7 @@ struct BatchedLikes {
     init(devices: Set<String>, read: LikesRead) {
         self.devices = devices
         self.read = read
-        votesRead = read.votes
+        votesAsRead = read.votes
     }
 
     /// R11: counts one under `rule` for `key`, or returns the seconds until one fits (nothing counted).
@@ -38,9 +38,11 @@ struct BatchedLikes {
         return nil
     }
 
-    /// R17: as `PartyStoring.setVote`.
-    mutating func setVote(entryId: Int64, deviceId: String, wanted: Bool?) -> (liked: Bool, changed: Bool) {
+    /// R17: as `PartyStoring.setVote`; nil when the read did not look at this vote (the like targets another version
+    /// of the song it named, R10a): the like then writes it itself.
+    mutating func setVote(entryId: Int64, deviceId: String, wanted: Bool?) -> (liked: Bool, changed: Bool)? {
         let vote = VoteKey(entryId: entryId, deviceId: deviceId)
+        guard read.votesRead.contains(vote) else { return nil }
         let liked = read.votes.contains(vote)
         let wantsLike = wanted ?? !liked
         guard wantsLike != liked else { return (liked, false) }
@@ -61,8 +63,8 @@ struct BatchedLikes {
         var write = LikesWrite()
         write.counts = added.flatMap { key, buckets in buckets.map { (key, $0.key, $0.value.count, $0.value.leavesAt) } }
         write.guests = admitted
-        write.liked = Array(read.votes.subtracting(votesRead))
-        write.unliked = Array(votesRead.subtracting(read.votes))
+        write.liked = Array(read.votes.subtracting(votesAsRead))
+        write.unliked = Array(votesAsRead.subtracting(read.votes))
         write.likeCounts = likeCountChanges.filter { $0.value != 0 }.map { ($0.key, $0.value) }
         return write
     }

@@ -170,7 +170,9 @@ struct SeveralWriters: PartyWriters {
     private func lockedBans(partyId: String, state: inout PartyState) throws -> (adders: Set<String>, addresses: Set<String>) {
         guard var read = try lockedRead(partyId: partyId, state: &state) else { return ([], []) }
         if let bans = read.bans { return bans }
-        let bans = try state.store.bans(partyId: partyId)
+        // A batch's likes read the bans with their own rows (`BatchedLikes`), the first time after the lock.
+        let bans = state.batchedLikes[partyId] == nil && state.batchLikes[partyId] != nil
+            ? try readBatchedLikes(partyId: partyId, state: &state).read.bans : try state.store.bans(partyId: partyId)
         read.bans = bans
         state.lockedReads[partyId] = read
         return bans
@@ -231,7 +233,13 @@ struct SeveralWriters: PartyWriters {
     /// not as read run again, a write at a time (`SavepointNeeded`).
     func beforeCommit(state: inout PartyState) throws {
         for partyId in state.batchedLikes.keys.sorted() {
-            guard let write = state.batchedLikes[partyId]?.write, !write.isEmpty else { continue }
+            guard var write = state.batchedLikes[partyId]?.write else { continue }
+            // The party's activity goes with its likes (the rest below): as `PartyState.writePendingActivity`.
+            if let pending = state.live[partyId]?.takePendingActivity(), !pending.isEmpty {
+                state.effects.flushedActivity.append((partyId, pending))
+                write.activity = pending
+            }
+            guard !write.isEmpty else { continue }
             do {
                 guard try state.store.writeLikes(write, partyId: partyId, rule: GuestLimits.likes) else { throw SavepointNeeded() }
             } catch {
@@ -246,10 +254,15 @@ struct SeveralWriters: PartyWriters {
     /// party's row locked first); nil outside a batch's first pass, or for a device that is not one of its likes'.
     private func batchedLikes(partyId: String, device: String, state: inout PartyState) throws -> BatchedLikes? {
         if let likes = state.batchedLikes[partyId] { return likes.devices.contains(device) ? likes : nil }
-        guard state.openTransactions > 0, let devices = state.likeDevices[partyId], devices.contains(device) else { return nil }
+        guard state.openTransactions > 0, state.batchLikes[partyId]?.contains(where: { $0.deviceId == device }) == true else { return nil }
+        return try readBatchedLikes(partyId: partyId, state: &state)
+    }
+
+    private func readBatchedLikes(partyId: String, state: inout PartyState) throws -> BatchedLikes {
+        let batch = state.batchLikes[partyId] ?? []
         try state.store.lockParty(id: partyId)
-        let read = try state.store.readForLikes(partyId: partyId, devices: Array(Set(devices)), rule: GuestLimits.likes, at: state.now)
-        let likes = BatchedLikes(devices: Set(devices), read: read)
+        let read = try state.store.readForLikes(partyId: partyId, likes: batch, rule: GuestLimits.likes, at: state.now)
+        let likes = BatchedLikes(devices: Set(batch.map(\.deviceId)), read: read)
         state.batchedLikes[partyId] = likes
         return likes
     }
@@ -258,8 +271,11 @@ struct SeveralWriters: PartyWriters {
         guard var likes = try batchedLikes(partyId: partyId, device: deviceId, state: &state) else {
             return try state.store.setVote(entryId: entryId, deviceId: deviceId, wanted: wanted)
         }
-        defer { state.batchedLikes[partyId] = likes }
-        return likes.setVote(entryId: entryId, deviceId: deviceId, wanted: wanted)
+        guard let vote = likes.setVote(entryId: entryId, deviceId: deviceId, wanted: wanted) else {
+            return try state.store.setVote(entryId: entryId, deviceId: deviceId, wanted: wanted)
+        }
+        state.batchedLikes[partyId] = likes
+        return vote
     }
 
     func admitGuest(deviceId: String, partyId: String, address: String, state: inout PartyState) throws -> Bool {

@@ -82,7 +82,7 @@ public protocol PartyStoring: AnyObject {
     func admit(_ count: Int, _ rule: LimitRule, key: String, at now: Date) throws -> Int?
     /// R11, R17 on PostgreSQL: a group commit's likes of a party read and written in one statement each
     /// (`PartyStore+SharedWrites.swift`).
-    func readForLikes(partyId: String, devices: [String], rule: LimitRule, at now: Date) throws -> LikesRead
+    func readForLikes(partyId: String, likes: [(deviceId: String, uri: String)], rule: LimitRule, at now: Date) throws -> LikesRead
     func writeLikes(_ likes: LikesWrite, partyId: String, rule: LimitRule) throws -> Bool
     func activeGuestCount(partyId: String, since: Date) throws -> Int
     /// Devices active in any party since `since` (the operator's view of R17a's activity).

@@ -194,7 +194,7 @@ struct GroupCommitTests {
         ]
         let results = Mutex<[Int: Result<String, PartyError>]>([:])
         let jobs = likes.enumerated().map { index, like in
-            BatchedWrite(partyId: party.id, withoutSavepoint: true, likeDevice: like.device, { state in
+            BatchedWrite(partyId: party.id, withoutSavepoint: true, like: (like.device, like.uri), { state in
                 let vote = try state.vote(uri: like.uri, deviceId: like.device, wanted: like.wanted, clientAddress: "10.0.3.\(index)", party: party)
                 return "\(vote.liked) \(vote.likeCount)"
             }, completion: { result in results.withLock { $0[index] = result.mapError { $0 as? PartyError ?? .partyNotFound } } })
@@ -218,7 +218,8 @@ struct GroupCommitTests {
         #expect(try service.queue(of: party).entries.reduce(into: [String: Int]()) { $0[$1.track.uri] = $1.likeCount }
                 == ["demo:track:1": 1, "demo:track:2": GuestLimits.likesPerDevice % 2 + 1])
         let stored = try service.withState { state in
-            try state.store.readForLikes(partyId: party.id, devices: ["a", "b", "before", "c", "limited", "d"], rule: GuestLimits.likes, at: state.now)
+            try state.store.readForLikes(partyId: party.id, likes: ["a", "b", "before", "c", "limited", "d"].flatMap { [($0, "demo:track:1"), ($0, "demo:track:2")] },
+                                         rule: GuestLimits.likes, at: state.now)
         }
         let counted = stored.counts.mapValues { $0.values.reduce(0) { $0 + $1.count } }
         let key = { GuestLimits.key(device: $0, party: party.id) }
