@@ -38,8 +38,8 @@ struct BatchedLikes {
         return nil
     }
 
-    /// R17: as `PartyStoring.setVote`; nil when the read did not look at this vote (the like targets another version
-    /// of the song it named, R10a): the like then writes it itself.
+    /// R17: as `PartyStoring.setVote`; nil when the read did not look at this vote (the song was added in the batch
+    /// after the read): the like then writes it itself.
     mutating func setVote(entryId: Int64, deviceId: String, wanted: Bool?) -> (liked: Bool, changed: Bool)? {
         let vote = VoteKey(entryId: entryId, deviceId: deviceId)
         guard read.votesRead.contains(vote) else { return nil }

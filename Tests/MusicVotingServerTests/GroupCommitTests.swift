@@ -231,6 +231,35 @@ struct GroupCommitTests {
         #expect(try service.vote(uri: "demo:track:2", deviceId: "b", wanted: true, clientAddress: "10.0.3.2", party: party) == (true, GuestLimits.likesPerDevice % 2 + 1))
     }
 
+    /// Several instances: a song added in the batch after its likes were read is liked too, later in the batch (that
+    /// like writes its own vote), and the counts of the batch's other likes stay on the queue the add read again.
+    @Test func onPostgreSQLALikeOfASongAddedEarlierInTheSameBatchWritesItsOwnVote() throws {
+        let service = try makeService(database: try PostgreSQLCluster.shared().createDatabase())
+        let party = try service.createParty(provider: "demo")
+        try service.add(uris: ["demo:track:1"], deviceId: "adder", party: party)
+        let results = Mutex<[Int: Result<Int, PartyError>]>([:])
+        let answer = { (index: Int) in { @Sendable (result: Result<Int, any Error>) in
+            results.withLock { $0[index] = result.mapError { $0 as? PartyError ?? .partyNotFound } }
+        } }
+        let like = { (index: Int, uri: String, device: String) in
+            BatchedWrite(partyId: party.id, withoutSavepoint: true, like: (device, uri), { state in
+                try state.vote(uri: uri, deviceId: device, clientAddress: "10.0.4.\(index)", party: party).likeCount
+            }, completion: answer(index))
+        }
+        let track = Track(id: "3", uri: "demo:track:3", name: "Drei", artists: ["Demo"], album: "Demo", imageURL: nil, durationMs: 180_000)
+        let add = BatchedWrite(partyId: party.id, { state in
+            _ = try state.add([track], deviceId: "second-adder", clientAddress: "10.0.4.9", party: party)
+            return 0
+        }, completion: answer(1))
+        service.commit([like(0, "demo:track:1", "a"), add, like(2, "demo:track:3", "b"), like(3, "demo:track:1", "c")])
+        let outcome = results.withLock { results in (0..<4).map { results[$0] ?? .failure(.partyNotFound) } }
+        #expect(outcome == [.success(1), .success(0), .success(1), .success(2)], "\(outcome)")
+        #expect(try service.queue(of: party).entries.reduce(into: [String: Int]()) { $0[$1.track.uri] = $1.likeCount }
+                == ["demo:track:1": 2, "demo:track:3": 1])
+        #expect(try service.vote(uri: "demo:track:3", deviceId: "b", wanted: true, clientAddress: "10.0.4.2", party: party) == (true, 1),
+                "the vote is stored")
+    }
+
     /// A like refused before it wrote anything (over its limit, of a song not queued) keeps the rendered
     /// queue every guest reads; one that wrote and then failed empties it, as its reads may be gone.
     @Test func aRefusedLikeKeepsTheRenderedQueueAndAFailedWriteDropsIt() throws {
