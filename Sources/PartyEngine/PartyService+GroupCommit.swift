@@ -8,6 +8,9 @@ import Synchronization
 struct BatchedWrite: Sendable {
     /// The party whose row the write locks (nil: none; `PartyWriters.ordered`).
     var partyId: String? = nil
+    /// A like's device and the uri it likes (the like's rows are read with the batch's other likes of the party:
+    /// `BatchedLikes`).
+    var like: (deviceId: String, uri: String)? = nil
     let apply: @Sendable (inout PartyState) -> @Sendable () -> Void
     /// `apply` without a savepoint (`PartyState.withoutSavepoint`): throws `SavepointNeeded` only.
     var applyAlone: (@Sendable (inout PartyState) throws -> @Sendable () -> Void)? = nil
@@ -22,7 +25,7 @@ extension BatchedWrite {
     /// batch's failure.
     /// `withoutSavepoint`: the write may run without a savepoint (`PartyState.withoutSavepoint`): everything it does
     /// outside the database it does once the write can no longer be refused, so running it again does nothing twice.
-    init<T: Sendable>(partyId: String? = nil, withoutSavepoint: Bool = false, _ body: @escaping @Sendable (inout PartyState) throws -> T,
+    init<T: Sendable>(partyId: String? = nil, withoutSavepoint: Bool = false, like: (deviceId: String, uri: String)? = nil, _ body: @escaping @Sendable (inout PartyState) throws -> T,
                       completion: @escaping @Sendable (Result<T, any Error>) -> Void) {
         let alone: @Sendable (inout PartyState) throws -> @Sendable () -> Void = { state in
             do {
@@ -34,7 +37,7 @@ extension BatchedWrite {
                 return { completion(.failure(error)) }
             }
         }
-        self.init(partyId: partyId, apply: { state in
+        self.init(partyId: partyId, like: like, apply: { state in
             do {
                 let value = try state.transaction { try body(&$0) }
                 return { completion(.success(value)) }
@@ -48,20 +51,21 @@ extension BatchedWrite {
 extension PartyService {
     /// Runs `body` in the next group commit and hands `completion` its result once the transaction holding it has
     /// committed (an acknowledged write survives kill -9), after its events went out.
-    func write<T: Sendable>(partyId: String? = nil, withoutSavepoint: Bool = false, _ body: @escaping @Sendable (inout PartyState) throws -> T,
+    func write<T: Sendable>(partyId: String? = nil, withoutSavepoint: Bool = false, like: (deviceId: String, uri: String)? = nil,
+                            _ body: @escaping @Sendable (inout PartyState) throws -> T,
                             completion: @escaping @Sendable (Result<T, any Error>) -> Void) {
-        commits.submit(BatchedWrite(partyId: partyId, withoutSavepoint: withoutSavepoint, body, completion: completion)) { [weak self] jobs in
+        commits.submit(BatchedWrite(partyId: partyId, withoutSavepoint: withoutSavepoint, like: like, body, completion: completion)) { [weak self] jobs in
             guard let self else { return jobs.forEach { $0.fail(PartyError.partyNotFound) } }
             self.commit(jobs)
         }
     }
 
     /// `write`, waited for on this thread (callers already off libmicrohttpd's threads, and tests).
-    func write<T: Sendable>(partyId: String? = nil, withoutSavepoint: Bool = false,
+    func write<T: Sendable>(partyId: String? = nil, withoutSavepoint: Bool = false, like: (deviceId: String, uri: String)? = nil,
                             _ body: @escaping @Sendable (inout PartyState) throws -> T) throws -> T {
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<T, any Error>?>(nil)
-        write(partyId: partyId, withoutSavepoint: withoutSavepoint, body) { result in
+        write(partyId: partyId, withoutSavepoint: withoutSavepoint, like: like, body) { result in
             outcome.withLock { $0 = result }
             done.signal()
         }
@@ -79,8 +83,15 @@ extension PartyService {
         let answers = withState { state -> [@Sendable () -> Void] in
             let jobs = state.writers.ordered(jobs)
             if state.writers.batchesWithoutSavepoints {
+                var likes: [String: [(deviceId: String, uri: String)]] = [:]
+                for job in jobs where job.applyAlone != nil {
+                    if let partyId = job.partyId, let like = job.like { likes[partyId, default: []].append(like) }
+                }
                 do {
-                    return try state.transaction { state in try jobs.map { job in try (job.applyAlone ?? { job.apply(&$0) })(&state) } }
+                    return try state.transaction { state in
+                        state.batchLikes = likes
+                        return try jobs.map { job in try (job.applyAlone ?? { job.apply(&$0) })(&state) }
+                    }
                 } catch is SavepointNeeded {
                     EngineMetrics.groupCommitRetries.add()
                 } catch {

@@ -93,7 +93,7 @@ extension PartyService {
     }
 
     public func vote(uri: String, deviceId: String, wanted: Bool? = nil, clientAddress: String = "local", party: Party) throws -> (liked: Bool, likeCount: Int) {
-        let result = try write(partyId: party.id, withoutSavepoint: true) { try $0.vote(uri: uri, deviceId: deviceId, wanted: wanted, clientAddress: clientAddress, party: party) }
+        let result = try write(partyId: party.id, withoutSavepoint: true, like: (deviceId, uri)) { try $0.vote(uri: uri, deviceId: deviceId, wanted: wanted, clientAddress: clientAddress, party: party) }
         if result.liked { EngineMetrics.likes.add() }
         return result
     }
@@ -107,7 +107,7 @@ extension PartyService {
             if case .success(let vote) = result, vote.liked { EngineMetrics.likes.add() }
             answer(result)
         }
-        write(partyId: partyId, withoutSavepoint: true, { state in
+        write(partyId: partyId, withoutSavepoint: true, like: (deviceId, uri), { state in
             try state.vote(uri: uri, deviceId: deviceId, wanted: wanted, clientAddress: clientAddress,
                            party: state.partyToWrite(id: partyId))
         }, completion: completion)

@@ -15,9 +15,7 @@ extension PartyState {
             // Several writers, inside a write, no ration of new guests and no ban of the address: nothing refuses the
             // device, so its row is written at once (the party's row first), one statement for a known and a new one.
             try store.lockParty(id: party.id)
-            var isNew = false
-            try keepingReads { isNew = try $0.store.admitGuest(deviceId: deviceId, partyId: party.id, address: AddressPrefix.host(of: clientAddress), at: $0.now) }
-            if isNew { effects.admittedGuests.append((party.id, deviceId)) }
+            if try writers.admitGuest(deviceId: deviceId, partyId: party.id, address: AddressPrefix.host(of: clientAddress), state: &self) { effects.admittedGuests.append((party.id, deviceId)) }
             return live[party.id, default: LiveParty()].noteGuest(deviceId)
         }
         if try !store.isGuest(deviceId: deviceId, partyId: party.id) {

@@ -73,7 +73,7 @@ extension PartyState {
             let queue = try writers.queueForLike(of: party, state: &self)
             guard let entry = queue.target(uri: uri) else { throw PartyError.notInQueue }
             try admitGuest(deviceId, party: party, clientAddress: clientAddress)
-            let (liked, changed) = try store.setVote(entryId: entry.id, deviceId: deviceId, wanted: wanted)
+            let (liked, changed) = try writers.setVote(entryId: entry.id, deviceId: deviceId, wanted: wanted, partyId: party.id, state: &self)
             try recordActivity(deviceId: deviceId, partyId: party.id)
             guard changed else { return (liked, entry.likeCount) }
             let count = entry.likeCount + (liked ? 1 : -1)

@@ -32,6 +32,11 @@ struct PartyState {
     var effects = Effects()
     /// Several writers: what the open transaction read of each party after locking its row (`LockedRead`).
     var lockedReads: [String: LockedRead] = [:]
+    /// Several writers, a group commit's first pass: its likes per party (`BatchedWrite.like`),
+    /// and the likes of each party gathered so far (`BatchedLikes`), written before the commit. Emptied when the
+    /// outermost transaction ends, whichever way.
+    var batchLikes: [String: [(deviceId: String, uri: String)]] = [:]
+    var batchedLikes: [String: BatchedLikes] = [:]
     /// `transaction`s open now (they nest): a logged event recorded inside one is appended before it commits.
     private(set) var openTransactions = 0
 
@@ -102,7 +107,11 @@ struct PartyState {
         openTransactions += 1
         defer {
             openTransactions -= 1
-            if openTransactions == 0 { lockedReads.removeAll() }
+            if openTransactions == 0 {
+                lockedReads.removeAll()
+                batchLikes.removeAll()
+                batchedLikes.removeAll()
+            }
         }
         do {
             return try store.transaction {

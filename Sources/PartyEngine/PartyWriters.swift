@@ -31,6 +31,10 @@ protocol PartyWriters: Sendable {
     func activeParty(id: String, state: inout PartyState) throws -> Party
     /// R30: whether a ban of the party names the address (a new guest from it is refused).
     func isBanned(address: String, partyId: String, state: inout PartyState) throws -> Bool
+    /// R17: `PartyStoring.setVote`, inside the like's write.
+    func setVote(entryId: Int64, deviceId: String, wanted: Bool?, partyId: String, state: inout PartyState) throws -> (liked: Bool, changed: Bool)
+    /// Admits a device nothing refuses as the party's guest; whether it was new.
+    func admitGuest(deviceId: String, partyId: String, address: String, state: inout PartyState) throws -> Bool
 }
 
 /// Several writers: what the open transaction read of a party after locking its row, kept in step with its own likes
@@ -95,6 +99,16 @@ struct SoleWriter: PartyWriters {
     func isBanned(address: String, partyId: String, state: inout PartyState) throws -> Bool {
         try state.store.isBanned(address: address, partyId: partyId)
     }
+
+    func setVote(entryId: Int64, deviceId: String, wanted: Bool?, partyId: String, state: inout PartyState) throws -> (liked: Bool, changed: Bool) {
+        try state.store.setVote(entryId: entryId, deviceId: deviceId, wanted: wanted)
+    }
+
+    func admitGuest(deviceId: String, partyId: String, address: String, state: inout PartyState) throws -> Bool {
+        var isNew = false
+        try state.keepingReads { isNew = try $0.store.admitGuest(deviceId: deviceId, partyId: partyId, address: address, at: $0.now) }
+        return isNew
+    }
 }
 
 /// Several instances on one PostgreSQL database: another may commit between any two reads of this one.
@@ -124,7 +138,11 @@ struct SeveralWriters: PartyWriters {
         }
         guard var read = try lockedRead(partyId: party.id, state: &state) else { throw PartyError.partyNotFound }
         if let queue = read.queue { return queue }
-        let queue = try state.store.queue(partyId: party.id, currentEntryId: read.party.playback.currentEntryId, fair: read.party.settings.fairQueue)
+        var queue = try state.store.queue(partyId: party.id, currentEntryId: read.party.playback.currentEntryId, fair: read.party.settings.fairQueue)
+        // The batch's likes so far are not written yet (`BatchedLikes`): their counts go on the queue as read.
+        for (entryId, change) in state.batchedLikes[party.id]?.likeCountChanges ?? [:] where change != 0 {
+            if let entry = queue.entries.first(where: { $0.id == entryId }) { queue.setLikeCount(entry.likeCount + change, ofEntry: entryId) }
+        }
         read.queue = queue
         state.lockedReads[party.id] = read
         return queue
@@ -152,7 +170,9 @@ struct SeveralWriters: PartyWriters {
     private func lockedBans(partyId: String, state: inout PartyState) throws -> (adders: Set<String>, addresses: Set<String>) {
         guard var read = try lockedRead(partyId: partyId, state: &state) else { return ([], []) }
         if let bans = read.bans { return bans }
-        let bans = try state.store.bans(partyId: partyId)
+        // A batch's likes read the bans with their own rows (`BatchedLikes`), the first time after the lock.
+        let bans = state.batchedLikes[partyId] == nil && state.batchLikes[partyId] != nil
+            ? try readBatchedLikes(partyId: partyId, state: &state).read.bans : try state.store.bans(partyId: partyId)
         read.bans = bans
         state.lockedReads[partyId] = read
         return bans
@@ -197,11 +217,74 @@ struct SeveralWriters: PartyWriters {
     /// write stays counted, as one instance's count does, unless its batch runs again with savepoints.
     func admitLike(device: String, party: String, state: inout PartyState) throws {
         if state.openTransactions > 0 { try state.store.lockParty(id: party) }
+        if var likes = try batchedLikes(partyId: party, device: device, state: &state) {
+            defer { state.batchedLikes[party] = likes }
+            if let retry = likes.admit(GuestLimits.likes, key: GuestLimits.key(device: device, party: party), at: state.now) {
+                throw PartyError.rateLimited(retryAfterSeconds: retry)
+            }
+            return
+        }
         if let retry = try state.store.admit(1, GuestLimits.likes, key: GuestLimits.key(device: device, party: party), at: state.now) {
             throw PartyError.rateLimited(retryAfterSeconds: retry)
         }
     }
 
-    /// The activity the transaction's writes noted.
-    func beforeCommit(state: inout PartyState) throws { try state.writePendingActivity() }
+    /// The batch's likes (`BatchedLikes`), then the activity the transaction's writes noted. Likes whose rows were
+    /// not as read run again, a write at a time (`SavepointNeeded`).
+    func beforeCommit(state: inout PartyState) throws {
+        for partyId in state.batchedLikes.keys.sorted() {
+            guard var write = state.batchedLikes[partyId]?.write else { continue }
+            // The party's activity goes with its likes (the rest below): as `PartyState.writePendingActivity`.
+            if let pending = state.live[partyId]?.takePendingActivity(), !pending.isEmpty {
+                state.effects.flushedActivity.append((partyId, pending))
+                write.activity = pending
+            }
+            guard !write.isEmpty else { continue }
+            do {
+                guard try state.store.writeLikes(write, partyId: partyId, rule: GuestLimits.likes) else { throw SavepointNeeded() }
+            } catch {
+                throw SavepointNeeded()
+            }
+        }
+        state.batchedLikes.removeAll()
+        try state.writePendingActivity()
+    }
+
+    /// The batch's likes of the party, read once for all its likes' devices when the first of them needs them (the
+    /// party's row locked first); nil outside a batch's first pass, or for a device that is not one of its likes'.
+    private func batchedLikes(partyId: String, device: String, state: inout PartyState) throws -> BatchedLikes? {
+        if let likes = state.batchedLikes[partyId] { return likes.devices.contains(device) ? likes : nil }
+        guard state.openTransactions > 0, state.batchLikes[partyId]?.contains(where: { $0.deviceId == device }) == true else { return nil }
+        return try readBatchedLikes(partyId: partyId, state: &state)
+    }
+
+    private func readBatchedLikes(partyId: String, state: inout PartyState) throws -> BatchedLikes {
+        let batch = state.batchLikes[partyId] ?? []
+        try state.store.lockParty(id: partyId)
+        let read = try state.store.readForLikes(partyId: partyId, likes: batch, rule: GuestLimits.likes, at: state.now)
+        let likes = BatchedLikes(devices: Set(batch.map(\.deviceId)), read: read)
+        state.batchedLikes[partyId] = likes
+        return likes
+    }
+
+    func setVote(entryId: Int64, deviceId: String, wanted: Bool?, partyId: String, state: inout PartyState) throws -> (liked: Bool, changed: Bool) {
+        guard var likes = try batchedLikes(partyId: partyId, device: deviceId, state: &state) else {
+            return try state.store.setVote(entryId: entryId, deviceId: deviceId, wanted: wanted)
+        }
+        guard let vote = likes.setVote(entryId: entryId, deviceId: deviceId, wanted: wanted) else {
+            return try state.store.setVote(entryId: entryId, deviceId: deviceId, wanted: wanted)
+        }
+        state.batchedLikes[partyId] = likes
+        return vote
+    }
+
+    func admitGuest(deviceId: String, partyId: String, address: String, state: inout PartyState) throws -> Bool {
+        guard var likes = try batchedLikes(partyId: partyId, device: deviceId, state: &state) else {
+            var isNew = false
+            try state.keepingReads { isNew = try $0.store.admitGuest(deviceId: deviceId, partyId: partyId, address: address, at: $0.now) }
+            return isNew
+        }
+        defer { state.batchedLikes[partyId] = likes }
+        return likes.admitGuest(deviceId: deviceId, address: address, at: state.now)
+    }
 }

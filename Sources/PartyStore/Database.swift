@@ -138,6 +138,8 @@ final class Database: SQLConnection {
 
     /// Rows inserted, updated or deleted through this connection since it opened (the database's only writer).
     var writeVersion: Int64 { sqlite3_total_changes64(handle) }
+    /// SQLite counts every row a statement changed, whatever it answers.
+    func noteWritten() {}
 
     func error(_ status: Int32, sql: String? = nil) -> DatabaseError {
         DatabaseError(code: status, message: String(cString: sqlite3_errmsg(handle)), sql: sql)

@@ -30,16 +30,30 @@ extension PartyStore {
     public func appendEvents(_ events: [LoggedEvent], partyId: String) throws -> [Int64] {
         guard !events.isEmpty else { return [] }
         let count = Int64(events.count)
-        let newest = try run(database.dialect.eventNumbers.take, [.integer(count), .text(partyId)]).first?.integer("newest")
+        // PostgreSQL: the numbers and the first rows in one statement.
+        let insertedFirst = database.dialect.numbersEventsInInsert ? min(events.count, Self.rowsPerStatement) : 0
+        let newest: Int64?
+        if insertedFirst > 0 {
+            var values: [SQLValue] = [.integer(count), .text(partyId)]
+            values.reserveCapacity(2 + 5 * insertedFirst)
+            for event in events.prefix(insertedFirst) {
+                values += [.text(event.type), .text(event.message), .optional(event.audienceSource), .optional(event.audienceInstallationId),
+                           .date(event.createdAt)]
+            }
+            newest = try run(Self.numberedEventInserts[insertedFirst - 1], values).first?.integer("newest")
+            database.noteWritten()
+        } else {
+            newest = try run(database.dialect.eventNumbers.take, [.integer(count), .text(partyId)]).first?.integer("newest")
+        }
         guard let newest else { throw DatabaseError(code: 0, message: "no party \(partyId) to log events for") }
         let last = newest + count
         let sequences = Array((last - count + 1)...last)
-        var rows = Array(zip(events, sequences))[...]
+        var left = Array(zip(events, sequences))[...].dropFirst(insertedFirst)
         // A group commit's batch logs many events: one statement for up to `rowsPerStatement` of them (a statement
         // per number of rows, each prepared once; on PostgreSQL each statement is a round trip).
-        while !rows.isEmpty {
-            let chunk = rows.prefix(Self.rowsPerStatement)
-            rows = rows.dropFirst(chunk.count)
+        while !left.isEmpty {
+            let chunk = left.prefix(Self.rowsPerStatement)
+            left = left.dropFirst(chunk.count)
             var values: [SQLValue] = []
             values.reserveCapacity(7 * chunk.count)
             for (event, sequence) in chunk {
@@ -53,6 +67,21 @@ extension PartyStore {
 
     /// Rows of one multi-row statement at most (a group commit's batch of 64 writes logs about as many events).
     static let rowsPerStatement = 64
+
+    /// PostgreSQL: the party's next `?1` numbers taken and the first 1 … `rowsPerStatement` rows inserted with them.
+    static let numberedEventInserts: [String] = (1...rowsPerStatement).map { rows in
+        let values = (0..<rows).map { row in
+            "(\(row + 1), " + (0..<5).map { "?\(3 + 5 * row + $0)" }.joined(separator: ", ") + ")"
+        }
+        return """
+            WITH taken AS (UPDATE parties SET last_event_seq = last_event_seq + ?1 WHERE id = ?2 RETURNING last_event_seq - ?1 AS newest),
+            added AS (
+                INSERT INTO party_events (party_id, seq, type, message, audience_source, audience_installation_id, created_at)
+                SELECT ?2, taken.newest + v.position, v.type, v.message, v.audience_source, v.audience_installation_id, v.created_at
+                FROM taken, (VALUES \(values.joined(separator: ", "))) AS v(position, type, message, audience_source, audience_installation_id, created_at))
+            SELECT newest FROM taken
+            """
+    }
 
     /// The `INSERT` of events for 1 … `rowsPerStatement` rows (written once, not per batch).
     static let eventInserts: [String] = (1...rowsPerStatement).map { rows in

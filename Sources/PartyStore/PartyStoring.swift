@@ -80,6 +80,10 @@ public protocol PartyStoring: AnyObject {
     /// R31: counts `count` under `rule` for `key` in the shared counts inside the open transaction; nil when it fits,
     /// else the seconds until it may (PostgreSQL: the instances' shared `limit_counts`).
     func admit(_ count: Int, _ rule: LimitRule, key: String, at now: Date) throws -> Int?
+    /// R11, R17 on PostgreSQL: a group commit's likes of a party read and written in one statement each
+    /// (`PartyStore+SharedWrites.swift`).
+    func readForLikes(partyId: String, likes: [(deviceId: String, uri: String)], rule: LimitRule, at now: Date) throws -> LikesRead
+    func writeLikes(_ likes: LikesWrite, partyId: String, rule: LimitRule) throws -> Bool
     func activeGuestCount(partyId: String, since: Date) throws -> Int
     /// Devices active in any party since `since` (the operator's view of R17a's activity).
     func activeGuestCount(since: Date) throws -> Int

@@ -27,6 +27,7 @@ package final class PostgreSQLConnection: SQLConnection {
     package var preparedCount: Int { preparedSession == sessions ? prepared.count : 0 }
     private(set) var changes = 0
     private(set) var writeVersion: Int64 = 0
+    func noteWritten() { writeVersion += 1 }
     var dialect: SQLDialect { .postgreSQL }
 
     /// Faults: how long a statement waits for the server's answer before the session counts as lost. A

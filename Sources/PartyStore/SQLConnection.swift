@@ -12,6 +12,8 @@ protocol SQLConnection: AnyObject {
     var changes: Int { get }
     /// Grows with every write this connection makes: what was read at one value is still true at the same value.
     var writeVersion: Int64 { get }
+    /// A statement that answered rows wrote too (a data-modifying `WITH` on PostgreSQL): `writeVersion` moves on.
+    func noteWritten()
     /// Statements without parameters, several at once (migrations).
     func execute(_ sql: String) throws(DatabaseError)
     /// One statement without parameters that a transaction repeats (`BEGIN`, `SAVEPOINT nested`, `COMMIT`).

@@ -39,6 +39,9 @@ struct SQLDialect: Sendable {
     /// the new count, or no row when nothing changed (PostgreSQL: a data-modifying `WITH`, one round trip where two
     /// were). nil: the vote and the count one by one (SQLite, where a statement is a call, not a round trip).
     var voteWithCount: (like: String, unlike: String)? = nil
+    /// Whether the numbers of appended events are taken in the statement that inserts them (PostgreSQL: one round
+    /// trip instead of two per batch and party).
+    var numbersEventsInInsert = false
 
     struct EventNumbers: Sendable {
         /// Takes `?1` numbers for party `?2`: the newest before them.
@@ -93,7 +96,8 @@ struct SQLDialect: Sendable {
             unlike: """
                 WITH removed AS (DELETE FROM votes WHERE entry_id = ?1 AND device_id = ?2 RETURNING entry_id)
                 UPDATE queue_entries SET like_count = like_count - 1 WHERE id = (SELECT entry_id FROM removed) RETURNING like_count
-                """))
+                """),
+        numbersEventsInInsert: true)
 
     /// Every write to a party's row or to a row that belongs to it moves `parties.version` on (a party's own update
     /// adds one in place; a child row's change updates its party, which adds one too). Votes name their entry only.

@@ -1,5 +1,6 @@
 import Foundation
 import PartyCore
+import PartyStore
 import Synchronization
 import Testing
 import TestSupport
@@ -173,6 +174,90 @@ struct GroupCommitTests {
         #expect(runs.withLock { $0["ddd"] } == 2, "the batch ran again, with a savepoint per write")
         let counts = try service.queue(of: party).entries.reduce(into: [String: Int]()) { $0[$1.track.uri] = $1.likeCount }
         #expect(counts == ["demo:track:1": 2, "demo:track:2": 2], "each like landed once, the failed one not at all: \(counts)")
+    }
+
+    /// Several instances: a batch's likes of a party read what they need in one statement and write in one before the
+    /// commit. R17's toggles and repeated likes, R11's limit, a like of a song not queued and new guests come out as a
+    /// like at a time would, in the batch's order, and the rows written are the ones a like at a time writes.
+    @Test func onPostgreSQLABatchsLikesAreDecidedTogetherAndWrittenInOneStatement() throws {
+        let service = try makeService(database: try PostgreSQLCluster.shared().createDatabase())
+        let party = try service.createParty(provider: "demo")
+        try service.add(uris: ["demo:track:1", "demo:track:2"], deviceId: "adder", party: party)
+        _ = try service.vote(uri: "demo:track:1", deviceId: "before", wanted: true, clientAddress: "10.0.2.1", party: party)
+        for _ in 0..<GuestLimits.likesPerDevice {
+            _ = try service.vote(uri: "demo:track:2", deviceId: "limited", clientAddress: "10.0.2.2", party: party)
+        }
+        let likes: [(uri: String, device: String, wanted: Bool?)] = [
+            ("demo:track:2", "a", nil), ("demo:track:2", "a", nil), ("demo:track:2", "b", true), ("demo:track:2", "b", true),
+            ("demo:track:1", "before", true), ("demo:track:1", "before", false), ("demo:track:9", "c", true),
+            ("demo:track:1", "limited", true), ("demo:track:1", "d", nil),
+        ]
+        let results = Mutex<[Int: Result<String, PartyError>]>([:])
+        let jobs = likes.enumerated().map { index, like in
+            BatchedWrite(partyId: party.id, withoutSavepoint: true, like: (like.device, like.uri), { state in
+                let vote = try state.vote(uri: like.uri, deviceId: like.device, wanted: like.wanted, clientAddress: "10.0.3.\(index)", party: party)
+                return "\(vote.liked) \(vote.likeCount)"
+            }, completion: { result in results.withLock { $0[index] = result.mapError { $0 as? PartyError ?? .partyNotFound } } })
+        }
+        // The batch's last write sees its likes gathered, not yet written.
+        let gathered = Mutex<(liked: Int, unliked: Int)?>(nil)
+        let probe = BatchedWrite(partyId: party.id, withoutSavepoint: true, { state in
+            gathered.withLock { $0 = state.batchedLikes[party.id].map { ($0.write.liked.count, $0.write.unliked.count) } }
+            return ""
+        }, completion: { _ in })
+        service.commit(jobs + [probe])
+        #expect(gathered.withLock { $0 }.map { $0 == (2, 1) } == true, "b's and d's likes, before's taken back: \(String(describing: gathered.withLock { $0 }))")
+        let outcome = results.withLock { results in likes.indices.map { results[$0] ?? .failure(.partyNotFound) } }
+        #expect(outcome[0] == .success("true 1") && outcome[1] == .success("false 0"), "a toggle and its undo: \(outcome)")
+        #expect(outcome[2] == .success("true 1") && outcome[3] == .success("true 1"), "a like sent twice counts once: \(outcome)")
+        #expect(outcome[4] == .success("true 1") && outcome[5] == .success("false 0"), "a like already stored, then taken back: \(outcome)")
+        #expect(outcome[6] == .failure(.notInQueue))
+        guard case .failure(.rateLimited) = outcome[7] else { Issue.record("over R11's like limit: \(outcome[7])"); return }
+        #expect(outcome[8] == .success("true 1"))
+
+        #expect(try service.queue(of: party).entries.reduce(into: [String: Int]()) { $0[$1.track.uri] = $1.likeCount }
+                == ["demo:track:1": 1, "demo:track:2": GuestLimits.likesPerDevice % 2 + 1])
+        let stored = try service.withState { state in
+            try state.store.readForLikes(partyId: party.id, likes: ["a", "b", "before", "c", "limited", "d"].flatMap { [($0, "demo:track:1"), ($0, "demo:track:2")] },
+                                         rule: GuestLimits.likes, at: state.now)
+        }
+        let counted = stored.counts.mapValues { $0.values.reduce(0) { $0 + $1.count } }
+        let key = { GuestLimits.key(device: $0, party: party.id) }
+        #expect(counted == [key("a"): 2, key("b"): 2, key("before"): 3, key("c"): 1, key("limited"): GuestLimits.likesPerDevice, key("d"): 1],
+                "each like counted once, none over the limit: \(counted)")
+        #expect(Set(stored.votes.map(\.deviceId)) == Set(["b", "d"] + (GuestLimits.likesPerDevice % 2 == 1 ? ["limited"] : [])))
+        #expect(stored.guests == ["a", "b", "before", "limited", "d"], "a guest is admitted by its first like that was not refused before")
+        // The rows are the database's: a like at a time after the batch finds them.
+        #expect(try service.vote(uri: "demo:track:2", deviceId: "b", wanted: true, clientAddress: "10.0.3.2", party: party) == (true, GuestLimits.likesPerDevice % 2 + 1))
+    }
+
+    /// Several instances: a song added in the batch after its likes were read is liked too, later in the batch (that
+    /// like writes its own vote), and the counts of the batch's other likes stay on the queue the add read again.
+    @Test func onPostgreSQLALikeOfASongAddedEarlierInTheSameBatchWritesItsOwnVote() throws {
+        let service = try makeService(database: try PostgreSQLCluster.shared().createDatabase())
+        let party = try service.createParty(provider: "demo")
+        try service.add(uris: ["demo:track:1"], deviceId: "adder", party: party)
+        let results = Mutex<[Int: Result<Int, PartyError>]>([:])
+        let answer = { (index: Int) in { @Sendable (result: Result<Int, any Error>) in
+            results.withLock { $0[index] = result.mapError { $0 as? PartyError ?? .partyNotFound } }
+        } }
+        let like = { (index: Int, uri: String, device: String) in
+            BatchedWrite(partyId: party.id, withoutSavepoint: true, like: (device, uri), { state in
+                try state.vote(uri: uri, deviceId: device, clientAddress: "10.0.4.\(index)", party: party).likeCount
+            }, completion: answer(index))
+        }
+        let track = Track(id: "3", uri: "demo:track:3", name: "Drei", artists: ["Demo"], album: "Demo", imageURL: nil, durationMs: 180_000)
+        let add = BatchedWrite(partyId: party.id, { state in
+            _ = try state.add([track], deviceId: "second-adder", clientAddress: "10.0.4.9", party: party)
+            return 0
+        }, completion: answer(1))
+        service.commit([like(0, "demo:track:1", "a"), add, like(2, "demo:track:3", "b"), like(3, "demo:track:1", "c")])
+        let outcome = results.withLock { results in (0..<4).map { results[$0] ?? .failure(.partyNotFound) } }
+        #expect(outcome == [.success(1), .success(0), .success(1), .success(2)], "\(outcome)")
+        #expect(try service.queue(of: party).entries.reduce(into: [String: Int]()) { $0[$1.track.uri] = $1.likeCount }
+                == ["demo:track:1": 2, "demo:track:3": 1])
+        #expect(try service.vote(uri: "demo:track:3", deviceId: "b", wanted: true, clientAddress: "10.0.4.2", party: party) == (true, 1),
+                "the vote is stored")
     }
 
     /// A like refused before it wrote anything (over its limit, of a song not queued) keeps the rendered
