@@ -128,9 +128,11 @@ let acceptPolicy: MHD_AcceptPolicyCallback = { context, address, _ in
 /// and head deadline.
 let connectionNotified: MHD_NotifyConnectionCallback = { context, connection, socketContext, code in
     guard let context, let connection, let socketContext else { return }
-    let connections = Unmanaged<Server>.fromOpaque(context).takeUnretainedValue().connections
+    let server = Unmanaged<Server>.fromOpaque(context).takeUnretainedValue()
+    let connections = server.connections
     switch code {
     case .CONNECTION_NOTIFY_STARTED:
+        server.acceptedConnections.add()
         socketContext.pointee = mv_request_head_create()
         connections?.opened(connection, socket: mv_connection_socket(connection),
                             prefix: mv_client_socket_address(connection).flatMap(AddressPrefix.init))

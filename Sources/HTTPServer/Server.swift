@@ -2,6 +2,7 @@ import Foundation
 import CMicroHTTPD
 import CMicroHTTPDErrors
 import Synchronization
+import Metrics
 
 /// An HTTP server on libmicrohttpd. Owns the daemon; handlers run synchronously on its worker threads.
 public final class Server: @unchecked Sendable {
@@ -33,7 +34,7 @@ public final class Server: @unchecked Sendable {
         public var inheritedSocket: Int32?
 
         public init(host: String = "0.0.0.0", port: UInt16 = 8080, threads: Int = 2, connectionLimit: Int = 16_000,
-                    perAddressConnectionLimit: Int = 64, perPrefixConnectionLimit: Int? = nil, idleTimeout: Int = 15,
+                    perAddressConnectionLimit: Int = 64, perPrefixConnectionLimit: Int? = nil, idleTimeout: Int = Server.idleTimeout,
                     tlsKeyPEM: String? = nil, tlsCertificatePEM: String? = nil) {
             self.host = host
             self.port = port
@@ -93,6 +94,14 @@ public final class Server: @unchecked Sendable {
     /// slowly it trickles: libmicrohttpd's idle timeout alone is reset by every byte.
     public static let headDeadline: TimeInterval = 10
 
+    /// Seconds a connection may sit idle unless configured otherwise (libmicrohttpd's MHD_OPTION_CONNECTION_TIMEOUT).
+    public static let idleTimeout = 15
+    /// Seconds the proxy in front keeps an idle connection to an instance for its next request (nginx's upstream
+    /// `keepalive_timeout`, as `musicvoting nginx-config` prints it). Well under `idleTimeout`, so the proxy, never
+    /// the instance, ends a kept connection that sat idle: a request the proxy sends on a connection the instance
+    /// closed at that moment fails, and nginx does not send a like (a POST) again.
+    public static let proxyIdleTimeout = 4
+
     /// Answers every request; replaced only before `start` (its metrics need the server made first).
     public var respond: @Sendable (Request) -> Response
     private var daemon: OpaquePointer?
@@ -120,6 +129,11 @@ public final class Server: @unchecked Sendable {
 
     /// Connections open now (event streams, kept-alive and busy ones).
     public var openConnections: Int { connections?.openCount ?? 0 }
+
+    /// Connections accepted since the start; next to the requests answered, how many requests a connection carries
+    /// (behind nginx, how well its upstream keepalive works).
+    public let acceptedConnections = Counter("musicvoting_http_connections_accepted_total",
+                                             help: "HTTP connections accepted; a kept-alive connection counts once, however many requests it carries.")
 
     public init(respond: @escaping @Sendable (Request) -> Response) {
         self.respond = respond

@@ -131,7 +131,7 @@ public final class Application: @unchecked Sendable {
                 Double(hub.partiesWithMonitor())
             },
         ]
-        return MetricsRegistry(requests.families + [HTTPMetrics.refusedConnections, HTTPMetrics.eventStreamBytes] + gauges
+        return MetricsRegistry(requests.families + [server.acceptedConnections, HTTPMetrics.refusedConnections, HTTPMetrics.eventStreamBytes] + gauges
                                + EngineMetrics.families + StoreMetrics.families + ProviderMetrics.families + ProcessMetrics.families)
     }
 
@@ -193,16 +193,28 @@ public final class Application: @unchecked Sendable {
     /// SIGTERM: `/readyz` turns 503, new connections are refused, every event stream is told to come back later and
     /// ends, requests already read (a like waiting for its group commit among them) are answered; then `stop`. Waits
     /// at most `seconds` in all: what is still running then is cut off.
+    ///
+    /// Behind a proxy, connections the proxy keeps open are served on (each answer closes its connection) until
+    /// they are all closed or the proxy's idle timeout has surely passed. Closing one of them ourselves could cross
+    /// a like the proxy sends on it at that moment: the like would fail, and nginx does not send a POST again. Once
+    /// nginx's keepalive_timeout (`Server.proxyIdleTimeout`) has passed since the drain began, every connection it
+    /// kept idle it has closed itself, and every one it used since was answered with `Connection: close`, so nothing
+    /// is left on which it could still send a request.
     public func drain(within seconds: TimeInterval) {
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, seconds) * 1e9)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let deadline = start + UInt64(max(0, seconds) * 1e9)
         func remaining() -> TimeInterval { Double(Int64(bitPattern: deadline &- DispatchTime.now().uptimeNanoseconds)) / 1e9 }
         readiness.drain()
         server.stopAccepting()
         service.beginDrain()
         hub.drain(retry: Self.comeBackAfterMilliseconds)
+        // A second over the proxy's timeout: its clock starts when it has read an answer, a little after ours.
+        let keptUntil = start + UInt64(Server.proxyIdleTimeout + 1) * 1_000_000_000
+        let behindProxy = !configuration.trustedProxies.isEmpty
+        func keptByProxy() -> Bool { behindProxy && server.openConnections > 0 && DispatchTime.now().uptimeNanoseconds < keptUntil }
         // The last half second (at most a quarter of the time) is for `stop` itself.
         let margin = min(0.5, seconds / 4)
-        while server.requestsInProgress > 0, remaining() > margin { Thread.sleep(forTimeInterval: 0.01) }
+        while server.requestsInProgress > 0 || keptByProxy(), remaining() > margin { Thread.sleep(forTimeInterval: 0.01) }
         stop(patience: max(0, remaining() - margin))
     }
 

@@ -25,6 +25,12 @@ public struct NginxConfiguration: Equatable {
     /// would; the same flag and default as the instances'.
     public var connectionsPerAddress = PartyLimits().connectionsPerAddress
 
+    /// Idle connections to the instances one nginx worker keeps (`keepalive`).
+    static let keptConnections = 32
+    /// Requests one kept connection carries before nginx closes it (`keepalive_requests`, nginx's own default): nginx
+    /// closes it, so nothing is lost, and the connections to an instance renew now and then.
+    static let requestsPerConnection = 1_000
+
     public init(arguments: [String]) throws(UsageError) {
         var index = 0
         func value() throws(UsageError) -> String {
@@ -95,11 +101,20 @@ public struct NginxConfiguration: Equatable {
                 default $musicvoting_party_in_path;
             }
             upstream musicvoting {
-            \(balancing)    # Passive health only (open-source nginx has no active checks): an instance that refused or dropped a
-                # connection gets no requests for fail_timeout, then one to try. A draining instance refuses connections,
-                # so it leaves at once; /readyz is for checkers that poll (docs/operations.md).
-                # No keepalive here: each request opens its own connection, so a draining instance refuses it before
-                # the request is sent and nginx passes it on; an idle kept connection it closes would fail a POST.
+            \(balancing)    # Connections to the instances are kept for the next request (after the balancing line: nginx's
+                # keepalive wraps the balancer named before it). Up to \(Self.keptConnections) idle ones per nginx worker: a like is
+                # answered within milliseconds, so that covers what one worker has in flight at a party's peak; past it
+                # nginx opens more, as without keepalive. nginx, never an instance, ends an idle one: its timeout is well
+                # under the instances' own (\(Server.idleTimeout) s). A draining instance refuses new connections but serves the
+                # kept ones until this timeout has passed, each answer with Connection: close, so a like sent on a kept
+                # connection is always answered (docs/scaling.md).
+                keepalive \(Self.keptConnections);
+                keepalive_timeout \(Server.proxyIdleTimeout)s;
+                keepalive_requests \(Self.requestsPerConnection);
+                # Passive health only (open-source nginx has no active checks): an instance that refused or dropped a
+                # connection gets no requests for fail_timeout, then one to try. A draining instance refuses new
+                # connections, so it leaves once nginx's kept ones to it are used up; /readyz is for checkers that poll
+                # (docs/operations.md).
             \(servers)
             }
             server {
@@ -110,6 +125,7 @@ public struct NginxConfiguration: Equatable {
                 client_body_timeout \(Int(Server.bodyDeadline))s;
             \(addressLimit)    location / {
                     proxy_pass http://musicvoting;
+                    # HTTP/1.1 and no "Connection: close" from nginx: what keeps the upstream connections.
                     proxy_http_version 1.1;
                     proxy_set_header Connection "";
                     proxy_set_header Host $http_host;
@@ -119,7 +135,7 @@ public struct NginxConfiguration: Equatable {
                     # Event streams: every event at once, and open for as long as the page is.
                     proxy_buffering off;
                     proxy_read_timeout 1h;
-                    # An instance that is down or draining refuses the connection: the next one gets the request. Not
+                    # An instance that is down or draining refuses a new connection: the next one gets the request. Not
                     # once a request reached an instance (nginx resends a POST only with non_idempotent): a like, an add
                     # or a skip may have been done there. Not on 502 or 503 either: the instances answer them for a
                     # music service or a database away, which the next instance would answer alike.

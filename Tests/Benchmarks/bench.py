@@ -15,7 +15,11 @@
    then kill -9 and a restart: every acknowledged like must still be counted; next to SQLite's own rate of one-row commits on the same
    disk with the server's settings (WAL, synchronous=NORMAL, a checkpoint every 10,000 pages), measured by this script.
    --like-rounds (3) alternates the anchor and the like runs and prints each round's ratio and the median.
---parts picks sections (queue,fanout,likes; default all).
+4. Likes acknowledged per second by 16 clients (likeload.c) from one SQLite instance started with --trusted-proxy
+   127.0.0.1, straight and through Debian's nginx (one worker) on the binary's own `nginx-config`, and through the
+   same configuration without its upstream keepalive (every request on a new connection to the instance), in
+   alternating rounds (--proxy-rounds, 3): each round's rates, then the medians and ranges of the ratios to straight.
+--parts picks sections (queue,fanout,likes,proxy; default all).
 Both servers run on 127.0.0.1 with two workers each; the load generators share the same 2 cores, so compare
 ratios, not absolute figures.
 """
@@ -25,11 +29,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 NCHAN_MODULE = "/usr/lib/nginx/modules/ngx_nchan_module.so"
 
 
-def start_server(binary, data):
+def start_server(binary, data, *extra):
     # One load generator plays thousands of phones from a few addresses: the per-address limits are lifted.
     process = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", "0", "--data", data, "--resources", ROOT,
                                 "--max-connections-per-address", "0", "--max-streams-per-address", "0", "--max-new-guests-per-network", "0",
-                                "--max-streams-per-party", "100000"],
+                                "--max-streams-per-party", "100000", *extra],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = process.stdout.readline()
     if not line.startswith("MusicVoting listening on"):
@@ -78,6 +82,27 @@ def run_nginx(folder, config, probe):
         except OSError:
             time.sleep(0.05)
     raise SystemExit("nginx did not start")
+
+
+def start_proxy(binary, folder, upstream, keep):
+    """Debian's nginx, one worker, on the binary's `nginx-config` for the instance on `upstream` (without the upstream
+    keepalive lines unless `keep`), in `folder`: (process, port)."""
+    port = free_port()
+    text = subprocess.run([binary, "nginx-config", "--listen", f"127.0.0.1:{port}", "--upstream", f"127.0.0.1:{upstream}",
+                           "--max-connections-per-address", "0"], capture_output=True, text=True, check=True).stdout
+    if not keep:
+        text = "\n".join(line for line in text.splitlines() if not line.strip().startswith("keepalive"))
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "musicvoting.conf"), "w") as file:
+        file.write(text)
+    config = os.path.join(folder, "nginx.conf")
+    with open(config, "w") as file:
+        file.write(f"""user root; worker_processes 1; daemon off; pid {folder}/nginx.pid; error_log {folder}/error.log;
+worker_rlimit_nofile 30000;
+events {{ worker_connections 15000; }}
+http {{ access_log off; include {folder}/musicvoting.conf; }}
+""")
+    return run_nginx(folder, config, f"http://127.0.0.1:{port}/healthz"), port
 
 
 def call(port, method, path, body=None, auth=None):
@@ -231,7 +256,8 @@ def main():
     parser.add_argument("--big", type=int, default=10000, help="a second fan-out at this many subscribers (0: skip)")
     parser.add_argument("--events", type=int, default=20)
     parser.add_argument("--seconds", type=int, default=5)
-    parser.add_argument("--parts", default="queue,fanout,likes")
+    parser.add_argument("--parts", default="queue,fanout,likes,proxy")
+    parser.add_argument("--proxy-rounds", type=int, default=3, help="rounds of straight, nginx and nginx without keepalive")
     parser.add_argument("--like-clients", default="16,64", help="a like run per number of clients, each on its own song")
     parser.add_argument("--like-rounds", type=int, default=3, help="rounds of the anchor and the like runs, alternating")
     parser.add_argument("--fanout-rounds", type=int, default=3, help="rounds of each fan-out size, ours then nchan's")
@@ -326,6 +352,11 @@ def main():
             after_restart = sum(like_count(port, party["id"], uri) for uri in acknowledged)
             print(f"  counted {before_kill} before kill -9, {after_restart} after the restart "
                   f"({sum(acknowledged.values()) - after_restart} acknowledged and lost)")
+
+        if "proxy" in parts:
+            # The part starts its own instance on the same data (one server per data folder).
+            server.terminate(); server.wait()
+            proxy_likes(arguments, anchor_folder, data, party["id"])
     finally:
         server.terminate()
         server.wait()
@@ -333,6 +364,37 @@ def main():
         nginx.wait()
         shutil.rmtree(data, ignore_errors=True)
         shutil.rmtree(anchor_folder, ignore_errors=True)
+
+
+def proxy_likes(arguments, folder, data, party_id):
+    """Part 4: one instance's likes per second straight and through the printed nginx, with and without keepalive."""
+    loader = build(folder, "likeload")
+    clients = 16
+    if clients * 3 * arguments.proxy_rounds > 250:
+        raise SystemExit("likeload numbers at most 250 clients (their loopback addresses): fewer rounds")
+    server, port = start_server(arguments.binary, data, "--trusted-proxy", "127.0.0.1")
+    kept, kept_port = start_proxy(arguments.binary, os.path.join(folder, "kept"), port, keep=True)
+    fresh, fresh_port = start_proxy(arguments.binary, os.path.join(folder, "fresh"), port, keep=False)
+    try:
+        routes = [("straight", port), ("nginx", kept_port), ("nginx without keepalive", fresh_port)]
+        rates = {name: [] for name, _ in routes}
+        first_client = 0
+        for turn in range(arguments.proxy_rounds):
+            for index, (name, target) in enumerate(routes):
+                uri = f"demo:track:bench{10 + turn * len(routes) + index}"  # past the likes part's songs
+                _, rate = like_load_c(loader, target, party_id, arguments.seconds, clients, uri, first_client)
+                first_client += clients
+                rates[name].append(rate)
+            print(f"likes through nginx, round {turn + 1}, {clients} clients: "
+                  + ", ".join(f"{name} {rates[name][-1]:.0f}/s" for name, _ in routes))
+        for name, _ in routes[1:]:
+            ratios = [rate / straight for rate, straight in zip(rates[name], rates["straight"])]
+            print(f"likes, {name} / straight: median ratio {statistics.median(ratios):.2f}, range {min(ratios):.2f}-{max(ratios):.2f}; "
+                  f"{name} {min(rates[name]):.0f}-{max(rates[name]):.0f}/s, straight {min(rates['straight']):.0f}-{max(rates['straight']):.0f}/s")
+    finally:
+        for process in (kept, fresh, server):
+            process.terminate()
+            process.wait()
 
 
 if __name__ == "__main__":

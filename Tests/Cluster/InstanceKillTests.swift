@@ -129,7 +129,20 @@ struct RoundRobinStormTests {
             SELECT count(*) FROM votes v JOIN queue_entries e ON e.id = v.entry_id WHERE e.party_id = '\(party.id)'
             """)) ?? -1
         #expect(voters >= storm.acknowledgedCount)
-        print("round-robin storm: \(storm.acknowledgedCount) likes over 3 instances, \(newest) events, 9 streams in order")
+        // nginx keeps its connections to the instances: each like comes on a new connection to nginx, but the
+        // instances accept far fewer (the streams', the test's own reads, and what nginx keeps).
+        let accepted = cluster.instances.map { Self.acceptedConnections(of: $0) }
+        let likes = storm.acknowledgedCount + storm.failures.count
+        #expect(accepted.reduce(0, +) * 4 < likes, "connections accepted per instance \(accepted) for \(likes) likes")
+        print("round-robin storm: \(storm.acknowledgedCount) likes over 3 instances, \(newest) events, 9 streams in order; "
+              + "connections accepted \(accepted)")
+    }
+
+    /// `musicvoting_http_connections_accepted_total` of one instance.
+    static func acceptedConnections(of instance: ServerProcess) -> Int {
+        guard let text = try? instance.client.get("/metrics").text,
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("musicvoting_http_connections_accepted_total ") }) else { return -1 }
+        return Int(Double(line.split(separator: " ").last ?? "") ?? -1)
     }
 }
 

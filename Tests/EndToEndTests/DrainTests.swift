@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import PartyTestSupport
 import Synchronization
 import TestSupport
@@ -66,6 +67,52 @@ struct DrainTests {
         let song = try #require(queue.first { $0["uri"] as? String == "demo:track:1" })
         #expect((song["likeCount"] as? Int ?? 0) >= liked.count, "\(liked.count) likes acknowledged, \(song["likeCount"] ?? 0) kept")
         #expect(song["hasVoted"] as? Bool == true, "the last like acknowledged before the exit is kept")
+    }
+
+    /// Behind a proxy that keeps connections (nginx's upstream keepalive, as `nginx-config` prints it): while the
+    /// instance drains, new connections are refused, and a like sent on a connection the proxy kept is still done
+    /// and answered, with `Connection: close`, however late within nginx's idle timeout it comes. The drain ends
+    /// as soon as the proxy has closed the last kept connection, not at a fixed time.
+    @Test func behindAProxyALikeOnAKeptConnectionIsAnsweredAndClosesItDuringTheDrain() throws {
+        let server = try ServerProcess(arguments: ["--drain-seconds", "10", "--trusted-proxy", "127.0.0.1"])
+        defer { server.stop() }
+        let party = try TestParty(server)
+        #expect(try party.add(1, device: "adder").status == 200)
+        // Two connections as nginx keeps them after an answer: one carries a like mid-drain, one stays idle.
+        let kept = try Connection(port: server.port)
+        let idle = try Connection(port: server.port)
+        for connection in [kept, idle] {
+            try connection.write(Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n".utf8))
+            let answer = try connection.readResponse(method: "GET")
+            #expect(answer.status == 200 && answer.headers["connection"]?.lowercased() != "close", "\(answer.headers)")
+        }
+        let signalled = Date()
+        server.process.terminate()
+        #expect(eventually(timeout: 3) { (try? HTTPClient(port: server.port).get("/healthz")) == nil }, "new connections are refused")
+        // Late in nginx's idle timeout, when nginx may still pick the kept connection for a guest's like.
+        Thread.sleep(until: signalled.addingTimeInterval(TimeInterval(Server.proxyIdleTimeout) - 1))
+        #expect(server.process.isRunning, "the drain waits for the connections nginx keeps")
+        let body = #"{"uri":"demo:track:1","deviceId":"kept-connection","liked":true}"#
+        try kept.write(Array(("POST \(party.base)/track/vote HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"
+                              + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nX-Forwarded-For: 127.0.0.9\r\n\r\n"
+                              + body).utf8))
+        let liked = try kept.readResponse(method: "POST")
+        #expect(liked.status == 200, "\(liked)")
+        #expect(liked.headers["connection"]?.lowercased() == "close", "nginx keeps no connection to a draining instance")
+        #expect(try kept.readToEnd().isEmpty, "the connection ends after the answer")
+
+        // nginx closes its idle connection at its timeout; the drain ends right after.
+        let closed = Date()
+        shutdown(idle.socket, Int32(SHUT_RDWR))
+        let exitedAfter = Self.exitTime(of: server, since: closed, timeout: 8)
+        #expect(exitedAfter.map { $0 < 1.5 } == true, "exit \(String(describing: exitedAfter)) s after the last kept connection closed")
+        #expect(server.exitStatus == 0)
+
+        let again = try ServerProcess(dataDirectory: server.dataDirectory)
+        defer { again.stop() }
+        let queue = try TestPartyHandle(party: party, server: again).queue(device: "kept-connection")
+        let song = try #require(queue.first { $0["uri"] as? String == "demo:track:1" })
+        #expect(song["hasVoted"] as? Bool == true, "the like answered during the drain is kept")
     }
 
     @Test func aDrainEndsAtItsBoundWhateverIsStillArriving() throws {

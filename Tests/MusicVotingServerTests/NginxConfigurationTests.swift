@@ -23,17 +23,37 @@ import TestSupport
         #expect(text.filter { $0 == "{" }.count == text.filter { $0 == "}" }.count)
     }
 
-    /// A draining instance closes its listening socket, so nginx's connection to it is refused before the request is
-    /// sent and the next instance gets it: that needs a new connection per request (no upstream keepalive, whose idle
-    /// connection the instance closes under a POST) and the next upstream on `error`. Nothing that reached an instance
-    /// is sent again: not a POST (`non_idempotent`), not the instances' own 502 and 503.
+    /// A draining instance refuses new connections, so nginx's connection to it is refused before the request is
+    /// sent and the next instance gets it (the next upstream on `error`). Nothing that reached an instance is sent
+    /// again: not a POST (`non_idempotent`), not the instances' own 502 and 503.
     @Test func aRefusedConnectionGoesToTheNextInstanceAndNothingThatReachedOneIsSentAgain() throws {
         let text = try NginxConfiguration(arguments: ["--upstream", "10.0.0.2:8080", "--upstream", "10.0.0.3:8080"]).text
         let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.hasPrefix("#") }
         #expect(lines.filter { $0.hasPrefix("proxy_next_upstream") } == ["proxy_next_upstream error timeout;"])
         #expect(lines.contains("proxy_connect_timeout 2s;"))
-        #expect(!lines.contains { $0.hasPrefix("keepalive") || $0.hasPrefix("proxy_next_upstream_tries") }, "\(lines)")
+        #expect(!lines.contains { $0.hasPrefix("proxy_next_upstream_tries") }, "\(lines)")
         #expect(lines.filter { $0.hasPrefix("server 10.") }.allSatisfy { $0.hasSuffix(" max_fails=1 fail_timeout=2s;") })
+    }
+
+    /// Upstream connections are kept: `keepalive` after the balancing line (nginx's keepalive wraps the balancer
+    /// named before it; before `hash`, it would keep nothing), HTTP/1.1 without `Connection: close`, and an idle
+    /// timeout well under the instances' own, so nginx, never an instance, ends an idle kept connection. A draining
+    /// instance serves kept connections for that timeout and a second more (`Application.drain`).
+    @Test func upstreamConnectionsAreKeptAfterTheBalancingLineAndNginxEndsAnIdleOneFirst() throws {
+        for arguments in [["--upstream", "10.0.0.2:8080"], ["--upstream", "10.0.0.2:8080", "--round-robin"]] {
+            let text = try NginxConfiguration(arguments: arguments).text
+            let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.hasPrefix("#") }
+            let upstream = try #require(lines.firstIndex(of: "upstream musicvoting {"))
+            let keepalive = try #require(lines.firstIndex(of: "keepalive 32;"))
+            let end = try #require(lines[upstream...].firstIndex(of: "}"))
+            #expect(upstream < keepalive && keepalive < end, "in the upstream block")
+            if let hash = lines.firstIndex(of: "hash $musicvoting_party consistent;") { #expect(hash < keepalive, "after the balancing line") }
+            #expect(lines.contains("keepalive_timeout \(Server.proxyIdleTimeout)s;") && lines.contains("keepalive_requests 1000;"))
+            #expect(lines.contains("proxy_http_version 1.1;") && lines.contains("proxy_set_header Connection \"\";"))
+        }
+        #expect(Server.proxyIdleTimeout == 4 && Server.idleTimeout == 15 && Server.Configuration().idleTimeout == Server.idleTimeout)
+        #expect(Server.proxyIdleTimeout * 2 < Server.idleTimeout, "nginx gives up on an idle connection long before an instance")
+        #expect(Server.proxyIdleTimeout + 1 < Configuration().drainSeconds, "a drain outlasts nginx's idle timeout")
     }
 
     /// What the instances limit themselves when guests reach them directly, nginx limits when they come through it.
