@@ -52,9 +52,9 @@ public final class PartyService: Sendable {
         }
     }
 
-    /// The type of the random source PINs, party ids and tokens are drawn from: R2 wants a cryptographic one, and a
-    /// test holds the app to injecting it.
-    public var randomSourceType: any RandomNumberGenerator.Type { withState { type(of: $0.random.base) } }
+    /// The type of the random source PINs, party ids and tokens are drawn from, by its full name: R2 wants a
+    /// cryptographic one, and a test holds the app to injecting it.
+    public var randomSourceType: String { withState { String(reflecting: type(of: $0.random.base)) } }
 
     /// Runs `body` under the lock, then performs the effects it recorded (also when it threw: what it
     /// recorded outside a rolled-back transaction did happen, a counted wrong PIN for one).

@@ -159,7 +159,8 @@ extension PartyState {
             }
         }
         if PinGenerator.isWellFormed(hostPin) { try store.countHostJoinMissForEveryActiveParty() }
-        guards.limits.recordSecretFailure(address: clientAddress, scope: scope, at: now)
+        // No party matched the PIN, so no host to tell of an attack on it: only the count matters here (R24).
+        _ = guards.limits.recordSecretFailure(address: clientAddress, scope: scope, at: now)
         throw PartyError.partyNotFound
     }
 

@@ -66,7 +66,7 @@ struct YouTubeTests {
         let chart = try #require(youtube.requests.first { $0.query["chart"] == "mostPopular" })
         #expect(chart.query["videoCategoryId"] == "10" && chart.query["regionCode"] == "DE")
         _ = try party.registerMonitor()
-        try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "youtube:video:bbbbbbbbbb2", "deviceId": "g"])
+        #expect(try party.client.send("POST", "\(party.base)/track/addToPlaylist", json: ["uri": "youtube:video:bbbbbbbbbb2", "deviceId": "g"]).status == 200)
         let queue = try party.queue()
         #expect(queue.map { $0["uri"] as? String } == ["youtube:video:bbbbbbbbbb2", "youtube:video:ddddddddddd"])
         #expect(queue.last?["autofilled"] as? Bool == true)

@@ -81,7 +81,7 @@ struct CLITests {
         try await client.add(created.id, uri: "demo:track:1", deviceId: "a")
         try await client.add(created.id, uri: "demo:track:2", deviceId: "b")
         let session = try await Self.startCLI(server, ["join", created.pin])
-        defer { try? Self.tmux(["kill-session", "-t", session]) }
+        defer { _ = try? Self.tmux(["kill-session", "-t", session]) }
 
         #expect(try await Self.waitFor(session) { $0.contains("PIN \(created.pin)") && $0.contains("1. ♡  0  Sonnenaufgang am Kanal") },
                 "the queue: \(Self.screen(session))")
@@ -106,7 +106,7 @@ struct CLITests {
         let created = try await client.createParty(provider: "demo")
         for number in 1...4 { try await client.add(created.id, uri: "demo:track:\(number)", deviceId: "g\(number)") }
         let session = try await Self.startCLI(server, ["host", created.hostPin])
-        defer { try? Self.tmux(["kill-session", "-t", session]) }
+        defer { _ = try? Self.tmux(["kill-session", "-t", session]) }
 
         #expect(try await Self.waitFor(session) { $0.contains("Als Erstes: Sonnenaufgang am Kanal") && $0.contains("(Kein Wiedergabegerät verbunden.") },
                 "preview and the locked controls: \(Self.screen(session))")

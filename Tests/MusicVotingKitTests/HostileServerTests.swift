@@ -24,7 +24,7 @@ struct HostileServerTests {
         let stream = PartyEventStream(baseURL: server.base, partyId: "p", reconnectDelay: 0.2)
         stream.start()
         defer { stream.stop() }
-        #expect(await eventually { server.requests.count >= 2 }, "the overlong line closed the stream and it came back")
+        #expect(await eventually(15) { server.requests.count >= 2 }, "the overlong line closed the stream and it came back")
     }
 
     @Test func dataLinesWithoutABlankLineCloseTheStreamAndItReconnects() async throws {
@@ -37,7 +37,7 @@ struct HostileServerTests {
         let stream = PartyEventStream(baseURL: server.base, partyId: "p", reconnectDelay: 0.2)
         stream.start()
         defer { stream.stop() }
-        #expect(await eventually { server.requests.count >= 2 }, "the overlong event closed the stream and it came back")
+        #expect(await eventually(15) { server.requests.count >= 2 }, "the overlong event closed the stream and it came back")
     }
 
     @Test func theParserReportsAnOverflowAndDropsWhatItHeld() {
@@ -86,7 +86,7 @@ struct HostileServerTests {
         let stream = PartyEventStream(baseURL: server.base, partyId: "p", reconnectDelay: 0.2)
         stream.start()
         defer { stream.stop() }
-        #expect(await eventually { server.requests.count >= 2 })
+        #expect(await eventually(15) { server.requests.count >= 2 })
         let again = try #require(server.requests.dropFirst().first)
         let bytes = Array(again.utf8)
         let bareCR = bytes.indices.contains { bytes[$0] == 13 && (($0 + 1 == bytes.count) || bytes[$0 + 1] != 10) }

@@ -1,4 +1,5 @@
 import Foundation
+import PartyTestSupport
 import TestSupport
 
 /// Debian's nginx on the printed configuration with one more server, which answers every request with the key the
@@ -45,26 +46,9 @@ final class NginxKeyProbe {
 
     /// The hash key for a request with this raw request target (sent as it is).
     func key(for target: String) throws -> String {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw NginxProbeFailure(description: "nginx does not accept on \(port)") }
-        let request = Array("GET \(target) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-        _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var answer: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4_096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { break }
-            answer += chunk[..<count]
-        }
-        let text = String(decoding: answer, as: UTF8.self)
+        let connection = try Connection(port: port)
+        try connection.write(Array("GET \(target) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        let text = String(decoding: try connection.readToEnd(), as: UTF8.self)
         guard let open = text.lastIndex(of: "["), text.hasSuffix("]") else { throw NginxProbeFailure(description: "no key in \(text)") }
         return String(text[text.index(after: open)..<text.index(before: text.endIndex)])
     }

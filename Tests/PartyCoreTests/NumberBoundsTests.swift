@@ -7,7 +7,8 @@ struct NumberBoundsTests {
     @Test func saturatingConversionClampsWhatIntWouldTrapOn() {
         #expect(Int(saturating: .nan) == 0)
         #expect(Int(saturating: .infinity) == .max && Int(saturating: -.infinity) == .min)
-        #expect(Int(saturating: 1e309) == .max && Int(saturating: -1e30) == .min)
+        // A client's "1e309" parses to infinity.
+        #expect(Int(saturating: Double("1e309") ?? 0) == .max && Int(saturating: -1e30) == .min)
         #expect(Int(saturating: 9.3e18) == .max)
         #expect(Int(saturating: 12.9) == 12 && Int(saturating: -12.9) == -12 && Int(saturating: -0.0) == 0)
     }
