@@ -4,7 +4,7 @@
 # either. The tests' code and names are held to the same; their recorded fixtures carry the providers' own dates.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-words="issue ?#?[0-9]|\bitem [0-9]+\b"
+words="issue ?#?[0-9]|\bitems? [0-9]+\b"
 status=0
 if grep -rniIE "$words|20[0-9]{2}-[01][0-9]-[0-3][0-9]" Sources Public Templates docs README.md; then status=1; fi
 if grep -rniIE "$words|20[0-9]{2}-[01][0-9]-[0-3][0-9]" Tests --include=*.swift --include=*.py --include=*.c --include=*.sh; then

@@ -48,7 +48,16 @@ package final class InProcessServer: TestServer {
 
     package var origin: String { Self.publicURL }
 
-    package func letPass(_ seconds: TimeInterval) { clock.advance(by: seconds) }
+    /// Time passes as on a running server: the clock moves a second at a time, and after each second the
+    /// once-a-second playback watch runs (`tick`).
+    package func letPass(_ seconds: TimeInterval) {
+        var left = seconds
+        while left > 0 {
+            clock.advance(by: min(1, left))
+            left -= 1
+            tick()
+        }
+    }
 
     /// What the server's once-a-second upkeep does for playback: a song that ended gives way to the next.
     package func tick() { application.service.watchPlayback() }

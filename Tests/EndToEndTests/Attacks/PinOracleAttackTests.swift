@@ -2,7 +2,7 @@ import Foundation
 import PartyTestSupport
 import Testing
 
-/// Items 2 and 7; SPEC R24, R24a, R25.
+/// R24, R24a, R25: the host PIN cannot be guessed, from one address or from many.
 @Suite("Attack: the host PIN cannot be guessed", .alsoOnRoundRobinCluster)
 struct PinOracleAttackTests {
     /// A wrong PIN that is not the party's, different from `right`.

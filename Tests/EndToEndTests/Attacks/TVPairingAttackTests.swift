@@ -3,7 +3,7 @@ import PartyTestSupport
 import TestSupport
 import Testing
 
-/// Items 1 and 2: the TV pairing can be completed only by the TV's own host.
+/// The TV pairing can be completed only by the TV's own host.
 @Suite("Attack: taking somebody else's TV through the pairing", .alsoOnRoundRobinCluster)
 struct TVPairingAttackTests {
     static func openPairing(_ client: TestClient) throws -> (code: String, secret: String) {
