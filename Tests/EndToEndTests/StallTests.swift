@@ -7,9 +7,10 @@ import Testing
 /// and its position frozen, and it continues from there.
 @Suite("Stalled playback (R20a)", .alsoOnRoundRobinCluster)
 struct StallTests {
-    /// A party on a server of its own, with a connected monitor (token and stream) playing its first song.
-    private func playingParty() throws -> (TestParty, String, SSEClient) {
-        let party = try TestParty.given(.live)
+    /// A party on a server of its own, with a connected monitor (token and stream) playing its first song: in process
+    /// unless the test measures time on the wall (`.live`), and on the cluster under the suite's trait.
+    private func playingParty(_ transport: Transport = .inProcess) throws -> (TestParty, String, SSEClient) {
+        let party = try TestParty.given(transport)
         let token = try party.registerMonitor()
         let monitor = try party.events(monitorToken: token)
         try party.add(1)
@@ -26,7 +27,7 @@ struct StallTests {
     }
 
     @Test func closingTheMonitorFreezesThePositionAndReRegisteringContinuesThere() throws {
-        let (party, token, monitor) = try playingParty()
+        let (party, token, monitor) = try playingParty(.live)
         let watcher = try party.events()
         try report(party, token: token, positionMs: 1200)
         let lastReport = 1200
@@ -98,7 +99,7 @@ struct StallTests {
     }
 
     @Test func aConnectedMonitorWithoutAudibleProgressIsSilentAfterFiveSeconds() throws {
-        let (party, token, monitor) = try playingParty()
+        let (party, token, monitor) = try playingParty(.live)
         defer { monitor.close() }
         let watcher = try party.events()
         defer { watcher.close() }
