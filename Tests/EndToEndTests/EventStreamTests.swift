@@ -55,19 +55,18 @@ struct EventStreamTests {
     }
 
     @Test func eventsStayWithinTheirParty() throws {
-        let server = try ServerProcess()
-        defer { server.stop() }
+        let server = try InProcessServer()
         let first = try TestParty(server)
         let second = try TestParty(server)
         let firstStream = try first.events()
-        let secondStream = try SSEClient(port: server.port, path: "/api/party/\(second.id)/events")
+        let secondStream = try server.client.events("/api/party/\(second.id)/events")
         try second.add(5)
         try secondStream.waitFor("queue-updated")
         try first.add(6)
         try firstStream.waitFor("queue-updated")
         #expect(firstStream.received.allSatisfy { $0.payload["partyId"] as? String == first.id })
         #expect(secondStream.received.allSatisfy { $0.payload["partyId"] as? String == second.id })
-        #expect(try SSEClient(port: server.port, path: "/api/spotify/events?partyId=unknown").status == 404)
+        #expect(try server.client.events("/api/spotify/events?partyId=unknown").status == 404)
     }
 
     @Test func aClientResumesWithLastEventId() throws {
