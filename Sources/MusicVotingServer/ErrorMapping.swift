@@ -12,8 +12,9 @@ enum ErrorMapping {
         case let error as HTTPError: return error
         case let error as PartyError: return httpError(error)
         case let error as ProviderError: return httpError(error)
-        case let error as DatabaseError where error.isConnectionFailure:
-            // PostgreSQL is down or restarting; the store opens its connection again on the next request.
+        case let error as DatabaseError where error.isConnectionFailure || error.isTimeout:
+            // PostgreSQL is down or restarting (the store opens its connection again on the next request), or a
+            // statement waited past its deadline on a lock or a slow disk: either way, again in a moment.
             Log.error("\(context): \(error)")
             return HTTPError(status: 503, message: "Die Datenbank ist gerade nicht erreichbar. Bitte gleich noch einmal versuchen.",
                              code: "database_unavailable", headers: [("Retry-After", "2")])

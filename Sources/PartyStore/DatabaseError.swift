@@ -22,6 +22,10 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
         return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState)
     }
 
+    /// The server ended a statement that ran or waited for a lock past the session's `statement_timeout` (57014), or
+    /// a lock it would not wait for (55P03): the same request may succeed in a moment; the session is fine.
+    public var isTimeout: Bool { sqlState == "57014" || sqlState == "55P03" }
+
     public var description: String {
         let statement = sql.map { " in `" + $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") + "`" } ?? ""
         let source = sqlState.map { "PostgreSQL error \($0)" } ?? "SQLite error \(code)"

@@ -35,7 +35,13 @@ package final class PostgreSQLConnection: SQLConnection {
     /// calls would wait forever under the state lock: every request of the instance with them. `nil` waits as long
     /// as it takes (the migrations at start-up).
     static let answerDeadline: TimeInterval = 3
-    package var answerDeadline: TimeInterval? = PostgreSQLConnection.answerDeadline
+    package var answerDeadline: TimeInterval? = PostgreSQLConnection.answerDeadline {
+        didSet { applyStatementTimeout() }
+    }
+    /// The server ends a statement that runs or waits for a lock this long (`statement_timeout`), a sixth before the
+    /// answer deadline: a slow statement (a long lock, a big delete) then fails with its own answer (57014) and the
+    /// request with a 503, while the session lives on. Only a server that does not answer at all costs the session.
+    static func statementTimeout(for deadline: TimeInterval?) -> Int { deadline.map { Int($0 * 1000 * 5 / 6) } ?? 0 }
     /// After a lost session, requests fail at once for this long before the next attempt to reconnect: against a
     /// hung server each attempt waits out `connect_timeout` under the state lock.
     static let reconnectPause: TimeInterval = 2
@@ -50,7 +56,8 @@ package final class PostgreSQLConnection: SQLConnection {
         // which waits on the socket without a statement, notices a partition in seconds, not after hours.
         let options: KeyValuePairs<String, String> = [
             "connect_timeout": "2", "keepalives": "1", "keepalives_idle": "5", "keepalives_interval": "2",
-            "keepalives_count": "3", "tcp_user_timeout": "9000", "application_name": applicationName, "dbname": url,
+            "keepalives_count": "3", "tcp_user_timeout": "9000", "application_name": applicationName,
+            "options": "-c statement_timeout=\(Self.statementTimeout(for: Self.answerDeadline))", "dbname": url,
         ]
         let raw = Self.withCStrings(options.map(\.key) + [nil]) { keywords in
             Self.withCStrings(options.map(\.value) + [nil]) { values in PQconnectdbParams(keywords, values, 1) }
@@ -252,7 +259,16 @@ package final class PostgreSQLConnection: SQLConnection {
     package func reset() -> Bool {
         PQreset(handle)
         sessions += 1
+        if answerDeadline != Self.answerDeadline { applyStatementTimeout() }
         return isConnected
+    }
+
+    /// This session's `statement_timeout` for the answer deadline it has now (none while it has none: migrations).
+    private func applyStatementTimeout() {
+        guard isConnected else { return }
+        do { try execute("SET statement_timeout = \(Self.statementTimeout(for: answerDeadline))") } catch {
+            // The session is lost: the next statement reconnects, and `reset` sets it again.
+        }
     }
 
     /// Counts the sessions this connection opened: a LISTEN holds only as long as the session it was sent in.

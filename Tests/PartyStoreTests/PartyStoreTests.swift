@@ -370,6 +370,30 @@ struct SQLDialectTests {
         #expect(try connection.run("SELECT * FROM t WHERE a = ?", [.integer(1)]).first?.integer("b") == 7)
     }
 
+    /// A statement that waits for a lock past the session's `statement_timeout` (five sixths of the answer deadline) is
+    /// ended by the server: it fails as a timeout (57014, a 503 for the request) and the session lives on, where a
+    /// statement past the answer deadline itself would have cost the session.
+    @Test func aStatementPastItsDeadlineFailsAndTheSessionLivesOn() throws {
+        let location = try Backend.postgreSQL.newLocation()
+        let connection = try PostgreSQLConnection(url: location)
+        #expect(try connection.run("SHOW statement_timeout", []).first?.text("statement_timeout") == "2500ms", "a request's session")
+        // 5 s on the server, 6 s on the client: a second for the server's answer on a loaded machine.
+        connection.answerDeadline = 6
+        try connection.execute("CREATE TABLE t (a BIGINT PRIMARY KEY); INSERT INTO t VALUES (1)")
+        let holder = try PostgreSQLConnection(url: location)
+        try holder.execute("BEGIN; SELECT a FROM t WHERE a = 1 FOR UPDATE")
+        var failure: DatabaseError?
+        do { try connection.run("UPDATE t SET a = 2 WHERE a = ?", [.integer(1)]) } catch { failure = error }
+        #expect(failure?.sqlState == "57014" && failure?.isTimeout == true, "\(String(describing: failure))")
+        #expect(connection.isConnected && connection.sessions == 1, "the same session")
+        try holder.execute("ROLLBACK")
+        try connection.run("UPDATE t SET a = 2 WHERE a = ?", [.integer(1)])
+        #expect(try connection.run("SELECT a FROM t", []).first?.integer("a") == 2)
+        // A session that takes no deadline (the migrations) waits as long as it takes.
+        connection.answerDeadline = nil
+        #expect(try connection.run("SHOW statement_timeout", []).first?.text("statement_timeout") == "0")
+    }
+
     /// R31: a limit counted in the shared counts inside the open transaction; over the limit it is taken back.
     /// PostgreSQL only: one instance alone counts in memory.
     @Test func aLimitCountsInTheTransactionAndTakesBackWhatIsOver() throws {
