@@ -17,6 +17,13 @@ bash .ci/check-js-functions.sh
 # This run's tag: the servers its tests start carry it, so the leftover checks below see this run's only (another
 # test run on the same machine is none of its business).
 export MUSICVOTING_TEST_TAG="run$$"
+# The release binary as it is copied to another machine (Swift runtime linked in, pages and assets inside) builds
+# in the background at the lowest priority, in a build folder of its own (SwiftPM builds one thing per folder at a
+# time): it takes only the cycles the debug build and the Swift tests leave idle, which on two cores is most of it.
+standalone=.build/standalone
+nice -n 19 swift build -c release --static-swift-stdlib --scratch-path "$standalone" > "$standalone.log" 2>&1 &
+standalone_build=$!
+trap 'kill "$standalone_build" 2>/dev/null || true' EXIT
 swift build --build-tests
 phase "debug build"
 # axe-core for the accessibility checks: the script of the PyPI package pinned in .ci/pip-test.txt, installed once
@@ -26,13 +33,9 @@ if [[ ! -d "$axe_marker" ]]; then
     rm -rf .build/test-python
     /usr/bin/python3 -m pip install -q --root-user-action=ignore --no-deps --target .build/test-python -r .ci/pip-test.txt
 fi
-# The kit's tests are async and wait on the cooperative thread pool (two threads on two cores); the end-to-end
-# tests block their threads on sockets. Run together, a kit test's 15 s wait was starved for over a minute:
-# the kit runs on its own, after the rest.
-swift test --skip-build --skip MusicVotingKitTests
+# One suite per process, six processes at a time (Tests/run-swift-tests.sh says why).
+bash Tests/run-swift-tests.sh 6
 phase "Swift tests"
-swift test --skip-build --filter MusicVotingKitTests
-phase "kit tests"
 # The tests' own PostgreSQL servers (Tests/TestSupport/PostgreSQLCluster.swift) end with the tests.
 sleep 2
 if pgrep -u postgres -f "postgres -D /tmp/mv-pg-$MUSICVOTING_TEST_TAG-" >/dev/null; then echo "a test left its PostgreSQL server running" >&2; exit 1; fi
@@ -59,10 +62,9 @@ let package = Package(name: "KitAlone", platforms: [.macOS(.v14), .iOS(.v17)],
 PACKAGE
 swift build --package-path "$kit_package" --product MusicVotingKit
 rm -rf "$kit_package"
-# The release binary as it is copied to another machine: Swift runtime linked in, pages and assets inside.
-swift build -c release --static-swift-stdlib
+if ! wait "$standalone_build"; then tail -50 "$standalone.log" >&2; echo "the release build failed" >&2; exit 1; fi
 phase "release build"
 # Debian's python3 has python3-selenium and python3-pytest; a python3 earlier on PATH may not. Two browser tests at a
 # time (python3-pytest-xdist): most of a browser test waits for a page, a stream or a TV's report.
-MUSICVOTING_RELEASE_BINARY=.build/release/musicvoting /usr/bin/python3 -m pytest -q -p no:cacheprovider -n 2 --dist load Tests/Browser Tests/Standalone
+MUSICVOTING_RELEASE_BINARY=$standalone/release/musicvoting /usr/bin/python3 -m pytest -q -p no:cacheprovider -n 2 --dist load Tests/Browser Tests/Standalone
 phase "browser and standalone tests"

@@ -16,6 +16,10 @@ export function clock(milliseconds) {
  * `playbackStartedAt` (corrected for this device's clock skew via `serverTime`), so it never drifts.
  * R20a: a stalled song shows as paused with its reason; offline, the bar stops where it is (the page
  * resyncs when it is back).
+ *
+ * The page does no work per frame: the clock's text changes once a second, and a playing bar glides to the song's
+ * end as one animation on the compositor (or steps once a second where the device asks for reduced motion). A phone
+ * on the table and a TV playing all night stay cool.
  */
 export class NowPlaying {
   constructor(root = document) {
@@ -34,8 +38,10 @@ export class NowPlaying {
     const initial = Number(this.fill && this.fill.dataset.percent);
     if (this.fill && Number.isFinite(initial)) this.fill.style.setProperty('--progress', String(initial / 100));
     this.tick = this.tick.bind(this);
+    this.glide = null;
+    this.reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
     onConnectionChange((offline) => { if (offline) this.freeze(); });
-    requestAnimationFrame(this.tick);
+    this.tick();
   }
 
   /** `current` is the body of GET …/track/current. */
@@ -63,6 +69,7 @@ export class NowPlaying {
     this.pausedBadge.textContent = state === 'stalled' ? (t(`now.stalled.${current.stallReason}`) || t('now.paused')) : t('now.paused');
     if (coverElement !== undefined) replaceChildren(this.coverBox, ...(coverElement ? [coverElement] : []));
     this.render();
+    this.startGlide();
   }
 
   /** Stops the bar where it is (offline: the page no longer knows). */
@@ -70,6 +77,21 @@ export class NowPlaying {
     if (!this.state || !this.state.isPlaying) return;
     this.state.progressMs = this.positionMs();
     this.state.isPlaying = false;
+    this.render();
+    this.startGlide();
+  }
+
+  /** A playing bar moves from where it is to the song's end in one linear animation; anything else stands still. */
+  startGlide() {
+    if (this.glide) this.glide.cancel();
+    this.glide = null;
+    const state = this.state;
+    if (!state || !state.isPlaying || !state.durationMs || this.reducedMotion.matches || !this.fill.animate) return;
+    const position = this.positionMs();
+    if (position >= state.durationMs) return;
+    this.glide = this.fill.animate(
+      [{ transform: `scaleX(${position / state.durationMs})` }, { transform: 'scaleX(1)' }],
+      { duration: state.durationMs - position, easing: 'linear', fill: 'forwards' });
   }
 
   positionMs() {
@@ -90,8 +112,10 @@ export class NowPlaying {
     this.duration.textContent = clock(this.state.durationMs);
   }
 
+  /** Once a second, just after the position's next whole second, when the clock's text changes. */
   tick() {
     this.render();
-    requestAnimationFrame(this.tick);
+    const playing = this.state && this.state.isPlaying;
+    setTimeout(this.tick, playing ? 1020 - (this.positionMs() % 1000) : 1000);
   }
 }

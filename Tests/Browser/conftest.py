@@ -61,10 +61,14 @@ def make_browser(size, language="de-DE", autoplay=True):
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_page_load_timeout(20)
-    # The exact viewport (a window's size includes the browser's own frame).
+    fit_viewport(driver, size)
+    return driver
+
+
+def fit_viewport(driver, size):
+    """The exact viewport (a window's size includes the browser's own frame), for the tab the driver is in."""
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                            {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": size[0] < 600})
-    return driver
 
 
 @pytest.fixture
@@ -75,18 +79,94 @@ def server():
     shutil.rmtree(instance.data, ignore_errors=True)
 
 
+# Chromium takes about a second of both cores to start, as long as many a test's own steps: each test worker keeps
+# the browsers its tests have quit and hands them out again. A kept browser is as good as a new one for the next
+# test: its server listens on a new port, so its storage and cache are another origin's; a fresh tab replaces the
+# old one, so no history or back-forward cache carries over; its console log is read empty. A browser whose test
+# failed, changed it through DevTools (blocked URLs, offline, scripts) or left other windows open is quit instead.
+_kept = {}
+_REUSABLE_CDP = {"Emulation.setDeviceMetricsOverride"}
+
+
+class _Tracked:
+    """Marks a browser as changed when a test sends it a DevTools command beyond the viewport."""
+
+    def __init__(self, driver):
+        self.changed = False
+        original = driver.execute_cdp_cmd
+
+        def execute_cdp_cmd(command, arguments):
+            if command not in _REUSABLE_CDP:
+                self.changed = True
+            return original(command, arguments)
+        driver.execute_cdp_cmd = execute_cdp_cmd
+
+
+def _checked_out(key):
+    while _kept.get(key):
+        driver, tracked = _kept[key].pop()
+        try:
+            fit_viewport(driver, key[0])
+            driver.get_log("browser")
+            return driver, tracked
+        except Exception:
+            _quit(driver)
+    driver = make_browser(*key)
+    return driver, _Tracked(driver)
+
+
+def _returned(key, driver, tracked, test_failed):
+    try:
+        if test_failed or tracked.changed or len(driver.window_handles) != 1:
+            raise RuntimeError("not as new")
+        old = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        fresh = driver.current_window_handle
+        driver.switch_to.window(old)
+        driver.close()
+        driver.switch_to.window(fresh)
+        driver.get_log("browser")
+        _kept.setdefault(key, []).append((driver, tracked))
+    except Exception:
+        _quit(driver)
+
+
+def _quit(driver):
+    try:
+        driver.quit()
+    except Exception:
+        pass
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        item.failed_somewhere = True
+
+
+def pytest_sessionfinish(session):
+    for drivers in _kept.values():
+        for driver, _ in drivers:
+            _quit(driver)
+    _kept.clear()
+
+
 @pytest.fixture
-def browsers():
+def browsers(request):
     opened = []
 
     def open_browser(size=PHONE, language="de-DE", autoplay=True):
-        driver = make_browser(size, language, autoplay)
-        opened.append(driver)
+        key = (tuple(size), language, autoplay)
+        driver, tracked = _checked_out(key)
+        opened.append((key, driver, tracked))
         return driver
 
     yield open_browser
-    for driver in opened:
-        driver.quit()
+    failed = getattr(request.node, "failed_somewhere", False)
+    for key, driver, tracked in opened:
+        _returned(key, driver, tracked, failed)
 
 
 def screenshot(driver, name):
