@@ -21,6 +21,7 @@ export MUSICVOTING_TEST_TAG="run$$"
 # in the background at the lowest priority, in a build folder of its own (SwiftPM builds one thing per folder at a
 # time): it takes only the cycles the debug build and the Swift tests leave idle, which on two cores is most of it.
 standalone=.build/standalone
+mkdir -p .build
 nice -n 19 swift build -c release --static-swift-stdlib --scratch-path "$standalone" > "$standalone.log" 2>&1 &
 standalone_build=$!
 trap 'kill "$standalone_build" 2>/dev/null || true' EXIT
