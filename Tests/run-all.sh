@@ -18,13 +18,20 @@ bash .ci/check-js-functions.sh
 # test run on the same machine is none of its business).
 export MUSICVOTING_TEST_TAG="run$$"
 # The release binary as it is copied to another machine (Swift runtime linked in, pages and assets inside) builds
-# in the background at the lowest priority, in a build folder of its own (SwiftPM builds one thing per folder at a
-# time): it takes only the cycles the debug build and the Swift tests leave idle, which on two cores is most of it.
+# in the background, in a build folder of its own (SwiftPM builds one thing per folder at a time), on the cycles the
+# debug build and the Swift tests leave idle: in a CPU cgroup of the lowest weight where the machine lets us make one
+# (SwiftPM starts its compilers at the default niceness, so `nice` would not reach them), at equal weight elsewhere.
 standalone=.build/standalone
 mkdir -p .build
-nice -n 19 swift build -c release --static-swift-stdlib --scratch-path "$standalone" > "$standalone.log" 2>&1 &
+idle_group=/sys/fs/cgroup/cpu/musicvoting-$MUSICVOTING_TEST_TAG
+(
+    if mkdir "$idle_group" 2>/dev/null && echo 2 > "$idle_group/cpu.shares" && echo "$BASHPID" > "$idle_group/cgroup.procs"; then
+        echo "the release build runs in $idle_group (cpu.shares 2)"
+    fi
+    exec swift build -c release --static-swift-stdlib --scratch-path "$standalone"
+) > "$standalone.log" 2>&1 &
 standalone_build=$!
-trap 'kill "$standalone_build" 2>/dev/null || true' EXIT
+trap 'kill "$standalone_build" 2>/dev/null || true; rmdir "$idle_group" 2>/dev/null || true' EXIT
 swift build --build-tests
 phase "debug build"
 # axe-core for the accessibility checks: the script of the PyPI package pinned in .ci/pip-test.txt, installed once
@@ -64,6 +71,7 @@ PACKAGE
 swift build --package-path "$kit_package" --product MusicVotingKit
 rm -rf "$kit_package"
 if ! wait "$standalone_build"; then tail -50 "$standalone.log" >&2; echo "the release build failed" >&2; exit 1; fi
+rmdir "$idle_group" 2>/dev/null || true
 phase "release build"
 # Debian's python3 has python3-selenium and python3-pytest; a python3 earlier on PATH may not. Two browser tests at a
 # time (python3-pytest-xdist): most of a browser test waits for a page, a stream or a TV's report.
