@@ -44,18 +44,11 @@ fi
 # One suite per process, six processes at a time (Tests/run-swift-tests.sh says why).
 bash Tests/run-swift-tests.sh 6
 phase "Swift tests"
-# The tests' own PostgreSQL servers (Tests/TestSupport/PostgreSQLCluster.swift) end with the tests.
+# Every PostgreSQL server, Prometheus, nginx and server binary the tests started ended with them.
 sleep 2
-if pgrep -u postgres -f "postgres -D /tmp/mv-pg-$MUSICVOTING_TEST_TAG-" >/dev/null; then echo "a test left its PostgreSQL server running" >&2; exit 1; fi
-# The metrics tests' Prometheus (Tests/EndToEndTests/PrometheusProcess.swift) ends with them too.
-if pgrep -f "prometheus --config.file=/tmp/mv-prometheus-$MUSICVOTING_TEST_TAG-" >/dev/null; then echo "a test left its Prometheus running" >&2; exit 1; fi
-# The cluster tests' nginx (Tests/Cluster/NginxProcess.swift) and instances on a test database end with them too.
-if pgrep -f "nginx.*-p /tmp/mv-nginx-$MUSICVOTING_TEST_TAG-" >/dev/null; then echo "a test left its nginx running" >&2; exit 1; fi
-for pid in $(pgrep -f "musicvoting .*--database postgres://mv@127.0.0.1"); do
-    if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "MUSICVOTING_TEST_TAG=$MUSICVOTING_TEST_TAG"; then
-        echo "a test left a musicvoting instance running" >&2; exit 1
-    fi
-done
+source Tests/test-processes.sh
+left=$(tagged_test_processes "$MUSICVOTING_TEST_TAG")
+if [[ -n "$left" ]]; then echo "tests left running:" $left >&2; exit 1; fi
 # MusicVotingKit alone: its sources in a package of their own, with nothing but Foundation and
 # Observation to link against, so the kit cannot lean on a server module or a C library.
 kit_package=$(mktemp -d)
@@ -71,7 +64,6 @@ PACKAGE
 swift build --package-path "$kit_package" --product MusicVotingKit
 rm -rf "$kit_package"
 if ! wait "$standalone_build"; then tail -50 "$standalone.log" >&2; echo "the release build failed" >&2; exit 1; fi
-rmdir "$idle_group" 2>/dev/null || true
 phase "release build"
 # Debian's python3 has python3-selenium and python3-pytest; a python3 earlier on PATH may not. Two browser tests at a
 # time (python3-pytest-xdist): most of a browser test waits for a page, a stream or a TV's report.

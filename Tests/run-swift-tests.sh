@@ -59,18 +59,16 @@ count=$(echo "$suites" | wc -l)
 echo "run-swift-tests: $count suites in $processes processes, logs in $logs"
 # The test processes run in a process group of their own, so that a script ended early (a signal, a cancelled CI
 # job) stops them all. Their PostgreSQL servers are stopped by the watchers the tests started (shells, spared here);
-# the servers, nginx and Prometheus they started carry this run's tag and are ended by it.
+# the servers, nginx and Prometheus they started are found by this run's tag (Tests/test-processes.sh) and ended.
 echo "$suites" | setsid -w xargs -P "$processes" -I{} bash -c 'run_suite "$@"' _ {} > "$logs/summary" 2>&1 &
 group=$!
 stop_early() {
     pkill -KILL -g "$group" -x xargs 2>/dev/null || true
     pkill -KILL -g "$group" -f "$bundle" 2>/dev/null || true
-    local tag=${MUSICVOTING_TEST_TAG:-}
-    [[ -n $tag ]] || return 0
-    pkill -f "nginx.*-p /tmp/mv-nginx-$tag-" 2>/dev/null || true
-    pkill -f "prometheus --config.file=/tmp/mv-prometheus-$tag-" 2>/dev/null || true
-    for pid in $(pgrep -x musicvoting); do
-        if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "MUSICVOTING_TEST_TAG=$tag"; then kill -KILL "$pid" 2>/dev/null || true; fi
+    [[ -n ${MUSICVOTING_TEST_TAG:-} ]] || return 0
+    source Tests/test-processes.sh
+    tagged_test_processes "$MUSICVOTING_TEST_TAG" | while read -r what pid; do
+        if [[ $what != PostgreSQL ]]; then kill -KILL "$pid" 2>/dev/null || true; fi
     done
 }
 trap 'if kill -0 "$group" 2>/dev/null; then stop_early; fi' EXIT
