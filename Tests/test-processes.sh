@@ -1,6 +1,5 @@
-# Sourced by Tests/run-all.sh and Tests/run-swift-tests.sh: the processes a test run with tag $1
-# (MUSICVOTING_TEST_TAG) starts beside its test processes, one "what pid" line each. The tests end them all;
-# the run checks that they did, and a runner ended early ends them itself.
+# Sourced by Tests/run-all.sh: the processes a test run with tag $1 (MUSICVOTING_TEST_TAG) starts beside its test
+# processes, one "what pid" line each. The tests end them all; the run checks that they did.
 tagged_test_processes() {
     local tag=$1 pid
     # The tests' own PostgreSQL servers (Tests/TestSupport/PostgreSQLCluster.swift).
