@@ -33,6 +33,14 @@ struct RollingReplacementTests {
             #expect(instance.exitStatus == 0, "step \(step): a drain is a clean exit")
             #expect(drained < 10, "step \(step): drained in \(drained) s")
             #expect(eventually { (try? replacement.client.get("/readyz").status) == 200 }, "step \(step): the new instance is ready")
+            // The next instance only once nginx sends this one requests again (docs/operations.md): it refused while
+            // it was down, and nginx skips it for fail_timeout. Draining the next one sooner could leave nginx none it
+            // considers up: 502 to everyone. The party's own requests hash to one instance; other parties' ids,
+            // asked through nginx, reach every instance.
+            #expect(eventually {
+                _ = try? nginx.client.get("/api/party/\(Self.someOtherPartyID())/track/current")
+                return Self.requestsAnswered(by: replacement) > 0
+            }, "step \(step): nginx sends the new instance requests")
             print("rolling replacement step \(step): drained in \(Int(drained * 1000)) ms")
         }
         let after = storm.acknowledgedCount
@@ -128,6 +136,19 @@ struct RollingReplacementTests {
         guard let text = try? instance.client.get("/metrics").text,
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("musicvoting_likes_total ") }) else { return 0 }
         return Int(Double(line.split(separator: " ").last ?? "") ?? 0)
+    }
+
+    /// The API requests `instance` answered: those nginx sent it (the test asks it only /readyz and /metrics).
+    static func requestsAnswered(by instance: ServerProcess) -> Int {
+        guard let text = try? instance.client.get("/metrics").text else { return 0 }
+        return text.split(separator: "\n")
+            .filter { $0.hasPrefix("musicvoting_http_requests_total{route=\"/api/") }
+            .reduce(0) { $0 + Int(Double($1.split(separator: " ").last ?? "") ?? 0) }
+    }
+
+    /// A party id no party has: nginx's party hash sends it to any of the instances.
+    static func someOtherPartyID() -> String {
+        String((0..<16).map { _ in "0123456789abcdef".randomElement()! })
     }
 
     /// The acknowledged likes the shared database does not hold.

@@ -1,15 +1,16 @@
-"""The release binary is the one file to copy.
+"""The binary is the one file to copy.
 
 Copied alone into an empty folder (no checkout, no --resources) it serves every page and asset with the same bytes
 as the checkout's files; it needs no Swift runtime library, only the Debian packages of .ci/apt-target.txt.
-The test command builds it (`swift build -c release --static-swift-stdlib`) and names it in MUSICVOTING_RELEASE_BINARY.
+The test command links it from its build's objects with the Swift libraries inside (Tests/link-standalone.sh), as
+`swift build -c release --static-swift-stdlib` links a release, and names it in MUSICVOTING_STANDALONE_BINARY.
 """
 import gzip, os, re, shutil, subprocess, tempfile, urllib.request
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-RELEASE = os.path.abspath(os.environ["MUSICVOTING_RELEASE_BINARY"]) if os.environ.get("MUSICVOTING_RELEASE_BINARY") else ""
+BINARY_ALONE = os.path.abspath(os.environ["MUSICVOTING_STANDALONE_BINARY"]) if os.environ.get("MUSICVOTING_STANDALONE_BINARY") else ""
 
 
 class Running:
@@ -35,9 +36,9 @@ class Running:
 
 @pytest.fixture(scope="module")
 def alone():
-    assert RELEASE and os.path.isfile(RELEASE), "MUSICVOTING_RELEASE_BINARY must name the release build (Tests/run-all.sh builds it)"
+    assert BINARY_ALONE and os.path.isfile(BINARY_ALONE), "MUSICVOTING_STANDALONE_BINARY must name the standalone binary (Tests/run-all.sh links it)"
     folder = tempfile.mkdtemp(prefix="mv-alone-")
-    shutil.copy2(RELEASE, os.path.join(folder, "musicvoting"))
+    shutil.copy2(BINARY_ALONE, os.path.join(folder, "musicvoting"))
     assert sorted(os.listdir(folder)) == ["musicvoting"]
     server = Running(os.path.join(folder, "musicvoting"), folder)
     yield server
@@ -68,7 +69,7 @@ def same_but_address(ours, theirs):
 
 
 def test_every_page_equals_the_one_rendered_from_the_checkout(alone):
-    checkout = Running(RELEASE, tempfile.mkdtemp(prefix="mv-checkout-"), ("--resources", ROOT))
+    checkout = Running(BINARY_ALONE, tempfile.mkdtemp(prefix="mv-checkout-"), ("--resources", ROOT))
     try:
         for path in ("/", "/host", "/tv", "/monitor", "/join/00000", "/no-such-page"):
             for language in ("de", "en"):
@@ -82,13 +83,13 @@ def test_every_page_equals_the_one_rendered_from_the_checkout(alone):
 
 
 def test_the_binary_needs_no_swift_runtime_only_the_listed_packages():
-    assert RELEASE, "MUSICVOTING_RELEASE_BINARY must name the release build"
-    linked = subprocess.run(["ldd", RELEASE], capture_output=True, text=True, check=True).stdout
+    assert BINARY_ALONE, "MUSICVOTING_STANDALONE_BINARY must name the standalone binary"
+    linked = subprocess.run(["ldd", BINARY_ALONE], capture_output=True, text=True, check=True).stdout
     assert "not found" not in linked
     swift = [line for line in linked.splitlines() if re.search(r"swift|Foundation|dispatch|BlocksRuntime|ICU", line)]
     assert swift == [], swift
     # Each library the binary names itself comes from a package of .ci/apt-target.txt (or libc's and the C++ runtime).
-    needed = re.findall(r"NEEDED\s+Shared library: \[(.+?)\]", subprocess.run(["readelf", "-d", RELEASE], capture_output=True, text=True, check=True).stdout)
+    needed = re.findall(r"NEEDED\s+Shared library: \[(.+?)\]", subprocess.run(["readelf", "-d", BINARY_ALONE], capture_output=True, text=True, check=True).stdout)
     with open(os.path.join(ROOT, ".ci", "apt-target.txt")) as file:
         allowed = set(file.read().split()) | {"libc6", "libstdc++6", "libgcc-s1"}
     for library in needed:
@@ -100,15 +101,15 @@ def test_the_binary_needs_no_swift_runtime_only_the_listed_packages():
 def test_the_deb_installs_starts_and_is_removed_keeping_the_data():
     """The .deb of .ci/package-deb on this machine (CI has no systemd running: the service is not started, so the
     test starts the installed binary itself, as the service would, as the user the package made)."""
-    assert RELEASE, "MUSICVOTING_RELEASE_BINARY must name the release build"
+    assert BINARY_ALONE, "MUSICVOTING_STANDALONE_BINARY must name the standalone binary"
     assert os.geteuid() == 0, "dpkg -i needs root (CI runs as root)"
     assert not os.path.exists("/run/systemd/system"), "would start the real service on port 8080"
     folder = tempfile.mkdtemp(prefix="mv-deb-")
     try:
-        # xz at level 1 (dpkg-deb reads the level from the environment): the same files in a sixth of level 6's time.
-        package = subprocess.run(["bash", os.path.join(ROOT, ".ci", "package-deb"), RELEASE, folder],
+        # Uncompressed (dpkg-deb reads the compressor from the environment): the same files, without seconds of xz.
+        package = subprocess.run(["bash", os.path.join(ROOT, ".ci", "package-deb"), BINARY_ALONE, folder],
                                  capture_output=True, text=True, check=True,
-                                 env={**os.environ, "DPKG_DEB_COMPRESSOR_LEVEL": "1"}).stdout.strip()
+                                 env={**os.environ, "DPKG_DEB_COMPRESSOR_TYPE": "none"}).stdout.strip()
         contents = subprocess.run(["dpkg-deb", "-c", package], capture_output=True, text=True, check=True).stdout
         for path in ("./usr/local/bin/musicvoting", "./etc/musicvoting.conf", "./etc/systemd/system/musicvoting.service"):
             assert path in contents, path
