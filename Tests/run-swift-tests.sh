@@ -79,5 +79,5 @@ grep -c '^passed' "$logs/summary" | sed 's/$/ suites passed/'
 grep -A100000 '^FAILED' "$logs/summary" || true
 # The number of tests run, from each suite's own line, so a filter that selects nothing cannot pass unseen.
 tests=$(grep -h 'Test run with' "$logs"/*.log | sed -E 's/.*Test run with ([0-9]+) test.*/\1/' | paste -sd+ | bc)
-echo "run-swift-tests: $tests tests"
+echo "run-swift-tests: $tests tests in $SECONDS s"
 exit $status

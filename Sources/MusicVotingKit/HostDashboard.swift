@@ -27,6 +27,10 @@ public final class HostDashboard: AssignsChanges {
     @ObservationIgnored let strings: KitStrings
     /// Pressed play once: later presses pause and resume instead of `start`.
     @ObservationIgnored private var started = false
+    /// Reads overlap (an event's and a button's) and their answers may arrive in any order: only an answer newer than
+    /// the one shown is applied, so a slow read from before a pause never shows the song playing again.
+    @ObservationIgnored private var readsAsked = 0
+    @ObservationIgnored private var readShown = 0
 
     public init(client: MusicVotingClient, partyId: String, sessions: Sessions, strings: KitStrings = KitStrings()) {
         self.client = client
@@ -66,11 +70,16 @@ public final class HostDashboard: AssignsChanges {
 
     public func load() async {
         guard !ended else { return }
+        readsAsked += 1
+        let read = readsAsked
         do {
             async let playback = client.current(partyId)
             async let entries = client.queue(partyId)
-            apply(try await playback)
-            set(\.queue, try await entries)
+            let (answer, list) = (try await playback, try await entries)
+            guard read > readShown else { return }
+            readShown = read
+            apply(answer)
+            set(\.queue, list)
             await CoverCache.shared.prefetch(queue)
         } catch {
             handle(error)

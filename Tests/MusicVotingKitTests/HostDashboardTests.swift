@@ -112,6 +112,33 @@ struct HostDashboardTests {
         await dashboard.skip()
         #expect(dashboard.message == "Die Party ist vorbei.", "no further call changes anything")
     }
+
+    /// A read asked before a pause whose answer comes after the pause's own read: the pause stays shown.
+    @Test func anOlderReadAnsweringLastNeverShowsAnOlderState() async throws {
+        let track = #"{"id":"t1","uri":"demo:track:1","name":"Song","artists":[{"name":"A"}],"album":{"name":"","images":[]},"#
+            + #""duration_ms":1000,"likeCount":0,"isCurrentlyPlaying":true,"autofilled":false}"#
+        let reads = ChangeCounter()
+        let server = try HostileServer { connection in
+            guard connection.head.hasPrefix("GET /api/party/p/track/current") else {
+                connection.send(HostileServerTests.json(#"{"queue":[]}"#))
+                return
+            }
+            reads.count()
+            // The first read answers last, from before the pause: the song playing.
+            let first = reads.value == 1
+            if first { Thread.sleep(forTimeInterval: 1) }
+            connection.send(HostileServerTests.json(#"{"isPlaying":\#(first),"state":"\#(first ? "playing" : "paused")","deviceActive":true,"progressMs":0,"track":\#(track)}"#))
+        }
+        defer { server.stop() }
+        let (sessions, _) = temporarySessions()
+        let dashboard = HostDashboard(client: MusicVotingClient(baseURL: server.base), partyId: "p", sessions: sessions, strings: german)
+        let older = Task { await dashboard.load() }
+        #expect(await eventually { reads.value == 1 }, "the first read was asked")
+        await dashboard.load()
+        #expect(dashboard.state == "paused" && dashboard.playIcon == .play)
+        await older.value
+        #expect(dashboard.state == "paused" && dashboard.playIcon == .play, "the older answer came last and was not shown")
+    }
 }
 
 /// Counts Observation's change callbacks (which may run on any thread).
