@@ -33,7 +33,7 @@ fi
 # and the clock) and leave the cores three quarters idle; the browser suite is Chromium's CPU. Together they take
 # about the time of the longer one. The Swift suites' output is printed when both are done.
 logs=$(mktemp -d /tmp/mv-test-logs.XXXXXX)
-bash Tests/run-swift-tests.sh 4 > "$logs/swift" 2>&1 &
+MUSICVOTING_TEST_LOGS=$logs/suites bash Tests/run-swift-tests.sh 4 > "$logs/swift" 2>&1 &
 swift_tests=$!
 # MusicVotingKit alone: its sources in a package of their own, with nothing but Foundation and
 # Observation to link against, so the kit cannot lean on a server module or a C library.
@@ -49,17 +49,16 @@ let package = Package(name: "KitAlone", platforms: [.macOS(.v14), .iOS(.v17)],
 PACKAGE
 swift build --package-path "$kit_package" --product MusicVotingKit > "$logs/kit-alone" 2>&1 &
 kit_alone=$!
-trap 'kill "$swift_tests" "$kit_alone" 2>/dev/null || true; rm -rf "$kit_package"' EXIT
+trap 'kill "$swift_tests" "$kit_alone" 2>/dev/null || true; rm -rf "$kit_package" "$logs"' EXIT
 # Debian's python3 has python3-selenium and python3-pytest; a python3 earlier on PATH may not. Two browser tests at a
 # time (python3-pytest-xdist): most of a browser test waits for a page, a stream or a TV's report.
 status=0
-MUSICVOTING_STANDALONE_BINARY=$standalone /usr/bin/python3 -m pytest -q -p no:cacheprovider -n ${MUSICVOTING_BROWSER_WORKERS:-2} --dist load Tests/Browser Tests/Standalone || status=1
+MUSICVOTING_STANDALONE_BINARY=$standalone /usr/bin/python3 -m pytest -q -p no:cacheprovider -n 2 --dist load Tests/Browser Tests/Standalone || status=1
 phase "browser and standalone tests"
 wait "$swift_tests" || status=1
 cat "$logs/swift"
 phase "Swift tests"
 if ! wait "$kit_alone"; then cat "$logs/kit-alone"; echo "MusicVotingKit does not build alone" >&2; status=1; fi
-rm -rf "$logs"
 [[ $status == 0 ]] || exit 1
 # Every PostgreSQL server, Prometheus, nginx and server binary the tests started ended with them.
 sleep 2
