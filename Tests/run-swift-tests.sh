@@ -44,10 +44,12 @@ run_suite() {
     # A suite's id ends at its "/", so one suite's name never selects another whose name starts the same way.
     local filter="^${suite//./\\.}/"
     if [[ $suite == MusicVotingKitTests ]]; then filter='^MusicVotingKitTests\.'; fi
-    if "$bundle" --testing-library swift-testing --filter "$filter" > "$log" 2>&1; then
+    # A suite that hangs fails after 10 minutes with what it printed, instead of holding the run until CI gives up
+    # (the longest takes about a minute and a half on a loaded machine).
+    if timeout --kill-after=10 600 "$bundle" --testing-library swift-testing --filter "$filter" > "$log" 2>&1; then
         echo "passed $suite ($((SECONDS - started)) s)"
     else
-        echo "FAILED $suite ($((SECONDS - started)) s), its output:"
+        echo "FAILED $suite ($((SECONDS - started)) s$([[ $((SECONDS - started)) -ge 600 ]] && echo ", stopped after 10 minutes")), its output:"
         sed 's/^/    /' "$log"
         return 1
     fi
