@@ -46,10 +46,15 @@ run_suite() {
     if [[ $suite == MusicVotingKitTests ]]; then filter='^MusicVotingKitTests\.'; fi
     # A suite that hangs fails after 10 minutes with what it printed, instead of holding the run until CI gives up
     # (the longest takes about a minute and a half on a loaded machine).
-    if timeout --kill-after=10 600 "$bundle" --testing-library swift-testing --filter "$filter" > "$log" 2>&1; then
+    local status=0
+    timeout --kill-after=10 600 "$bundle" --testing-library swift-testing --filter "$filter" > "$log" 2>&1 || status=$?
+    if [[ $status == 0 ]]; then
         echo "passed $suite ($((SECONDS - started)) s)"
     else
-        echo "FAILED $suite ($((SECONDS - started)) s$([[ $((SECONDS - started)) -ge 600 ]] && echo ", stopped after 10 minutes")), its output:"
+        # timeout answers 124 when it ended the suite (137 when it had to kill it).
+        local stopped=""
+        if [[ $status == 124 || $status == 137 ]]; then stopped=", stopped after 10 minutes"; fi
+        echo "FAILED $suite ($((SECONDS - started)) s$stopped), its output:"
         sed 's/^/    /' "$log"
         return 1
     fi

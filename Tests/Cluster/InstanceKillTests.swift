@@ -140,9 +140,7 @@ struct RoundRobinStormTests {
 
     /// `musicvoting_http_connections_accepted_total` of one instance.
     static func acceptedConnections(of instance: ServerProcess) -> Int {
-        guard let text = try? instance.client.get("/metrics").text,
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("musicvoting_http_connections_accepted_total ") }) else { return -1 }
-        return Int(Double(line.split(separator: " ").last ?? "") ?? -1)
+        instance.metric("musicvoting_http_connections_accepted_total ") ?? -1
     }
 }
 

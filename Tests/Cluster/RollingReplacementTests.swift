@@ -133,17 +133,12 @@ struct RollingReplacementTests {
 
     /// `musicvoting_likes_total` of one instance (its /metrics answers clients on the machine itself).
     static func likesTaken(by instance: ServerProcess) -> Int {
-        guard let text = try? instance.client.get("/metrics").text,
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("musicvoting_likes_total ") }) else { return 0 }
-        return Int(Double(line.split(separator: " ").last ?? "") ?? 0)
+        instance.metric("musicvoting_likes_total ") ?? 0
     }
 
     /// The API requests `instance` answered: those nginx sent it (the test asks it only /readyz and /metrics).
     static func requestsAnswered(by instance: ServerProcess) -> Int {
-        guard let text = try? instance.client.get("/metrics").text else { return 0 }
-        return text.split(separator: "\n")
-            .filter { $0.hasPrefix("musicvoting_http_requests_total{route=\"/api/") }
-            .reduce(0) { $0 + Int(Double($1.split(separator: " ").last ?? "") ?? 0) }
+        instance.metric("musicvoting_http_requests_total{route=\"/api/") ?? 0
     }
 
     /// A party id no party has: nginx's party hash sends it to any of the instances.

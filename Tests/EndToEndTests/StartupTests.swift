@@ -8,29 +8,15 @@ import TestSupport
 @Suite("Start-up errors and listening")
 struct StartupTests {
     /// Runs the binary until it exits (at most 60 s: a loaded machine may take seconds to start it): its exit code and
-    /// what it wrote. posix_spawn and waitpid, not Foundation's `Process`, which on a loaded machine once never saw
-    /// the child's exit (`runToExit` says more). Standard output and error go to one file: a server that refuses to
-    /// start writes nothing to standard output.
+    /// what it wrote (`runToExit`: standard output and error in one file; a server that refuses to start writes
+    /// nothing to standard output).
     static func run(_ arguments: [String]) throws -> (status: Int32, error: String) {
-        let output = temporary("output")
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        let pid = try spawnProcess([ServerProcess.binary, "--resources", ServerProcess.repositoryRoot] + arguments,
-                                   output: output, wait: false)
-        var status: Int32 = 0
-        let deadline = Date().addingTimeInterval(60)
-        while true {
-            let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid { break }
-            if reaped < 0 && errno != EINTR { throw TestFailure(description: "waitpid: \(String(cString: strerror(errno)))") }
-            if Date() >= deadline {
-                kill(pid, SIGKILL)
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                throw TestFailure(description: "the server started instead of refusing: \(arguments)")
-            }
-            Thread.sleep(forTimeInterval: 0.02)
+        do {
+            let result = try runToExit(ServerProcess.binary, ["--resources", ServerProcess.repositoryRoot] + arguments, timeout: 60)
+            return (result.status, result.output)
+        } catch is StillRunning {
+            throw TestFailure(description: "the server started instead of refusing: \(arguments)")
         }
-        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        return (status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f), text)
     }
 
     static func temporary(_ name: String) -> String {

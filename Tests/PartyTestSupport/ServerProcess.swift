@@ -76,6 +76,15 @@ package final class ServerProcess {
 
     package var client: TestClient { TestClient(server: self) }
 
+    /// The sum of the samples on its /metrics whose line starts with `prefix` (a name, with `{` and labels to pick
+    /// some); nil when none does or the server does not answer.
+    package func metric(_ prefix: String) -> Int? {
+        guard let text = try? client.get("/metrics").text else { return nil }
+        let samples = text.split(separator: "\n").filter { $0.hasPrefix(prefix) }
+            .map { Int(Double($0.split(separator: " ").last ?? "") ?? 0) }
+        return samples.isEmpty ? nil : samples.reduce(0, +)
+    }
+
     /// The server's resident memory in KiB, from /proc.
     package func residentKiB() -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
