@@ -62,6 +62,27 @@ run_suite() {
 export -f run_suite
 export bundle logs
 
+# One PostgreSQL server for all the test processes, each test on a database of its own: an initdb and a server per
+# process cost about 50 core-seconds a run. Tests that stop, pause or crash their server start their own.
+postgres_bin=/usr/lib/postgresql/15/bin
+postgres_folder=/tmp/mv-pg-${MUSICVOTING_TEST_TAG:+$MUSICVOTING_TEST_TAG-}runner$$
+as_postgres() { if [[ $(id -u) == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+stop_postgres() {
+    if [[ -f $postgres_folder/db/postmaster.pid ]]; then
+        as_postgres "$postgres_bin/pg_ctl" -D "$postgres_folder/db" -m immediate stop > /dev/null 2>&1 || true
+    fi
+    rm -rf "$postgres_folder"
+}
+mkdir "$postgres_folder"
+trap stop_postgres EXIT
+if [[ $(id -u) == 0 ]]; then chown postgres: "$postgres_folder"; fi
+postgres_port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+as_postgres "$postgres_bin/initdb" -D "$postgres_folder/db" -U mv --auth=trust --no-locale -E UTF8 --nosync \
+    > "$logs/postgres-initdb.log" 2>&1
+as_postgres "$postgres_bin/pg_ctl" -D "$postgres_folder/db" -w -l "$postgres_folder/log" -o \
+    "-F -k $postgres_folder -c listen_addresses=127.0.0.1 -p $postgres_port -c max_connections=1000" start > /dev/null
+export MUSICVOTING_TEST_POSTGRES="$postgres_folder:$postgres_port"
+
 count=$(echo "$suites" | wc -l)
 echo "run-swift-tests: $count suites in $processes processes, logs in $logs"
 # The test processes run in a process group of their own, so that a script ended early (a signal, a cancelled CI
@@ -78,12 +99,15 @@ stop_early() {
         if [[ $what != PostgreSQL ]]; then kill -KILL "$pid" 2>/dev/null || true; fi
     done
 }
-trap 'if kill -0 "$group" 2>/dev/null; then stop_early; fi' EXIT
+trap 'if kill -0 "$group" 2>/dev/null; then stop_early; fi; stop_postgres' EXIT
 trap 'exit 143' TERM
 trap 'exit 130' INT
 if wait "$group"; then status=0; else status=1; fi
 grep -c '^passed' "$logs/summary" | sed 's/$/ suites passed/'
 grep -A100000 '^FAILED' "$logs/summary" || true
+# The longest suites, where the run's time goes.
+grep -E '^(passed|FAILED) ' "$logs/summary" | sed -E 's/^[a-zA-Z]+ ([^ ]+) \(([0-9]+) s.*/\2 s \1/' | sort -rn | head -8 \
+    | paste -sd, | sed 's/^/run-swift-tests: longest: /; s/,/, /g'
 # The number of tests run, from each suite's own line, so a filter that selects nothing cannot pass unseen.
 tests=$(grep -h 'Test run with' "$logs"/*.log | sed -E 's/.*Test run with ([0-9]+) test.*/\1/' | paste -sd+ | bc)
 echo "run-swift-tests: $tests tests in $SECONDS s"

@@ -80,12 +80,15 @@ def server():
 
 
 # Chromium takes about a second of both cores to start, as long as many a test's own steps: each test worker keeps
-# the browsers its tests have quit and hands them out again. A kept browser is as good as a new one for the next
-# test: its server listens on a new port, so its storage and cache are another origin's; a fresh tab replaces the
-# old one, so no history or back-forward cache carries over; its console log is read empty. A browser whose test
-# failed, changed it through DevTools (blocked URLs, offline, scripts) or left other windows open is quit instead.
-_kept = {}
-_REUSABLE_CDP = {"Emulation.setDeviceMetricsOverride"}
+# the browsers its tests have quit and hands them out again, whatever the screen size (each hand-out sets the
+# viewport). A kept browser is as good as a new one for the next test: its server listens on a new port, so its
+# storage and cache are another origin's; a fresh tab replaces the old one, so no history or back-forward cache
+# carries over; its console log is read empty. A browser whose test failed, changed it through DevTools (blocked
+# URLs, offline, scripts) or left other windows open is quit instead. A worker keeps at most KEPT: a used browser
+# left waiting still takes about 1.5 % of a core, so a dozen kept for a rare test cost more than starting them.
+KEPT = 4
+_kept = []  # (key, driver, tracked), the most recently returned last
+_REUSABLE_CDP = {"Emulation.setDeviceMetricsOverride", "Page.captureScreenshot"}
 
 
 class _Tracked:
@@ -102,16 +105,20 @@ class _Tracked:
         driver.execute_cdp_cmd = execute_cdp_cmd
 
 
-def _checked_out(key):
-    while _kept.get(key):
-        driver, tracked = _kept[key].pop()
+def _checked_out(key, size):
+    """A kept browser for `key` (language, autoplay) at `size`, or a new one."""
+    while True:
+        index = next((index for index in range(len(_kept) - 1, -1, -1) if _kept[index][0] == key), None)
+        if index is None:
+            break
+        _, driver, tracked = _kept.pop(index)
         try:
-            fit_viewport(driver, key[0])
+            fit_viewport(driver, size)
             driver.get_log("browser")
             return driver, tracked
         except Exception:
             _quit(driver)
-    driver = make_browser(*key)
+    driver = make_browser(size, *key)
     return driver, _Tracked(driver)
 
 
@@ -126,7 +133,9 @@ def _returned(key, driver, tracked, test_failed):
         driver.close()
         driver.switch_to.window(fresh)
         driver.get_log("browser")
-        _kept.setdefault(key, []).append((driver, tracked))
+        _kept.append((key, driver, tracked))
+        while len(_kept) > KEPT:
+            _quit(_kept.pop(0)[1])
     except Exception:
         _quit(driver)
 
@@ -147,9 +156,8 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_sessionfinish(session):
-    for drivers in _kept.values():
-        for driver, _ in drivers:
-            _quit(driver)
+    for _, driver, _ in _kept:
+        _quit(driver)
     _kept.clear()
 
 
@@ -158,8 +166,8 @@ def browsers(request):
     opened = []
 
     def open_browser(size=PHONE, language="de-DE", autoplay=True):
-        key = (tuple(size), language, autoplay)
-        driver, tracked = _checked_out(key)
+        key = (language, autoplay)
+        driver, tracked = _checked_out(key, tuple(size))
         opened.append((key, driver, tracked))
         return driver
 
@@ -170,18 +178,31 @@ def browsers(request):
 
 
 def screenshot(driver, name):
+    """The viewport as a PNG, encoded for speed rather than size (at TV sizes the default encoding took more of
+    Chromium's time than the page's own checks)."""
+    import base64
     os.makedirs(SCREENSHOTS, exist_ok=True)
-    driver.save_screenshot(os.path.join(SCREENSHOTS, name + ".png"))
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
+    with open(os.path.join(SCREENSHOTS, name + ".png"), "wb") as file:
+        file.write(base64.b64decode(shot["data"]))
 
 
 AXE_SCRIPT = os.path.join(ROOT, ".build", "test-python", "axe_playwright_python", "axe.min.js")
 
 
+_axe_source = None
+
+
 def axe_violations(driver, include=None):
     """axe-core 4 (the script shipped by the axe-playwright-python package, installed by the test command from
-    .ci/pip-test.txt; never fetched at test time) run in the page: the violations as "id: target" strings."""
-    with open(AXE_SCRIPT, encoding="utf-8") as script:
-        driver.execute_script(script.read())
+    .ci/pip-test.txt; never fetched at test time) run in the page: the violations as "id: target" strings. The script
+    (over half a megabyte) goes into a page once; a later check of the same page runs the copy already there."""
+    global _axe_source
+    if _axe_source is None:
+        with open(AXE_SCRIPT, encoding="utf-8") as script:
+            _axe_source = script.read()
+    if not driver.execute_script("return typeof window.axe === 'object' && typeof window.axe.run === 'function'"):
+        driver.execute_script(_axe_source)
     context = {"include": [[include]]} if include else None
     result = driver.execute_async_script("""const done = arguments[arguments.length - 1];
         axe.run(arguments[0] || document, {resultTypes: ['violations']}).then(r => done(r.violations.map(

@@ -156,7 +156,7 @@ struct ClusterTests {
         listener.standardError = output
         try listener.run()
         defer { if listener.isRunning { listener.terminate() } }
-        #expect(eventually { (try? cluster.sql("SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(6)'")) == "1" })
+        #expect(eventually { (try? cluster.sql("SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(6)' AND datname = current_database()")) == "1" })
         let (ports, base) = (cluster.instances.map(\.port), party.base)
         let likes = 80
         let started = Date()

@@ -9,12 +9,22 @@ public final class PostgreSQLCluster: Sendable {
     public static let binaries = "/usr/lib/postgresql/15/bin"
     public let folder: String
     public let port: UInt16
+    /// False for the test runner's server (`MUSICVOTING_TEST_POSTGRES`): the runner stops it, not this process.
+    private let owned: Bool
     private let stopped = Mutex(false)
 
-    /// The test process's cluster, started on first use (a failed start is every caller's error).
+    /// The test process's cluster, started on first use (a failed start is every caller's error). When the runner
+    /// started one for all its test processes (Tests/run-swift-tests.sh sets `MUSICVOTING_TEST_POSTGRES` to
+    /// "folder:port"), that one: an initdb per process cost about a core-second each.
     public static func shared() throws -> PostgreSQLCluster { try started.get() }
 
     private static let started = Result { () throws -> PostgreSQLCluster in
+        if let given = ProcessInfo.processInfo.environment["MUSICVOTING_TEST_POSTGRES"] {
+            guard let colon = given.lastIndex(of: ":"), let port = UInt16(given[given.index(after: colon)...]) else {
+                throw ClusterError(description: "MUSICVOTING_TEST_POSTGRES is not folder:port: \(given)")
+            }
+            return PostgreSQLCluster(runnersFolder: String(given[..<colon]), port: port)
+        }
         let cluster = try PostgreSQLCluster()
         running.withLock { $0 = cluster }
         atexit { PostgreSQLCluster.running.withLock { $0 }?.stop() }
@@ -23,7 +33,14 @@ public final class PostgreSQLCluster: Sendable {
     private static let running = Mutex<PostgreSQLCluster?>(nil)
 
     /// initdb (~2.5 s) and pg_ctl start. initdb refuses root, so as root the server runs as user `postgres`.
+    private init(runnersFolder: String, port: UInt16) {
+        folder = runnersFolder
+        self.port = port
+        owned = false
+    }
+
     public init() throws {
+        owned = true
         // Short: the socket path has a limit. The run's tag lets Tests/run-all.sh tell its own leftovers from the
         // servers of other test runs on the same machine.
         folder = "/tmp/mv-pg-" + testRunTag + UUID().uuidString.prefix(8).lowercased()
@@ -86,7 +103,7 @@ public final class PostgreSQLCluster: Sendable {
 
     /// `pg_ctl stop -m immediate` (the server just ends, as in a crash) and the folder removed. Safe to repeat.
     public func stop() {
-        guard stopped.withLock({ wasStopped in defer { wasStopped = true }; return !wasStopped }) else { return }
+        guard owned, stopped.withLock({ wasStopped in defer { wasStopped = true }; return !wasStopped }) else { return }
         resume()  // a paused server would never see pg_ctl's signal
         try? run("pg_ctl", ["-D", folder + "/db", "-m", "immediate", "stop"])
         try? FileManager.default.removeItem(atPath: folder)
@@ -106,13 +123,15 @@ public final class PostgreSQLCluster: Sendable {
         public let description: String
     }
 
-    /// A PostgreSQL program, as user `postgres` when this process is root; its output goes to `commands.log`.
+    /// A PostgreSQL program, as user `postgres` when this process is root; its output goes to a log of this process's
+    /// own in the folder (several test processes share the runner's server).
     private func run(_ program: String, _ arguments: [String]) throws {
         let path = Self.binaries + "/" + program
         let command = getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--", path] + arguments : [path] + arguments
-        let status = try Self.spawn(command, output: folder + "/commands.log", wait: true)
+        let output = folder + "/commands-\(getpid()).log"
+        let status = try Self.spawn(command, output: output, wait: true)
         guard status == 0 else {
-            let log = (try? String(contentsOfFile: folder + "/commands.log", encoding: .utf8)) ?? ""
+            let log = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
             throw ClusterError(description: "\(program) failed (\(status)): \(log.suffix(2_000))")
         }
     }
