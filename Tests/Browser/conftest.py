@@ -147,6 +147,29 @@ def _quit(driver):
         pass
 
 
+# The longest tests start first, so that none of them is left running alone at the end of a run on several workers.
+# The order only affects the time: a test missing here runs after these, in its file's order.
+LONGEST_FIRST = (
+    "test_host_and_screens.py::test_the_tv_pairing_screen_and_its_overlays_fit_and_read_from_the_sofa_at_every_size",
+    "test_stalls.py::test_a_wifi_drop_across_a_song_end_is_reported_and_the_next_song_follows",
+    "test_party.py::test_a_whole_party",
+    "test_stream_refused.py::test_a_guest_without_a_live_stream_still_adds_likes_and_sees_the_queue_move",
+    "test_cohosts.py::test_a_cohost_controls_the_party_without_the_hosts_own_cards_until_the_host_revokes_it",
+    "test_approval.py::test_a_guests_song_waits_and_the_host_decides_it_in_german",
+    "test_approval.py::test_a_guests_song_waits_and_the_host_decides_it_in_english",
+    "test_crowd_veto.py::test_guests_veto_the_playing_song_and_tv_and_host_see_the_skip",
+    "test_liveness.py::test_connections_dropped_at_a_network_switch_recover_without_a_reload",
+    "test_stalls.py::test_an_offline_guest_sees_it_and_a_failed_like_rolls_back",
+    "test_liveness.py::test_held_packets_say_why_on_every_page_and_the_pages_recover_when_released",
+    "test_host_access.py::test_a_new_host_pin_from_the_host_page_locks_the_old_one_out_and_keeps_the_tv",
+)
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: index for index, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.rsplit("/", 1)[-1], len(rank)))
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
