@@ -78,7 +78,10 @@ let package = Package(
         .target(name: "PartyTestSupport", dependencies: ["MusicVotingServer", "HTTPServer", "PartyCore", "TestSupport"],
                 path: "Tests/PartyTestSupport"),
         .testTarget(name: "PartyCoreTests", dependencies: ["PartyCore", "ClientNetwork", "TestSupport"]),
-        .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore", "TestSupport"]),
+        // A power cut under the WAL buffer: the files as their last syncs left them, checked after cuts at random
+        // commits (WriteAheadLogTests runs it).
+        .executableTarget(name: "wal-power-cut", dependencies: ["CSQLiteWALBuffer", "CSQLite"], path: "Tests/WALPowerCut"),
+        .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore", "TestSupport", "wal-power-cut"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"], resources: [.copy("Resources")]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "CTagLib"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "ClientNetwork", "JSONKit", "TestSupport"]),
