@@ -110,10 +110,8 @@ struct WriteAheadLogTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mv-power-cut-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let program = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("wal-power-cut").path
-        let result = try runToExit(FileManager.default.isExecutableFile(atPath: program) ? program : ".build/debug/wal-power-cut",
-                                   [folder, "40", "5443"], timeout: 120)
+        let program = try #require(builtExecutable("wal-power-cut"), "the build makes wal-power-cut (Package.swift)")
+        let result = try runToExit(program, [folder, "40", "5443"], timeout: 120)
         #expect(result.status == 0, "\(result.output.suffix(3_000))")
         let cuts = result.output.split(separator: "\n").filter { $0.hasPrefix("run ") }
         #expect(cuts.count == 40, "\(result.output.suffix(3_000))")

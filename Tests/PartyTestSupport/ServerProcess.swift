@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The real `musicvoting` binary on 127.0.0.1, port 0, with its own temporary data folder.
 package final class ServerProcess {
@@ -11,13 +12,7 @@ package final class ServerProcess {
 
     package static var binary: String {
         if let path = ProcessInfo.processInfo.environment["MUSICVOTING_BINARY"] { return path }
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var folder = testBinary.deletingLastPathComponent()
-        while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("musicvoting").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            folder = folder.deletingLastPathComponent()
-        }
+        if let built = builtExecutable("musicvoting") { return built }
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent(".build/debug/musicvoting").path
     }

@@ -32,13 +32,14 @@ public final class PostgreSQLCluster: Sendable {
     }
     private static let running = Mutex<PostgreSQLCluster?>(nil)
 
-    /// initdb (~2.5 s) and pg_ctl start. initdb refuses root, so as root the server runs as user `postgres`.
+    /// The runner's server, already running: used, never stopped.
     private init(runnersFolder: String, port: UInt16) {
         folder = runnersFolder
         self.port = port
         owned = false
     }
 
+    /// initdb (~2.5 s) and pg_ctl start. initdb refuses root, so as root the server runs as user `postgres`.
     public init() throws {
         owned = true
         // Short: the socket path has a limit. The run's tag lets Tests/run-all.sh tell its own leftovers from the
