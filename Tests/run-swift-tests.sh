@@ -54,7 +54,10 @@ run_suite() {
         # timeout answers 124 when it ended the suite (137 when it had to kill it).
         local stopped=""
         if [[ $status == 124 || $status == 137 ]]; then stopped=", stopped after 10 minutes"; fi
-        echo "FAILED $suite ($((SECONDS - started)) s$stopped), its output:"
+        echo "FAILED $suite ($((SECONDS - started)) s$stopped), why:"
+        # The failures first (a suite's log can be long, and a record of it may keep only its head), then everything.
+        grep -E '✘|recorded an issue|Fatal error|exited by itself' "$log" | head -40 | sed 's/^/    /'
+        echo "  its output:"
         sed 's/^/    /' "$log"
         return 1
     fi

@@ -9,6 +9,8 @@ package final class ServerProcess {
     private let output = Pipe()
     /// The server's standard error goes to a file: a pipe nobody reads would fill and block the server.
     private let logPath: String
+    /// Set once a test ends the server itself; an exit before that is the server's own.
+    private var stopping = false
 
     package static var binary: String {
         if let path = ProcessInfo.processInfo.environment["MUSICVOTING_BINARY"] { return path }
@@ -102,9 +104,20 @@ package final class ServerProcess {
 
     package var exitStatus: Int32 { process.terminationStatus }
 
-    /// SIGTERM and wait: the clean shutdown path.
+    /// SIGTERM and wait: the clean shutdown path. A server that already crashed or failed (not asked to stop,
+    /// not ended by a signal a test sends) says so on standard error with its log's tail, so a test that then
+    /// fails on a refused connection shows why.
     package func stop() {
-        guard process.isRunning else { return }
+        guard process.isRunning else {
+            let signalled = process.terminationReason == .uncaughtSignal
+            if !stopping, signalled ? ![SIGTERM, SIGKILL, SIGINT].contains(process.terminationStatus) : process.terminationStatus != 0 {
+                let why = "\(signalled ? "signal" : "status") \(process.terminationStatus)"
+                let report = "server \(process.processIdentifier) exited by itself (\(why)), its log ends: \(errorOutput().suffix(2_000))\n"
+                FileHandle.standardError.write(Data(report.utf8))
+            }
+            return
+        }
+        stopping = true
         process.terminate()
         let deadline = Date().addingTimeInterval(10)
         while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
@@ -114,6 +127,7 @@ package final class ServerProcess {
     /// SIGKILL: nothing gets to flush.
     package func kill() {
         guard process.isRunning else { return }
+        stopping = true
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
