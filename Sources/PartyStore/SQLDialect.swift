@@ -141,6 +141,35 @@ struct SQLDialect: Sendable {
             FOR EACH ROW EXECUTE FUNCTION party_version_child();
         """
 
+    /// Migration 25: the version triggers of migrations 9, 10 and 23 once per statement instead of once per row. A
+    /// group commit's likes write a party's votes, counts and guests' activity in one statement each (R17); per row,
+    /// each of those rows rewrote the party's row, about sixteen times per batch. The changed rows come as the
+    /// statement's transition table (one trigger per kind of change: PostgreSQL allows no more per trigger). A
+    /// trigger on a column (`guests`' nickname) stays per row: a transition table cannot go with a column list.
+    var statementVersionTriggers: String {
+        guard !partyVersionTriggers.isEmpty else { return "" }
+        let owners = [("party_version_rows", "SELECT party_id FROM changed_rows"),
+                      ("party_version_vote_rows", "SELECT party_id FROM queue_entries WHERE id IN (SELECT entry_id FROM changed_rows)")]
+        let functions = owners.map { name, parties in
+            """
+            CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN UPDATE parties SET version = version + 1 WHERE id IN (\(parties)); RETURN NULL; END $$;
+            """
+        }
+        let tables = [("queue_entries", "party_version_rows"), ("blacklist", "party_version_rows"), ("played", "party_version_rows"),
+                      ("played_counts", "party_version_rows"), ("votes", "party_version_vote_rows"), ("vetoes", "party_version_vote_rows"),
+                      ("bans", "party_version_rows"), ("guest_activity", "party_version_rows"), ("pending_songs", "party_version_rows"),
+                      ("approved_adders", "party_version_rows")]
+        let triggers = tables.map { table, function in
+            ["DROP TRIGGER \(table)_version ON \(table);"]
+                + [("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")].map { change, rows in
+                    "CREATE TRIGGER \(table)_\(change.lowercased())_version AFTER \(change) ON \(table) REFERENCING \(rows) TABLE AS changed_rows "
+                        + "FOR EACH STATEMENT EXECUTE FUNCTION \(function)();"
+                }
+        }
+        return (functions + triggers.joined()).joined(separator: "\n")
+    }
+
     /// A table whose rows belong to a party (a `party_id` column) moves its party's version like the tables of
     /// migration 9 (nothing on SQLite, which keys its caches by its own writes).
     /// With `whenColumnChanges`, only an update of that column does.

@@ -344,6 +344,11 @@ enum Schema {
             CREATE INDEX guests_nickname_written ON guests(party_id, nickname_fold_written) WHERE nickname_fold_written IS NOT NULL;
             \(dialect.versionTrigger(forChildTable: "guests", whenColumnChanges: "nickname"))
             """,
+            // 25: each statement that changes a party's rows moves its version once, not once per row
+            // (`SQLDialect.statementVersionTriggers`; nothing on SQLite).
+            """
+            \(dialect.statementVersionTriggers)
+            """,
         ]
     }
 }

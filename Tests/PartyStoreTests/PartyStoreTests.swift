@@ -314,6 +314,40 @@ struct WriteVersionTests {
         #expect(store.writeVersion > version)
     }
 
+    /// Several instances: every statement that changes a party's rows moves that party's version (another instance's
+    /// cached reads of it go), once per statement however many rows it changed, and leaves other parties' alone.
+    @Test func aPartysVersionMovesOncePerStatementThatChangesItsRows() throws {
+        let store = try Backend.postgreSQL.newStore()
+        for id in ["p", "q"] {
+            try store.insert(Party(id: id, guestPin: id == "p" ? "12345" : "23456", hostPin: id == "p" ? "54321" : "65432",
+                                   provider: "demo", createdAt: Date()))
+        }
+        let track = Track(id: "1", uri: "demo:track:1", name: "a", artists: ["b"], album: "c", imageURL: nil, durationMs: 1)
+        let entry = try store.insertEntry(partyId: "p", track: track, addedAt: Date(), addedBy: "d", autofilled: false)
+        let other = try #require(try store.partyVersion(id: "q"))
+        func moves(_ change: String, by steps: Int64, _ write: () throws -> Void) throws {
+            let before = try #require(try store.partyVersion(id: "p"))
+            try write()
+            let after = try #require(try store.partyVersion(id: "p"))
+            #expect(after - before == steps, "\(change): moved by \(after - before)")
+        }
+        var likes = LikesWrite()
+        likes.liked = (1...5).map { VoteKey(entryId: entry, deviceId: "guest-\($0)") }
+        likes.likeCounts = [(entryId: entry, change: 5)]
+        // The votes' statement and the count's statement: two moves for five likes.
+        try moves("five likes in one write", by: 2) {
+            let written = try store.writeLikes(likes, partyId: "p", rule: GuestLimits.likes)
+            #expect(written)
+        }
+        // The vote and its entry's count: two data-modifying statements in one `WITH`.
+        try moves("one vote", by: 2) { _ = try store.setVote(entryId: entry, deviceId: "guest-6", wanted: true) }
+        // An upsert of new rows fires the insert's statement trigger and the update's (with no rows).
+        try moves("three guests seen", by: 1) { try store.recordActivity((1...3).map { ("guest-\($0)", Date()) }, partyId: "p") }
+        // Its votes go by the cascade after it, when no entry names their party any more.
+        try moves("the entry gone with its votes", by: 1) { try store.deleteEntry(id: entry) }
+        #expect(try store.partyVersion(id: "q") == other, "another party's version stays")
+    }
+
     /// Each PIN check is an index look-up, not a scan of every party ever created.
     @Test func pinChecksUseThePartialUniqueIndexes() throws {
         let store = try PartyStore(path: temporaryDatabase())
