@@ -2,14 +2,16 @@
 """MusicVoting on several instances, side by side with one instance on SQLite in the same run: prints
 figures and the issue's targets next to them, asserts nothing.
 
-  apt-get install -y postgresql nginx      # .ci/apt-bench.txt
+  apt-get install -y postgresql nginx libnginx-mod-nchan redis-server     # .ci/apt-bench.txt
   swift build -c release && python3 Tests/Benchmarks/cluster_bench.py [--subscribers 2000] [--kill-runs 20]
 
 A throwaway PostgreSQL (initdb/pg_ctl from Debian's postgresql 15, as user postgres when run as root, its socket in
 a temporary folder) and the release binary:
-1. like -> event: SUBSCRIBERS streams on one party, a like published on instance A; p50/p99 from writing the like
-   to each stream's vote-updated (sseclient.c). One instance on SQLite; one instance on PostgreSQL; three instances
-   on PostgreSQL with the streams spread over all three (the doorbell carries 2/3 of them).
+1. like -> event at SUBSCRIBERS (2,000) and BIG (10,000) streams on one party, FANOUT_ROUNDS rounds (3), then
+   medians and ranges: p50/p99 from writing the like to each stream's vote-updated (sseclient.c). One instance on
+   SQLite; three instances on PostgreSQL with the streams spread over all three and the like on the first (the
+   doorbell carries 2/3 of them); the multi-node peer, nchan on its Redis backend (Debian's redis-server) on three
+   nginx with the same spread, published on the first.
 2. Likes acknowledged per second (likeload.c, 16 clients, a new device per like), LIKE_ROUNDS rounds (3), each with
    every figure side by side, then the median and range of each: PostgreSQL's own one-row commits (pgbench, prepared,
    1 and 16 clients) as the anchor; one SQLite instance; one PostgreSQL instance on a database of its own, with the
@@ -122,10 +124,110 @@ def new_party(port, host="127.0.0.1", songs=(1,)):
 
 
 def fan_out(client, ports, party_id, subscribers, events):
-    """(p50, p99) ms from a like on ports[0] to each stream's vote-updated; the streams take `ports` in turn."""
+    """(p50, p99) ms from a like on ports[0] to each stream's vote-updated, and the deliveries; the streams take `ports`
+    in turn."""
     fields, _ = bench.swarm(client, ports, f"/api/spotify/events?partyId={party_id}&source=web", f"/api/party/{party_id}/track/vote",
                             '{"uri": "demo:track:1", "deviceId": "fan-{i}"}', subscribers, events)
-    return float(fields[3]), float(fields[5])
+    return float(fields[3]), float(fields[5]), int(fields[1])
+
+
+class NchanRedis:
+    """The multi-node peer of the fan-out: Debian's redis-server (no persistence) and three nginx with nchan on its
+    Redis backend, one worker each, loopback only. A message published on one nginx reaches the subscribers of all three."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.redis_port = free_port()
+        self.redis = subprocess.Popen(["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "",
+                                       "--appendonly", "no", "--daemonize", "no", "--maxclients", "20000"],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.nginx, self.ports = [], []
+        try:
+            for _ in range(50):
+                try:
+                    with socket.create_connection(("127.0.0.1", self.redis_port), timeout=1):
+                        break
+                except OSError:
+                    time.sleep(0.1)
+            for index in range(3):
+                self.start_nginx(index)
+        except BaseException:
+            self.stop()
+            raise
+
+    def start_nginx(self, index):
+        port = free_port()
+        folder = os.path.join(self.folder, f"nchan-redis-{index}")
+        os.makedirs(folder, exist_ok=True)
+        config = os.path.join(folder, "nginx.conf")
+        with open(config, "w") as file:
+            file.write(f"""load_module {bench.NCHAN_MODULE};
+user root; worker_processes 1; daemon off; pid {folder}/nginx.pid; error_log {folder}/error.log;
+worker_rlimit_nofile 30000;
+events {{ worker_connections 15000; }}
+http {{
+  access_log off;
+  upstream redis_server {{ nchan_redis_server redis://127.0.0.1:{self.redis_port}; }}
+  server {{
+    listen 127.0.0.1:{port};
+    location = /ready {{ return 204; }}
+    location = /sub {{ nchan_subscriber eventsource; nchan_channel_id $arg_channel; nchan_redis_pass redis_server; }}
+    location = /pub {{ nchan_publisher; nchan_channel_id $arg_channel; nchan_redis_pass redis_server;
+                      nchan_message_buffer_length 64; }}
+  }}
+}}
+""")
+        self.nginx.append(bench.run_nginx(folder, config, f"http://127.0.0.1:{port}/ready"))
+        self.ports.append(port)
+
+    def stop(self):
+        for process in self.nginx + [self.redis]:
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+
+def fanout_part(arguments, client, single, cluster, single_party, cluster_party, folder):
+    """Like -> event at each size, FANOUT_ROUNDS rounds of: one SQLite instance, three PostgreSQL instances (the streams
+    spread over the three, the like on the first), nchan on Redis on three nginx (the same spread, published on the
+    first); then the medians and ranges."""
+    sizes = [arguments.subscribers] + ([arguments.big] if arguments.big else [])
+    nchan = NchanRedis(folder)
+    ports = [instance.port for instance in cluster]
+    message = json.dumps({"type": "vote-updated", "timestamp": 0, "payload": {
+        "partyId": cluster_party, "source": "server", "uri": "demo:track:1", "likeCount": "{i}"}})
+    try:
+        for count in sizes:
+            figures = {"sqlite": [], "three": [], "nchan": []}
+            for turn in range(arguments.fanout_rounds):
+                figures["sqlite"].append(fan_out(client, [single.port], single_party, count, arguments.events))
+                time.sleep(12)  # the keepalive finds the closed streams
+                figures["three"].append(fan_out(client, ports, cluster_party, count, arguments.events))
+                time.sleep(12)
+                # A fresh channel per round: nchan replays a channel's buffered messages to a new subscriber.
+                channel = f"party{count}-{turn}"
+                fields, _ = bench.swarm(client, nchan.ports, f"/sub?channel={channel}", f"/pub?channel={channel}", message,
+                                        count, arguments.events)
+                figures["nchan"].append((float(fields[3]), float(fields[5]), int(fields[1])))
+                print(f"like -> event, {count} subscribers x {arguments.events} likes, round {turn + 1} (ms, deliveries): "
+                      + "   ".join(f"{name} p50 {values[-1][0]:.1f} p99 {values[-1][1]:.1f} ({values[-1][2]})"
+                                   for name, values in figures.items()))
+            p50 = {name: [value[0] for value in values] for name, values in figures.items()}
+            p99 = {name: [value[1] for value in values] for name, values in figures.items()}
+            print(f"like -> event, {count} subscribers x {arguments.events} likes, medians of {arguments.fanout_rounds} rounds (ms)")
+            print(f"  one instance, SQLite                  p50 {median_range(p50['sqlite'], '{:.1f}')}   p99 {median_range(p99['sqlite'], '{:.1f}')}")
+            print(f"  3 instances, PostgreSQL               p50 {median_range(p50['three'], '{:.1f}')}   p99 {median_range(p99['three'], '{:.1f}')}")
+            print(f"  nchan on Redis, 3 nginx               p50 {median_range(p50['nchan'], '{:.1f}')}   p99 {median_range(p99['nchan'], '{:.1f}')}")
+            ratio50 = statistics.median(p50["three"]) / statistics.median(p50["nchan"])
+            ratio99 = statistics.median(p99["three"]) / statistics.median(p99["nchan"])
+            print(f"  3 instances / nchan on Redis: p50 {ratio50:.2f}, p99 {ratio99:.2f}   (target <= 1 each: "
+                  f"{'met' if ratio50 <= 1 and ratio99 <= 1 else 'NOT met'})")
+    finally:
+        nchan.stop()
 
 
 def like_load(client, port, party_id, seconds, clients, acknowledged_file=None):
@@ -426,6 +528,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/musicvoting"))
     parser.add_argument("--subscribers", type=int, default=2000)
+    parser.add_argument("--big", type=int, default=10000, help="a second fan-out at this many subscribers (0: skip)")
+    parser.add_argument("--fanout-rounds", type=int, default=3)
     parser.add_argument("--events", type=int, default=20)
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--kill-runs", type=int, default=20)
@@ -452,19 +556,7 @@ def main():
         ports = [instance.port for instance in cluster]
 
         if "fanout" in parts:
-            sqlite = fan_out(sse_client, [single.port], single_party, arguments.subscribers, arguments.events)
-            time.sleep(12)  # the keepalive finds the closed streams
-            one = fan_out(sse_client, ports[:1], cluster_party, arguments.subscribers, arguments.events)
-            time.sleep(12)
-            three = fan_out(sse_client, ports, cluster_party, arguments.subscribers, arguments.events)
-            time.sleep(12)
-            print(f"like -> event, {arguments.subscribers} subscribers x {arguments.events} likes (ms)")
-            print(f"  one instance, SQLite         p50 {sqlite[0]:7.1f}   p99 {sqlite[1]:7.1f}")
-            print(f"  one instance, PostgreSQL     p50 {one[0]:7.1f}   p99 {one[1]:7.1f}")
-            print(f"  3 instances, PostgreSQL      p50 {three[0]:7.1f}   p99 {three[1]:7.1f}   "
-                  f"(streams on all three, the like on one)")
-            print(f"  target: 3-instance p99 <= SQLite p99 + 50 ms = {sqlite[1] + 50:.1f} ms: "
-                  f"{'met' if three[1] <= sqlite[1] + 50 else 'NOT met'} (+{three[1] - sqlite[1]:.1f} ms)")
+            fanout_part(arguments, sse_client, single, cluster, single_party, cluster_party, tools)
 
         if "likes" in parts:
             likes_part(arguments, postgres, like_client, single)
