@@ -104,6 +104,12 @@ package final class ServerProcess {
 
     package var exitStatus: Int32 { process.terminationStatus }
 
+    /// SIGTERM without waiting: a drain the test watches.
+    package func terminate() {
+        stopping = true
+        process.terminate()
+    }
+
     /// SIGTERM and wait: the clean shutdown path. A server that already crashed or failed (not asked to stop,
     /// not ended by a signal a test sends) says so on standard error with its log's tail, so a test that then
     /// fails on a refused connection shows why.

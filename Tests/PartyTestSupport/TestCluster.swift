@@ -40,7 +40,7 @@ package final class TestCluster: PartyHost {
     /// so nginx's upstream list stays as it is. The time the old one took to exit, and the new one.
     package func replace(_ instance: ServerProcess) throws -> (drained: TimeInterval, replacement: ServerProcess) {
         let signalled = Date()
-        instance.process.terminate()
+        instance.terminate()
         guard eventually(timeout: 15, { !instance.process.isRunning }) else { throw TestFailure(description: "no exit after SIGTERM") }
         let drained = Date().timeIntervalSince(signalled)
         let replacement = try ServerProcess(arguments: ["--database", database, "--trusted-proxy", "127.0.0.1"] + arguments
