@@ -51,7 +51,9 @@ class Server:
 
 def make_browser(size, language="de-DE", autoplay=True):
     options = webdriver.ChromeOptions()
-    arguments = ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio",
+    # --disable-gpu: without a GPU, headless Chromium emulates one in software (SwiftShader) and composites every frame
+    # through it; its own software compositor draws the same pages for about a fifth less of the suite's CPU.
+    arguments = ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio", "--disable-gpu",
                  f"--window-size={size[0]},{size[1] + 160}", f"--lang={language}"]
     # Kiosk TVs run with this flag (docs/hosting.md); without it the monitor must offer its Start button.
     arguments.append("--autoplay-policy=no-user-gesture-required" if autoplay else "--autoplay-policy=document-user-activation-required")
