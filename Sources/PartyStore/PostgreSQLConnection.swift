@@ -23,8 +23,6 @@ package final class PostgreSQLConnection: SQLConnection {
         let types: [Oid]
     }
 
-    /// The answers this connection waited for (a pipeline's count once): what a transaction costs in latency.
-    package private(set) var roundTrips = 0
     /// How many statements this session holds prepared (tests).
     package var preparedCount: Int { preparedSession == sessions ? prepared.count : 0 }
     private(set) var changes = 0
@@ -48,9 +46,6 @@ package final class PostgreSQLConnection: SQLConnection {
     /// hung server each attempt waits out `connect_timeout` under the state lock.
     static let reconnectPause: TimeInterval = 2
     private var lastLost: Date?
-    /// A `BEGIN` not sent yet: it goes with the transaction's first statement, in one round trip (libpq's pipeline
-    /// mode), instead of a round trip of its own. A transaction that runs nothing sends nothing.
-    private var beginDeferred = false
 
     /// Connects to `url` (`postgres://user:password@host:port/database?…`, libpq's URI form).
     /// `applicationName` names the session in `pg_stat_activity` (the doorbell's and the upkeep's own).
@@ -104,16 +99,14 @@ package final class PostgreSQLConnection: SQLConnection {
             }
         }
         guard let name = try preparedName(sql: sql, statement: statement, types: types) else {
-            let began = try sendDeferredBegin()
             let sent = Self.withCStrings(texts) { parameters in
                 PQsendQueryParams(handle, statement, Int32(values.count), types, parameters, nil, nil, 0)
             }
-            return try check(try began ? awaitPipelined(sent: sent, sql: sql) : awaitResult(sent: sent, sql: sql), sql: sql)
+            return try check(try awaitResult(sent: sent, sql: sql), sql: sql)
         }
-        let began = try sendDeferredBegin()
         let sent = Self.withCStrings(texts) { parameters in PQsendQueryPrepared(handle, name, Int32(values.count), parameters, nil, nil, 0) }
         do {
-            return try check(try began ? awaitPipelined(sent: sent, sql: sql) : awaitResult(sent: sent, sql: sql), sql: sql)
+            return try check(try awaitResult(sent: sent, sql: sql), sql: sql)
         } catch where error.sqlState == "0A000" || error.sqlState == "26000" {
             // The statement's plan no longer fits the schema (another instance migrated it: "cached plan must not
             // change result type"), or the server forgot it: prepared anew under a new name, at once outside a
@@ -160,68 +153,12 @@ package final class PostgreSQLConnection: SQLConnection {
 
     package func execute(_ sql: String) throws(DatabaseError) {
         reconnectIfLost()
-        // Several statements in one text run as one simple query: a deferred BEGIN goes first in it.
-        let text = beginDeferred ? dialect.beginTransaction + "; " + sql : sql
-        beginDeferred = false
-        try check(try awaitResult(sent: PQsendQuery(handle, text), sql: text), sql: text)
+        try check(try awaitResult(sent: PQsendQuery(handle, sql), sql: sql), sql: sql)
     }
 
-    /// A transaction's `BEGIN` waits for its first statement (`beginDeferred`); its end without one sends nothing.
-    func control(_ sql: String) throws(DatabaseError) {
-        if sql == dialect.beginTransaction, !isInTransaction {
-            beginDeferred = true
-        } else if beginDeferred, sql == "COMMIT" || sql == "ROLLBACK" {
-            beginDeferred = false
-        } else {
-            try execute(sql)
-        }
-    }
+    func control(_ sql: String) throws(DatabaseError) { try execute(sql) }
 
-    package var isInTransaction: Bool { beginDeferred || sessionInTransaction }
-
-    /// Whether the server holds a transaction open for this session (a deferred `BEGIN` not sent yet: not).
-    private var sessionInTransaction: Bool { [PQTRANS_INTRANS, PQTRANS_INERROR, PQTRANS_ACTIVE].contains(PQtransactionStatus(handle)) }
-
-    /// Sends a deferred `BEGIN` in pipeline mode, the statement to follow it in the same pipeline; whether it did
-    /// (the caller then reads both answers with `awaitPipelined`).
-    private func sendDeferredBegin() throws(DatabaseError) -> Bool {
-        guard beginDeferred else { return false }
-        beginDeferred = false
-        guard PQenterPipelineMode(handle) == 1 else {
-            try check(try awaitResult(sent: PQsendQuery(handle, dialect.beginTransaction), sql: dialect.beginTransaction), sql: dialect.beginTransaction)
-            return false
-        }
-        guard PQsendQueryParams(handle, dialect.beginTransaction, 0, nil, nil, nil, nil, 0) == 1 else {
-            PQexitPipelineMode(handle)
-            throw DatabaseError(code: 0, message: Self.oneLine(PQerrorMessage(handle)), sql: dialect.beginTransaction, sqlState: "08006")
-        }
-        return true
-    }
-
-    /// The answers of a pipelined `BEGIN` and the statement `sent` after it: the statement's result (or the first
-    /// error), after the pipeline's end is read and the connection is out of pipeline mode again.
-    private func awaitPipelined(sent: Int32, sql: String) throws(DatabaseError) -> OpaquePointer? {
-        defer { PQexitPipelineMode(handle) }
-        guard sent == 1, PQpipelineSync(handle) == 1 else { return nil }
-        let started = DispatchTime.now().uptimeNanoseconds
-        defer { countRoundTrip(since: started) }
-        let begin = try readResult(sql: dialect.beginTransaction)
-        let statement: OpaquePointer?
-        do {
-            statement = try readResult(sql: sql)
-            // The pipeline's end (PGRES_PIPELINE_SYNC).
-            PQclear(try readResult(sql: sql))
-        } catch {
-            PQclear(begin)
-            throw error
-        }
-        guard let begin, PQresultStatus(begin) == PGRES_COMMAND_OK else {
-            PQclear(statement)
-            return begin
-        }
-        PQclear(begin)
-        return statement
-    }
+    package var isInTransaction: Bool { [PQTRANS_INTRANS, PQTRANS_INERROR, PQTRANS_ACTIVE].contains(PQtransactionStatus(handle)) }
 
     /// A failed statement aborts a PostgreSQL transaction, and COMMIT then rolls back without an error.
     package func checkCommittable() throws(DatabaseError) {
@@ -243,7 +180,7 @@ package final class PostgreSQLConnection: SQLConnection {
     /// there the statements that already ran are gone, so the transaction has to fail. Not again within
     /// `reconnectPause` of losing it: meanwhile the statement fails at once on the closed connection (a 503).
     private func reconnectIfLost() {
-        guard !sessionInTransaction, PQstatus(handle) == CONNECTION_BAD else { return }
+        guard !isInTransaction, PQstatus(handle) == CONNECTION_BAD else { return }
         if let lastLost, Date().timeIntervalSince(lastLost) < Self.reconnectPause { return }
         lastLost = reset() ? nil : Date()
     }
@@ -254,18 +191,10 @@ package final class PostgreSQLConnection: SQLConnection {
     private func awaitResult(sent: Int32, sql: String) throws(DatabaseError) -> OpaquePointer? {
         guard sent == 1 else { return nil }
         let started = DispatchTime.now().uptimeNanoseconds
-        defer { countRoundTrip(since: started) }
-        return try readResult(sql: sql)
-    }
-
-    private func countRoundTrip(since started: UInt64) {
-        roundTrips += 1
-        StoreMetrics.postgreSQLRoundTrips.add()
-        StoreMetrics.postgreSQLRoundTripDuration.observeNanoseconds(since: started, now: DispatchTime.now().uptimeNanoseconds)
-    }
-
-    /// The next query's result (see `awaitResult`), read off the socket.
-    private func readResult(sql: String) throws(DatabaseError) -> OpaquePointer? {
+        defer {
+            StoreMetrics.postgreSQLRoundTrips.add()
+            StoreMetrics.postgreSQLRoundTripDuration.observeNanoseconds(since: started, now: DispatchTime.now().uptimeNanoseconds)
+        }
         let deadline = answerDeadline.map { Date().addingTimeInterval($0) }
         var kept: OpaquePointer?
         while true {

@@ -393,42 +393,6 @@ struct SQLDialectTests {
         #expect(connection.preparedCount == 1)
     }
 
-    /// A transaction's BEGIN goes with its first statement, one round trip for both; a transaction that runs nothing
-    /// sends nothing; a nested one, a failing first statement and a rollback behave as with a BEGIN of its own.
-    @Test func aTransactionsBeginGoesWithItsFirstStatement() throws {
-        let connection = try PostgreSQLConnection(url: try Backend.postgreSQL.newLocation())
-        try connection.execute("CREATE TABLE t (a BIGINT PRIMARY KEY)")
-        _ = try connection.run("SELECT COUNT(*) AS n FROM t", [])  // prepared once, outside the counts below
-        _ = try connection.run("INSERT INTO t (a) VALUES (?)", [.integer(0)])
-        var before = connection.roundTrips
-        try connection.transaction {
-            #expect(connection.isInTransaction)
-            try connection.run("INSERT INTO t (a) VALUES (?)", [.integer(1)])
-            try connection.run("INSERT INTO t (a) VALUES (?)", [.integer(2)])
-        }
-        #expect(connection.roundTrips - before == 3, "BEGIN with the first insert, the second, COMMIT")
-        #expect(!connection.isInTransaction)
-        before = connection.roundTrips
-        try connection.transaction {}
-        #expect(connection.roundTrips == before, "nothing to begin or commit")
-        // Inside: a savepoint (a simple query, the BEGIN in front of it) rolled back alone.
-        try connection.transaction {
-            _ = try? connection.transaction { () throws -> Void in
-                try connection.run("INSERT INTO t (a) VALUES (?)", [.integer(3)])
-                throw DatabaseError(code: 0, message: "taken back", sqlState: "")
-            }
-            try connection.run("INSERT INTO t (a) VALUES (?)", [.integer(4)])
-        }
-        // A first statement that fails: the transaction cannot commit, and rolls back.
-        #expect(throws: DatabaseError.self) {
-            try connection.transaction { try connection.run("INSERT INTO t (a) VALUES (?)", [.integer(4)]) }
-        }
-        #expect(!connection.isInTransaction)
-        let rows = try connection.run("SELECT a FROM t ORDER BY a", []).compactMap { $0.integer("a") }
-        #expect(rows == [0, 1, 2, 4])
-        #expect(try connection.run("SELECT COUNT(*) AS n FROM t", []).first?.integer("n") == 4, "the session goes on")
-    }
-
     /// A prepared statement whose result another session changed (a newer instance's migration added a column) is
     /// prepared anew, outside a transaction at once.
     @Test func aPreparedStatementWhoseTableChangedIsPreparedAnew() throws {
