@@ -131,9 +131,12 @@ struct SharedPlayers: PlayerPresence {
     private func detectStall(partyId: String, view: PlayerView, state: inout PartyState) {
         let now = state.now
         guard let (playback, _) = try? state.storedPlayback(partyId: partyId), playback.isPlaying || playback.isStalled else { return }
-        // No instance heard the song yet (it started before the records did): its silence counts from now.
+        // No instance heard the song yet (it started before the records did): its silence counts from now, and its
+        // monitor is judged from the next refresh of the records on (R20a): a TV that registered and reported on
+        // another instance a moment ago is not in them yet, and judged now, its song would stall as `no-monitor`.
         if view.listening == nil, state.live[partyId]?.listening == nil {
             state.live[partyId, default: LiveParty()].listening = Listening(heardAt: now, positionMs: playback.positionMs(at: now), reportedAt: now)
+            return
         }
         guard let heard = view.listening ?? state.live[partyId]?.listening else { return }
         let active = view.isActive(at: now)
