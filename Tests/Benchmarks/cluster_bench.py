@@ -660,7 +660,8 @@ def hosted_part(arguments, postgres, client, folder):
               f"other than 200: {other_statuses(figures['likes_statuses'], '200')}, not answered {figures['likes_unanswered']}; "
               f"streams connected at the end {figures['connected']} of {figures['streams']} ({figures['opened']} opened); "
               f"they read {int(figures['progress_events']) / seconds:.0f} progress and {int(figures['vote_events']) / seconds:.0f} "
-              f"vote-updated events/s; parties still playing after {figures['playing']} of {HOSTED_PARTIES}")
+              f"vote-updated events/s; parties still playing after {figures['playing']} of {HOSTED_PARTIES}; tvload.c used "
+              f"{float(figures['cpu']) / seconds:.0%} of a core")
 
     instance = Instance(arguments.binary, common)
     try:

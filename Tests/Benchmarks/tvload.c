@@ -17,8 +17,8 @@
    4. Waits up to 10 s for the counted requests' answers and prints one line of "name value" pairs: per kind (reports,
       likes) the requests due, answered, answered 204/200, latency p50/p99/max in ms, every status as STATUS:COUNT,
       and those never answered (the connection failed or ended first, or no answer within the 10 s); the streams
-      opened and still connected when the SECONDS ended, and the progress and vote-updated events they read in
-      the SECONDS.
+      opened and still connected when the SECONDS ended, the progress and vote-updated events they read in the
+      SECONDS; and this program's own CPU seconds in the SECONDS (it must not be what is measured).
    Latency runs from writing the request to reading the whole answer. A request that falls due while its connection
    still waits for the previous answer is sent after that answer, and its latency counts from when it was due (a
    TV's report that waits is late by that much, whoever held it up).
@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -84,6 +85,13 @@ static double now_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* This program's own CPU time so far (user and system). */
+static double cpu_seconds(void) {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
 }
 
 static void watch(struct connection *c, int operation, unsigned events) {
@@ -388,7 +396,7 @@ int main(int argc, char **argv) {
         }
     }
 
-    double opening_deadline = now_s() + 30, reports_from = 0, go = 0, end = 0, drain_deadline = 0;
+    double opening_deadline = now_s() + 30, cpu_at_go = 0, cpu_at_end = 0, reports_from = 0, go = 0, end = 0, drain_deadline = 0;
     long next_report = 0, next_like = 0;
     int connected_at_end = 0;
     static struct connection input;  /* stdin's place in the epoll */
@@ -421,6 +429,7 @@ int main(int argc, char **argv) {
                 phase = DRAINING;
                 drain_deadline = now + 10;
                 connected_at_end = streams_connected;
+                cpu_at_end = cpu_seconds();
             } else {
                 double next = reports_from + (double)next_report / parties;
                 if (phase == MEASURING) {
@@ -448,6 +457,7 @@ int main(int argc, char **argv) {
                     phase = MEASURING;
                     go = now_s();
                     end = go + seconds;
+                    cpu_at_go = cpu_seconds();
                 }
                 continue;
             }
@@ -469,7 +479,7 @@ int main(int argc, char **argv) {
     }
     print_tally("reports", &reports);
     print_tally("likes", &likes);
-    printf("streams %d opened %d connected %d progress_events %ld vote_events %ld seconds %d\n", stream_count, streams_opened,
-           connected_at_end, progress_events, vote_events, seconds);
+    printf("streams %d opened %d connected %d progress_events %ld vote_events %ld seconds %d cpu %.2f\n", stream_count,
+           streams_opened, connected_at_end, progress_events, vote_events, seconds, cpu_at_end - cpu_at_go);
     return 0;
 }
