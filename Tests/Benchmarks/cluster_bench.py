@@ -3,7 +3,7 @@
 figures and the issue's targets next to them, asserts nothing.
 
   apt-get install -y postgresql nginx libnginx-mod-nchan redis-server     # .ci/apt-bench.txt
-  swift build -c release && python3 Tests/Benchmarks/cluster_bench.py [--subscribers 2000] [--kill-runs 20]
+  swift build -c release && python3 Tests/Benchmarks/cluster_bench.py [--subscribers 2000] [--kill-runs 20] [--hosted-seconds 200]
 
 A throwaway PostgreSQL (initdb/pg_ctl from Debian's postgresql 15, as user postgres when run as root, its socket in
 a temporary folder) and the release binary:
@@ -20,13 +20,28 @@ a temporary folder) and the release binary:
    pg_notification_queue_usage().
    The TV's progress report: the statements and transactions of 20 reports on one PostgreSQL instance, less an idle
    window as long.
-3. KILL_RUNS times: three fresh instances behind nginx (`musicvoting nginx-config`, party hash), a like storm through
+3. The hosted case, HOSTED_SECONDS (200) on each of: one SQLite instance; one PostgreSQL instance; three PostgreSQL
+   instances behind nginx (`musicvoting nginx-config`, party hash; the reports, likes and streams all through nginx).
+   500 parties, each with its TV registered (PUT …/device, kind monitor) and reporting its position once a second
+   with its monitor token (POST …/track/progress {position, duration, paused: false}, as the TV page does; the 500
+   reports spread evenly over each second), 3 guests' event streams (1,500 streams), and 50 likes a second spread
+   over the parties, each by a new device (tvload.c: one epoll thread, keep-alive connections, each party's devices
+   on a loopback network of their own; the parties are made with X-Forwarded-For from those networks, the instances
+   trusting 127.0.0.1, as party creation is limited per address and network). Each party plays a song of the local
+   provider (silent WAVs written here, longer than the run: a demo song ends within 35 s) with another one waiting
+   that the likes go to; the songs start while the TVs already report. Prints the reports answered per second,
+   their p50 / p99 / max latency, those answered other than 204 (by status) or not at all, the likes' p99, the
+   streams still connected at the end and the parties still playing, beside the target: reports p99 <= 50 ms and
+   none refused.
+4. KILL_RUNS times: three fresh instances behind nginx (`musicvoting nginx-config`, party hash), a like storm through
    nginx (likeload.c) and KILL_SUBSCRIBERS streams through nginx; kill -9 of the instance serving the party
    mid-storm. Counts acknowledged likes missing from the database, and the time from the kill until each stream is
    answered again by another instance (with Last-Event-ID); checks each stream's ids go up by exactly one.
---parts picks sections (fanout,likes,progress,kill; default all). Everything runs on the same 2 shared cores: compare ratios.
+--parts picks sections (fanout,likes,progress,hosted,kill; default all); --hosted-seconds sets HOSTED_SECONDS.
+Everything runs on the same 2 shared cores: compare ratios.
 """
-import argparse, json, os, resource, shutil, signal, socket, statistics, subprocess, tempfile, threading, time, urllib.request
+import argparse, concurrent.futures, json, os, resource, shutil, signal, socket, statistics, subprocess, tempfile, threading, time
+import urllib.request, wave
 from urllib.error import HTTPError
 
 import bench
@@ -524,6 +539,155 @@ def likes_part(arguments, postgres, like_client, single):
           f"transactions {median_range(figures['transactions'], '{:.2f}')}   (target <= 3 and <= 1)")
 
 
+HOSTED_PARTIES, HOSTED_STREAMS, HOSTED_LIKES = 500, 3, 50
+HOSTED_P99_MS = 50
+
+
+def write_silence(path, seconds, rate=2000):
+    """A silent WAV (8-bit mono, `rate` samples a second): the local provider reads its length with TagLib."""
+    with wave.open(path, "wb") as song:
+        song.setnchannels(1)
+        song.setsampwidth(1)
+        song.setframerate(rate)
+        song.writeframes(b"\x80" * (rate * seconds))
+
+
+def local_uri(relative):
+    """The local provider's uri of a file in its library: FNV-1a (64 bit) of the path inside it, in hex."""
+    value = 0xcbf29ce484222325
+    for byte in relative.encode():
+        value = ((value ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return f"local:track:{value:016x}"
+
+
+def venue(index, device):
+    """A device of party `index`'s venue, as tvload.c numbers them: each party a network of its own."""
+    return f"127.{100 + index // 250}.{index % 250}.{device}"
+
+
+def hosted_party(port, index, uris):
+    """A party on the local provider with `uris` queued (by two guests) and its TV registered: (id, host token,
+    monitor token). The host's phone, the guests and the TV are addresses of the party's own network
+    (X-Forwarded-For, the instances trust 127.0.0.1): party creation is limited per address and network."""
+    party = call(port, "POST", "/api/party", {"provider": "local"}, source=venue(index, 250))
+    base, host = f"/api/party/{party['id']}", {"Authorization": "Bearer " + party["hostToken"]}
+    for number, uri in enumerate(uris):
+        call(port, "POST", f"{base}/track/addToPlaylist", {"uri": uri, "deviceId": f"adder-{number}"}, source=venue(index, 201 + number))
+    monitor = call(port, "PUT", f"{base}/device", {"deviceId": "tv", "kind": "monitor"}, headers=host, source=venue(index, 1))["monitorToken"]
+    return party["id"], party["hostToken"], monitor
+
+
+def hosted_run(arguments, client, port, folder, uris, song_ms):
+    """500 parties on `port` (an instance, or nginx before three), then tvload.c: the TVs report, the guests' streams
+    stay open, the likes arrive; the songs start while the TVs already report (a TV is on before its party's music
+    starts, so no party's TV is silent at its start). Returns tvload's figures and the parties still playing after."""
+    seconds = arguments.hosted_seconds
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        parties = list(pool.map(lambda index: hosted_party(port, index, uris), range(HOSTED_PARTIES)))
+    listing = os.path.join(folder, "parties")
+    with open(listing, "w") as file:
+        file.writelines(f"{party_id} {monitor}\n" for party_id, _, monitor in parties)
+    process = subprocess.Popen([client, str(port), listing, str(seconds), str(HOSTED_LIKES), uris[1], str(HOSTED_STREAMS), str(song_ms)],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        ready = process.stdout.readline().split()
+        if not ready or ready[0] != "ready":
+            raise SystemExit("tvload did not open its streams")
+
+        def start(numbered):
+            index, (party_id, host_token, _) = numbered
+            call(port, "POST", f"/api/party/{party_id}/track/start", headers={"Authorization": "Bearer " + host_token},
+                 source=venue(index, 250))
+
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            list(pool.map(start, enumerate(parties)))
+        time.sleep(3)
+        process.stdin.write("go\n")
+        process.stdin.flush()
+        fields = process.stdout.readline().split()
+        process.wait()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    if len(fields) % 2:
+        raise SystemExit("tvload printed no figures")
+    figures = dict(zip(fields[::2], fields[1::2]))
+
+    def playing(party):
+        current = call(port, "GET", f"/api/party/{party[0]}/track/current")
+        return current["state"] == "playing" and current.get("track", {}).get("uri") == uris[0]
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        figures["playing"] = sum(pool.map(playing, parties))
+    return figures
+
+
+def other_statuses(statuses, expected):
+    """tvload's "STATUS:COUNT,…" less the expected status: "none", or "503: 4, 429: 2"."""
+    others = [item.replace(":", ": ") for item in statuses.split(",") if item != "-" and item.split(":")[0] != expected]
+    return ", ".join(others) or "none"
+
+
+def hosted_part(arguments, postgres, client, folder):
+    """The hosted case: 500 parties, each with a TV reporting its position once a second (the 500 reports spread evenly
+    over each second), 3 guests' event streams each and 50 likes a second over the parties, for HOSTED_SECONDS, on one
+    SQLite instance, one PostgreSQL instance and three PostgreSQL instances behind nginx (everything through nginx)."""
+    seconds = arguments.hosted_seconds
+    library = os.path.join(folder, "library")
+    os.makedirs(library, exist_ok=True)
+    # Songs longer than a party's whole run: a demo song ends within 35 s, and the liked song must stay queued.
+    song_seconds = seconds + 1800
+    names = ["hosted-playing.wav", "hosted-liked.wav"]
+    for name in names:
+        write_silence(os.path.join(library, name), song_seconds)
+    uris = [local_uri(name) for name in names]
+    common = ["--library", library, "--trusted-proxy", "127.0.0.1"]
+    print(f"hosted: {HOSTED_PARTIES} parties, each a TV reporting once a second ({HOSTED_PARTIES} reports/s spread evenly) "
+          f"and {HOSTED_STREAMS} guests' event streams ({HOSTED_PARTIES * HOSTED_STREAMS} streams), {HOSTED_LIKES} likes/s "
+          f"over the parties (a new device each), {seconds} s (tvload.c)")
+    met = []
+
+    def report(label, figures):
+        reports_ok, answered = int(figures["reports_ok"]), int(figures["reports_answered"])
+        refused = answered - reports_ok + int(figures["reports_unanswered"])
+        met.append((label, float(figures["reports_p99"]) <= HOSTED_P99_MS and refused == 0))
+        print(f"  {label}: reports answered {answered / seconds:.1f}/s of {int(figures['reports_due']) / seconds:.1f}/s due, "
+              f"p50 {float(figures['reports_p50']):.1f} ms, p99 {float(figures['reports_p99']):.1f} ms, "
+              f"max {float(figures['reports_max']):.1f} ms; other than 204: {other_statuses(figures['reports_statuses'], '204')}; "
+              f"not answered {figures['reports_unanswered']}")
+        print(f"    likes {int(figures['likes_answered'])} answered of {figures['likes_due']}, p99 {float(figures['likes_p99']):.1f} ms, "
+              f"other than 200: {other_statuses(figures['likes_statuses'], '200')}, not answered {figures['likes_unanswered']}; "
+              f"streams connected at the end {figures['connected']} of {figures['streams']} ({figures['opened']} opened); "
+              f"they read {int(figures['progress_events']) / seconds:.0f} progress and {int(figures['vote_events']) / seconds:.0f} "
+              f"vote-updated events/s; parties still playing after {figures['playing']} of {HOSTED_PARTIES}; tvload.c used "
+              f"{float(figures['cpu']) / seconds:.0%} of a core")
+
+    instance = Instance(arguments.binary, common)
+    try:
+        report("one instance, SQLite", hosted_run(arguments, client, instance.port, folder, uris, song_seconds * 1000))
+    finally:
+        instance.stop()
+    instance = Instance(arguments.binary, common + ["--database", postgres.create("hosted1")])
+    try:
+        report("one instance, PostgreSQL", hosted_run(arguments, client, instance.port, folder, uris, song_seconds * 1000))
+    finally:
+        instance.stop()
+    url = postgres.create("hosted3")
+    cluster = [Instance(arguments.binary, common + ["--database", url]) for _ in range(3)]
+    nginx = None
+    try:
+        nginx = Nginx(arguments.binary, [instance.port for instance in cluster])
+        report("3 instances, PostgreSQL, behind nginx", hosted_run(arguments, client, nginx.port, folder, uris, song_seconds * 1000))
+    finally:
+        if nginx:
+            nginx.stop()
+        for instance in cluster:
+            instance.stop()
+    print(f"  target: reports p99 <= {HOSTED_P99_MS} ms and none refused (answered other than 204 or not at all): "
+          + "; ".join(f"{label} {'met' if ok else 'NOT met'}" for label, ok in met))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/musicvoting"))
@@ -535,7 +699,8 @@ def main():
     parser.add_argument("--kill-runs", type=int, default=20)
     parser.add_argument("--kill-subscribers", type=int, default=20, help="streams through nginx in each kill run")
     parser.add_argument("--like-rounds", type=int, default=3)
-    parser.add_argument("--parts", default="fanout,likes,progress,kill")
+    parser.add_argument("--hosted-seconds", type=int, default=200, help="how long the hosted part runs on each configuration")
+    parser.add_argument("--parts", default="fanout,likes,progress,hosted,kill")
     arguments = parser.parse_args()
     parts = arguments.parts.split(",")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -544,28 +709,33 @@ def main():
     tools = tempfile.mkdtemp(prefix="mv-cbt-")
     sse_client = bench.build(tools, "sseclient")
     like_client = bench.build(tools, "likeload")
+    tv_client = bench.build(tools, "tvload")
     postgres = PostgreSQL()
     started = []
     try:
         print(f"2 cores shared by PostgreSQL, the instances, nginx and the load generators; PostgreSQL 15 with fsync off "
               f"(-F, as in the tests: commit cost is CPU here, not the disk)")
-        single = Instance(arguments.binary, [])
-        cluster = [Instance(arguments.binary, ["--database", postgres.url]) for _ in range(3)]
-        started = [single] + cluster
-        single_party, cluster_party = new_party(single.port), new_party(cluster[0].port)
-        ports = [instance.port for instance in cluster]
+        if {"fanout", "likes", "progress"} & set(parts):
+            single = Instance(arguments.binary, [])
+            cluster = [Instance(arguments.binary, ["--database", postgres.url]) for _ in range(3)]
+            started = [single] + cluster
+            single_party, cluster_party = new_party(single.port), new_party(cluster[0].port)
 
-        if "fanout" in parts:
-            fanout_part(arguments, sse_client, single, cluster, single_party, cluster_party, tools)
+            if "fanout" in parts:
+                fanout_part(arguments, sse_client, single, cluster, single_party, cluster_party, tools)
 
-        if "likes" in parts:
-            likes_part(arguments, postgres, like_client, single)
-        if "progress" in parts:
-            progress_part(arguments, postgres)
-        print(f"pg_notification_queue_usage() after the run: {postgres.sql('SELECT pg_notification_queue_usage()')}")
-        for instance in started:
-            instance.stop()
-        started = []
+            if "likes" in parts:
+                likes_part(arguments, postgres, like_client, single)
+            if "progress" in parts:
+                progress_part(arguments, postgres)
+            print(f"pg_notification_queue_usage() after the run: {postgres.sql('SELECT pg_notification_queue_usage()')}")
+            for instance in started:
+                instance.stop()
+            started = []
+
+        if "hosted" in parts:
+            # Its own instances, once the others are gone: the idle ones' once-a-second work would be in its figures.
+            hosted_part(arguments, postgres, tv_client, tools)
 
         if "kill" in parts and arguments.kill_runs > 0:
             total_acknowledged = total_lost = total_problems = 0
