@@ -58,16 +58,20 @@ struct SharedPlayers: PlayerPresence {
         let shards = state.timerShards ?? Array(0..<records.shardCount)
         guard !shards.isEmpty else { return }
         let found: [String: [PresenceRecord]]
-        let watched: [String]
+        let watched: [String: Party]
         do {
             found = try records.records(shards: shards, at: state.now)
-            watched = try records.partiesToWatch(shards: shards)
+            // The watched parties' playback in one read per 64 of them, not a party and a queue read each: with
+            // hundreds of parties those were most of a second under the state lock, every second.
+            watched = try state.store.parties(ids: try records.partiesToWatch(shards: shards))
         } catch {
             Log.error("shared presence: \(error)")
             return
         }
         for (partyId, partyRecords) in found { announce(active: PlayerView(partyRecords).isActive(at: state.now), partyId: partyId, state: &state) }
-        for partyId in watched { detectStall(partyId: partyId, view: PlayerView(found[partyId] ?? []), state: &state) }
+        for (partyId, party) in watched.sorted(by: { $0.key < $1.key }) where party.isActive {
+            detectStall(partyId: partyId, playback: party.playback, view: PlayerView(found[partyId] ?? []), state: &state)
+        }
     }
 
     /// This instance refreshes its record every second while the streams are open (`watch`).
@@ -128,9 +132,10 @@ struct SharedPlayers: PlayerPresence {
     }
 
     /// R20a for one party whose timers this instance owns, as `LocalPlayers.detectStalls` does for one instance alone.
-    private func detectStall(partyId: String, view: PlayerView, state: inout PartyState) {
+    /// `playback`: the party's as stored (a stall reads it again, with its queue).
+    private func detectStall(partyId: String, playback: Playback, view: PlayerView, state: inout PartyState) {
         let now = state.now
-        guard let (playback, _) = try? state.storedPlayback(partyId: partyId), playback.isPlaying || playback.isStalled else { return }
+        guard playback.isPlaying || playback.isStalled else { return }
         // No instance heard the song yet (it started before the records did): its silence counts from now, and its
         // monitor is judged from the next refresh of the records on (R20a): a TV that registered and reported on
         // another instance a moment ago is not in them yet, and judged now, its song would stall as `no-monitor`.

@@ -31,6 +31,24 @@ extension PartyStore {
         try run("SELECT \(Self.readColumns) FROM parties WHERE id = ?", [.text(id)]).first.map(Self.party)
     }
 
+    public func parties(ids: [String]) throws -> [String: Party] {
+        var found: [String: Party] = [:]
+        var left = ids[...]
+        while !left.isEmpty {
+            let chunk = left.prefix(Self.rowsPerStatement)
+            left = left.dropFirst(chunk.count)
+            for row in try run(Self.partiesByIds[chunk.count - 1], chunk.map { .text($0) }) {
+                let party = Self.party(row)
+                found[party.id] = party
+            }
+        }
+        return found
+    }
+
+    static let partiesByIds: [String] = (1...rowsPerStatement).map { count in
+        "SELECT \(readColumns) FROM parties WHERE id IN (\(Array(repeating: "?", count: count).joined(separator: ", ")))"
+    }
+
     /// The party as the open transaction's row lock leaves it: locked (`lockParty`) and read in one statement.
     public func lockedParty(id: String) throws -> Party? {
         guard database.dialect.lockParty != nil, database.isInTransaction else { return try party(id: id) }

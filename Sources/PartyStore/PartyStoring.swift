@@ -18,6 +18,8 @@ public protocol PartyStoring: AnyObject {
 
     func insert(_ party: Party) throws
     func party(id: String) throws -> Party?
+    /// The parties of `ids` that exist, by id: one statement per `PartyStore.rowsPerStatement` of them.
+    func parties(ids: [String]) throws -> [String: Party]
     func activeParty(guestPin: String) throws -> Party?
     func activeParty(hostPin: String) throws -> Party?
     func isPinTaken(_ pin: String) throws -> Bool

@@ -281,6 +281,24 @@ struct PartyStoreTests {
     }
 }
 
+@Suite("Parties read together")
+struct PartiesReadTogetherTests {
+    /// Several instances watch hundreds of parties' playback once a second: read by their ids, 64 to a statement,
+    /// the ones that exist.
+    @Test(arguments: Backend.allCases) func partiesAreReadByTheirIdsSixtyFourToAStatement(_ backend: Backend) throws {
+        let store = try backend.newStore()
+        let ids = (0..<70).map { "party-\($0)" }
+        for (index, id) in ids.enumerated() {
+            try store.insert(Party(id: id, guestPin: String(10_000 + index), hostPin: String(50_000 + index), provider: "demo",
+                                   createdAt: Date()))
+        }
+        let found = try store.parties(ids: ids + ["no-such-party"])
+        #expect(Set(found.keys) == Set(ids))
+        #expect(found["party-69"]?.guestPin == "10069" && found["party-0"]?.hostPin == "50000")
+        #expect(try store.parties(ids: []).isEmpty)
+    }
+}
+
 @Suite("R15 play memory")
 struct PlayedTests {
     @Test(arguments: Backend.allCases) func theNewestFiftyPlaysAreKeptNewestFirst(_ backend: Backend) throws {
