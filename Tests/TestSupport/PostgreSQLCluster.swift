@@ -111,7 +111,11 @@ public final class PostgreSQLCluster: Sendable {
     }
 
     /// The URL of `database` on this server for user `mv`.
-    public func url(database: String) -> String { "postgres://mv@127.0.0.1:\(port)/\(database)" }
+    /// On the runner's shared server, connections may wait up to 10 s: the product's 2 s (for a hung server) is shorter
+    /// than a backend's start takes on a machine loaded by the whole test run, and no test stops or pauses that server.
+    public func url(database: String) -> String {
+        "postgres://mv@127.0.0.1:\(port)/\(database)" + (owned ? "" : "?connect_timeout=10")
+    }
 
     /// A new empty database (`t_<uuid>`) and its URL.
     public func createDatabase() throws -> String {
