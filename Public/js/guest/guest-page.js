@@ -51,6 +51,9 @@ export class GuestPage {
     this.refused = new Set();
     /** Own songs whose removal the page told already (said once). */
     this.toldRemovals = new Set();
+    // Every entry id this guest's own songs had (`mine`): a removal is told even when a newer queue, read before its
+    // event arrived, no longer holds the song.
+    this.ownEntries = new Set();
     this.limits = new AddLimits({ changed: () => this.search.render(), readBudget: () => this.loadQueue() });
     this.search = new SongSearch(this.base, root.dataset.provider, (list, tracks) => this.renderResultRows(list, tracks));
     this.undo = ownUndo((entry) => add(this, entry));
@@ -192,6 +195,7 @@ export class GuestPage {
   /** R18a: this guest's own waiting songs (the server marks them `mine`), with their place and time. */
   renderMySongs(waiting) {
     const mine = waiting.map((entry, index) => ({ entry, place: index + 1 })).filter(({ entry }) => entry.mine);
+    mine.forEach(({ entry }) => this.ownEntries.add(String(entry.id)));
     document.getElementById('my-songs').hidden = mine.length === 0;
     replaceChildren(document.getElementById('my-songs-list'), ...mine.map(({ entry, place }) => el('li', {
       text: t('guest.mySongs.entry', { name: entry.name, place, minutes: minutesUntil(this.times.remaining(entry.startsInMs || 0)) }),
@@ -218,7 +222,8 @@ export class GuestPage {
 
   /** A song of this guest's left by the crowd's veto, the host or a ban: said once, in the page's language. */
   tellRemoval(payload) {
-    const own = this.live.queue.some((entry) => String(entry.id) === payload.entryId && entry.mine);
+    const own = this.ownEntries.has(payload.entryId)
+      || this.live.queue.some((entry) => String(entry.id) === payload.entryId && entry.mine);
     if (!own || this.toldRemovals.has(payload.entryId)) return;
     this.toldRemovals.add(payload.entryId);
     toast(t(payload.reason === 'crowd' ? 'guest.removed.crowd' : 'guest.removed.host', { name: payload.name }));
