@@ -58,18 +58,21 @@ struct SharedPlayers: PlayerPresence {
         let shards = state.timerShards ?? Array(0..<records.shardCount)
         guard !shards.isEmpty else { return }
         let found: [String: [PresenceRecord]]
-        let watched: [String: Party]
+        let watched: [String]
+        let parties: [String: Party]
         do {
             found = try records.records(shards: shards, at: state.now)
+            watched = try records.partiesToWatch(shards: shards)
             // The watched parties' playback in one read per 64 of them, not a party and a queue read each: with
             // hundreds of parties those were most of a second under the state lock, every second.
-            watched = try state.store.parties(ids: try records.partiesToWatch(shards: shards))
+            parties = try state.store.parties(ids: watched)
         } catch {
             Log.error("shared presence: \(error)")
             return
         }
         for (partyId, partyRecords) in found { announce(active: PlayerView(partyRecords).isActive(at: state.now), partyId: partyId, state: &state) }
-        for (partyId, party) in watched.sorted(by: { $0.key < $1.key }) where party.isActive {
+        for partyId in watched {
+            guard let party = parties[partyId], party.isActive else { continue }
             detectStall(partyId: partyId, playback: party.playback, view: PlayerView(found[partyId] ?? []), state: &state)
         }
     }
