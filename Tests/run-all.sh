@@ -45,7 +45,11 @@ trap 'kill "$swift_tests" "$kit_alone" 2>/dev/null || true; rm -rf "$logs"' EXIT
 # Debian's python3 has python3-selenium and python3-pytest; a python3 earlier on PATH may not. Three browser tests at
 # a time (python3-pytest-xdist): most of a browser test waits for a page, a stream or a TV's report.
 status=0
-MUSICVOTING_STANDALONE_BINARY=$standalone /usr/bin/python3 -m pytest -q -p no:cacheprovider -n 3 --dist load Tests/Browser Tests/Standalone || status=1
+MUSICVOTING_STANDALONE_BINARY=$standalone /usr/bin/python3 -m pytest -q -p no:cacheprovider -n 3 --dist load Tests/Browser Tests/Standalone \
+    > "$logs/browser" 2>&1 || status=1
+# A failure's reasons first (a record of the run may keep only its head, and a traceback is long), then everything.
+if [[ $status != 0 ]]; then echo "browser or standalone tests failed, why:"; grep -E '^(E  |FAILED |ERROR )' "$logs/browser" | head -60; fi
+cat "$logs/browser"
 phase "browser and standalone tests"
 wait "$swift_tests" || status=1
 cat "$logs/swift"

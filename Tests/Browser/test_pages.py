@@ -115,3 +115,22 @@ def test_a_spotify_party_offers_the_host_login(browsers):
         screenshot(driver, "host-spotify-phone")
     finally:
         server.stop()
+
+
+def test_a_playing_songs_bar_glides_on_the_compositor_and_steps_once_a_second_for_reduced_motion(server, browsers):
+    from test_newcomer import playing_party
+    party = playing_party(server)
+    fill = "document.getElementById('now-fill')"
+    glide = f"return {fill}.getAnimations().filter(a => a.playState === 'running').length"
+    progress = f"return parseFloat({fill}.style.getPropertyValue('--progress'))"
+
+    moving = browsers(motion=True)
+    moving.get(f"{server.base}/join/{party['pin']}")
+    wait(moving, lambda: moving.execute_script(glide) == 1, message="one running glide to the song's end")
+
+    still = browsers()
+    still.get(f"{server.base}/join/{party['pin']}")
+    wait(still, lambda: still.execute_script(progress) > 0, message="the bar shows the position")
+    assert still.execute_script(glide) == 0, "no animation where the device asks for reduced motion"
+    before = still.execute_script(progress)
+    wait(still, lambda: still.execute_script(progress) > before, timeout=5, message="the bar steps on")
