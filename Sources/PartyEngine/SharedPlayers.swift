@@ -83,7 +83,15 @@ struct SharedPlayers: PlayerPresence {
     }
 
     /// The TV reports to this instance, which did not start the song (another did, or this one before a restart).
-    func hearsUnknownSong(partyId: String, state: inout PartyState) { state.adoptPlayback(partyId: partyId) }
+    /// What the cluster heard of it stands (R20a): a report that is not audible, sent here, neither restarts the
+    /// song's silence nor moves where its audio was last heard. Only a song nobody heard yet starts from the clock.
+    func hearsUnknownSong(partyId: String, state: inout PartyState) {
+        if let heard = view(partyId: partyId, at: state.now)?.listening {
+            state.live[partyId, default: LiveParty()].listening = heard
+        } else {
+            state.adoptPlayback(partyId: partyId)
+        }
+    }
 
     /// The stored playback's (`known`: read just now, the party of a monitor's report): another instance may have
     /// stalled or resumed it.
