@@ -54,7 +54,9 @@ run_suite() {
         # timeout answers 124 when it ended the suite (137 when it had to kill it).
         local stopped=""
         if [[ $status == 124 || $status == 137 ]]; then stopped=", stopped after 10 minutes"; fi
-        echo "FAILED $suite ($((SECONDS - started)) s$stopped), why:"
+        # Past 128: ended by a signal (128 + its number), such as a crash or a write to a closed pipe.
+        if [[ $status -gt 128 && $status != 137 ]]; then stopped=", ended by signal $(kill -l $((status - 128)) 2>/dev/null || echo $((status - 128)))"; fi
+        echo "FAILED $suite ($((SECONDS - started)) s$stopped, exit status $status), why:"
         # The failures first (a suite's log can be long, and a record of it may keep only its head), then everything.
         grep -E '✘|recorded an issue|Fatal error|exited by itself' "$log" | head -40 | sed 's/^/    /'
         echo "  its output:"
