@@ -20,8 +20,9 @@ extension PartyService {
             let now = state.now
             // R17a: the threshold moves as guests come and go, without a write: it is part of what a rendering answers.
             let active = try state.activeGuests(party: party)
-            let key = party.id + "|" + (deviceId ?? "") + (moving ? "|" + String(Int(now.timeIntervalSince1970)) : "")
-                + (active.map { "|veto" + String($0) } ?? "")
+            let second: String = moving ? "|\(Int(now.timeIntervalSince1970))" : ""
+            let vetoKey: String = active.map { "|veto\($0)" } ?? ""
+            let key = "\(party.id)|\(deviceId ?? "")\(second)\(vetoKey)"
             // R18b: a rendering is kept only while the device's budget is full: it stays full until the device adds
             // (a write, which empties the cache), while a spent one comes back as the clock runs.
             let cached = state.readCache.renderings[key]

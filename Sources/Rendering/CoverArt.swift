@@ -37,7 +37,8 @@ public enum CoverArt {
                         for x in x0..<(x0 + scale) {
                             let offset = (y * size + x) * 3
                             for channel in 0..<3 {
-                                pixels[offset + channel] = UInt8((Double(pixels[offset + channel]) * 0.1 + 255 * 0.9).rounded())
+                                let under: Double = Double(pixels[offset + channel]), white: Double = 255 * 0.9
+                                pixels[offset + channel] = UInt8((under * 0.1 + white).rounded())
                             }
                         }
                     }

@@ -53,8 +53,12 @@ def make_browser(size, language="de-DE", autoplay=True, motion=False):
     options = webdriver.ChromeOptions()
     # --disable-gpu: without a GPU, headless Chromium emulates one in software (SwiftShader) and composites every frame
     # through it; its own software compositor draws the same pages for about a fifth less of the suite's CPU.
-    arguments = ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio", "--disable-gpu",
+    arguments = ["--headless=new", "--no-sandbox", "--mute-audio", "--disable-gpu",
                  f"--window-size={size[0]},{size[1] + 160}", f"--lang={language}"]
+    # Chromium shares memory between its processes in /dev/shm; where that is a container's small default (64 MiB)
+    # it must use files in /tmp instead, which cost more of the kernel's time.
+    if shutil.disk_usage("/dev/shm").total < 1 << 30:
+        arguments.append("--disable-dev-shm-usage")
     # Kiosk TVs run with this flag (docs/hosting.md); without it the monitor must offer its Start button.
     arguments.append("--autoplay-policy=no-user-gesture-required" if autoplay else "--autoplay-policy=document-user-activation-required")
     # The browsers ask for reduced motion, a setting every page honours: a playing song's bar then steps once a second

@@ -6,10 +6,11 @@ import Testing
 /// Writes a short mono 8-bit WAV of `seconds` and, when given, tags it through TagLib.
 func makeSong(at path: String, seconds: Int, title: String? = nil, artist: String = "", album: String = "") throws {
     let rate = 8000, count = seconds * rate
-    func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
-    func le16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8((value >> (8 * $0)) & 0xFF) } }
-    let header = Array("RIFF".utf8) + le32(36 + count) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(1)
-        + le32(rate) + le32(rate) + le16(1) + le16(8) + Array("data".utf8) + le32(count)
+    func le32(_ value: Int) -> [UInt8] { (0..<4).map { (byte: Int) -> UInt8 in UInt8((value >> (8 * byte)) & 0xFF) } }
+    func le16(_ value: Int) -> [UInt8] { (0..<2).map { (byte: Int) -> UInt8 in UInt8((value >> (8 * byte)) & 0xFF) } }
+    let parts: [[UInt8]] = [Array("RIFF".utf8), le32(36 + count), Array("WAVEfmt ".utf8), le32(16), le16(1), le16(1),
+                            le32(rate), le32(rate), le16(1), le16(8), Array("data".utf8), le32(count)]
+    let header: [UInt8] = parts.flatMap { $0 }
     let samples = (0..<count).map { UInt8(128 + Int(60 * sin(Double($0) * 0.2))) }
     try Data(header + samples).write(to: URL(fileURLWithPath: path))
     if let title {

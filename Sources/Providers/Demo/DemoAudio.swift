@@ -41,11 +41,11 @@ public enum DemoAudio {
     }
 
     private static func header(dataSize: Int) -> [UInt8] {
-        func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
-        func le16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8((value >> (8 * $0)) & 0xFF) } }
-        return Array("RIFF".utf8) + le32(36 + dataSize) + Array("WAVE".utf8)
-            + Array("fmt ".utf8) + le32(16) + le16(1) + le16(1) + le32(sampleRate) + le32(sampleRate) + le16(1) + le16(8)
-            + Array("data".utf8) + le32(dataSize)
+        func le32(_ value: Int) -> [UInt8] { (0..<4).map { (byte: Int) -> UInt8 in UInt8((value >> (8 * byte)) & 0xFF) } }
+        func le16(_ value: Int) -> [UInt8] { (0..<2).map { (byte: Int) -> UInt8 in UInt8((value >> (8 * byte)) & 0xFF) } }
+        let parts: [[UInt8]] = [Array("RIFF".utf8), le32(36 + dataSize), Array("WAVE".utf8), Array("fmt ".utf8), le32(16), le16(1),
+                                le16(1), le32(sampleRate), le32(sampleRate), le16(1), le16(8), Array("data".utf8), le32(dataSize)]
+        return parts.flatMap { $0 }
     }
 }
 
