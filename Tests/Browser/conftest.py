@@ -96,9 +96,10 @@ def server():
 # viewport). A kept browser is as good as a new one for the next test: its server listens on a new port, so its
 # storage and cache are another origin's; a fresh tab replaces the old one, so no history or back-forward cache
 # carries over; its console log is read empty. A browser whose test failed, changed it through DevTools (blocked
-# URLs, offline, scripts) or left other windows open is quit instead. A worker keeps at most KEPT: a used browser
-# left waiting still takes about 1.5 % of a core, so a dozen kept for a rare test cost more than starting them.
-KEPT = 4
+# URLs, offline, scripts) or left other windows open is quit instead. A worker keeps at most KEPT, enough for the
+# largest test's browsers in each of the languages and autoplay settings: a kept browser waits minimized on a blank
+# tab for about 0.1 % of a core (and some 200 MB), where starting one takes over a second of a core.
+KEPT = 8
 _kept = []  # (key, driver, tracked), the most recently returned last
 _REUSABLE_CDP = {"Emulation.setDeviceMetricsOverride", "Page.captureScreenshot", "Browser.getWindowForTarget",
                  "Browser.setWindowBounds"}
