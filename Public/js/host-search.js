@@ -34,22 +34,26 @@ export function hostSearch(base, provider, queue, reloadQueue, credential) {
   const run = async () => {
     const mine = ++sequence;
     const query = input.value.trim();
-    if (!query) { results = []; render(); return; }
+    if (!query) { results = []; render(); settled(); return; }
     try {
       const body = await api('GET', `${base}/track/search?q=${encodeURIComponent(query)}`);
       if (mine !== sequence) return;
       // Compact: the best five; the guest page has room for the rest.
       results = body.tracks.items.slice(0, 5);
       render();
+      settled();
     } catch (error) {
-      if (mine === sequence) replaceChildren(list, el('li', { className: 'error', text: error.message }));
+      if (mine === sequence) { replaceChildren(list, el('li', { className: 'error', text: error.message })); settled(); }
     }
   };
-  // As on the guest page: remote catalogues cost quota per search, so wait for a pause and two characters.
+  // As on the guest page: remote catalogues cost quota per search, so wait for a pause and two characters; while a
+  // typed query waits for its results, the list says it is busy (its rows are about to be replaced).
   const remote = ['youtube', 'spotify'].includes(provider);
+  const settled = () => list.removeAttribute('aria-busy');
   input.addEventListener('input', () => {
     clearTimeout(timer);
-    if (remote && input.value.trim().length === 1) return;
+    if (remote && input.value.trim().length === 1) { settled(); return; }
+    list.setAttribute('aria-busy', 'true');
     timer = setTimeout(run, remote ? 700 : 250);
   });
   async function add(track) {

@@ -286,6 +286,16 @@ def wait(driver, condition, timeout=15, message=""):
         .until(lambda _: condition(), message)
 
 
+def search_for(driver, query, field="search", results="results"):
+    """Types `query` into a search field as a person would and waits for its results: until then the list is
+    `aria-busy` and its rows are the last query's, about to be replaced under a click."""
+    from selenium.webdriver.common.by import By
+    box = driver.find_element(By.ID, field)
+    box.clear()
+    box.send_keys(query)
+    wait(driver, lambda: driver.find_element(By.ID, results).get_attribute("aria-busy") is None, message=f"results for {query}")
+
+
 def type_code(driver, container, code):
     """Types a PIN or TV code into the digit boxes `[data-pin=container]` as a person would."""
     from selenium.webdriver.common.by import By

@@ -4,7 +4,7 @@ both languages, at phone and TV sizes, axe clean."""
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from conftest import PHONE, TV, axe_violations, open_paired_tv, screenshot, visible_text, wait
+from conftest import PHONE, TV, axe_violations, open_paired_tv, screenshot, search_for, visible_text, wait
 
 TEXTS = {
     "de-DE": {"waiting": "wartet auf Freigabe", "approved": "freigegeben", "declined": "abgelehnt",
@@ -29,9 +29,7 @@ def host_rows(driver):
 
 def add_from_results(guest, name):
     """Searches for `name` on the guest page and presses its "+"."""
-    search = guest.find_element(By.ID, "search")
-    search.clear()
-    search.send_keys(name)
+    search_for(guest, name)
     button = f'#results [data-action=add][aria-label$="{name}"]'
     wait(guest, lambda: guest.find_elements(By.CSS_SELECTOR, button), message=f"{name} in the results")
     guest.find_element(By.CSS_SELECTOR, button).click()

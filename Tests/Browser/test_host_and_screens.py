@@ -12,7 +12,7 @@ from selenium.webdriver.common.by import By
 from selenium.common.exceptions import ElementNotInteractableException, StaleElementReferenceException
 from selenium.webdriver.common.keys import Keys
 
-from conftest import axe_violations, screenshot, type_code, visible_text, wait
+from conftest import axe_violations, screenshot, search_for, type_code, visible_text, wait
 from test_newcomer import german_outside_server_messages, host_row, in_viewport, open_host, playing_party, waiting
 
 TV_SIZES = ((1280, 720), (1920, 1080), (2560, 1440), (3840, 2160))
@@ -199,7 +199,7 @@ def test_play_on_an_empty_party_starts_the_refill_and_the_host_adds_a_song_itsel
     # Search and add, below the controls, with the host's own device id.
     search = host.find_element(By.ID, "host-search")
     assert search.location["y"] > play.location["y"]
-    search.send_keys("Regen")
+    search_for(host, "Regen", field="host-search", results="host-results")
     add = wait(host, lambda: host.find_element(By.CSS_SELECTOR, "#host-results .add-button"))
     assert add.get_attribute("aria-label") == "Zur Warteschlange hinzufügen: Regen auf Blech"
     screenshot(host, "host-search-phone-360")
@@ -211,8 +211,7 @@ def test_play_on_an_empty_party_starts_the_refill_and_the_host_adds_a_song_itsel
     # The host's song is a guest song: first in line, before the auto-filled ones (R9).
     wait(host, lambda: waiting(server, party)[0]["name"] == "Regen auf Blech", message="first in line")
     # A second song waits: its result shows ✓.
-    search.clear()
-    search.send_keys("Bahnsteig")
+    search_for(host, "Bahnsteig", field="host-search", results="host-results")
     wait(host, lambda: host.find_element(By.CSS_SELECTOR, "#host-results .track-name").text == "Bahnsteig 9")
     host.find_element(By.CSS_SELECTOR, "#host-results .add-button").click()
     wait(host, lambda: host.find_element(By.CSS_SELECTOR, "#host-results .track button").text == "✓", message="marked queued")

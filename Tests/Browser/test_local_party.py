@@ -4,7 +4,7 @@ import math, os, shutil, struct, tempfile, wave
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import PHONE, TV, Server, screenshot
+from conftest import PHONE, TV, Server, screenshot, search_for
 
 
 def wait(driver, condition, timeout=10, message=""):
@@ -41,7 +41,7 @@ def test_a_party_plays_the_hosts_own_files(browsers):
         guest = browsers(PHONE)
         guest.get(f"{server.base}/join/{pin}")
         wait(guest, lambda: len(guest.find_elements(By.CSS_SELECTOR, "#results .track")) == 2, message="the library's songs")
-        guest.find_element(By.ID, "search").send_keys("polonaise")
+        search_for(guest, "polonaise")
         wait(guest, lambda: len(guest.find_elements(By.CSS_SELECTOR, "#results .track .add-button")) == 1)
         guest.find_element(By.CSS_SELECTOR, "#results .track .add-button").click()
 

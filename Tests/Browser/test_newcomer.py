@@ -7,7 +7,7 @@ import re
 
 from selenium.webdriver.common.by import By
 
-from conftest import axe_violations, open_paired_tv, reporting_tv, screenshot, type_code, visible_text, wait
+from conftest import axe_violations, open_paired_tv, reporting_tv, screenshot, search_for, type_code, visible_text, wait
 
 TV, TV720 = (1920, 1080), (1280, 720)
 PHONE, SMALL_PHONE, DESKTOP = (390, 844), (360, 640), (1440, 900)
@@ -211,7 +211,13 @@ def test_the_english_guest_sees_no_german_and_likes_keep_focus(server, browsers)
         .find(r => r.dataset.uri === arguments[0]).querySelector('.like-button').getAttribute('aria-label')""", uri).endswith("(1 like)")
 
     guest.find_element(By.ID, "tab-search").click()
-    guest.find_element(By.ID, "search").send_keys("Bahnsteig")
+    # While the typed query waits for its results, the list is busy (its rows are the last query's): a screen reader
+    # waits for the new ones, and nobody is offered a row about to be replaced.
+    guest.execute_script("""window.busyStates = [];
+        new MutationObserver(() => window.busyStates.push(document.getElementById('results').getAttribute('aria-busy')))
+            .observe(document.getElementById('results'), {attributes: true, attributeFilter: ['aria-busy']});""")
+    search_for(guest, "Bahnsteig")
+    assert guest.execute_script("return window.busyStates")[-2:] == ["true", None], "busy while the query is pending, then not"
     wait(guest, lambda: result_row(guest, "Bahnsteig 9") is not None and
          result_row(guest, "Bahnsteig 9").find_element(By.CSS_SELECTOR, "button").text == "⊘", message="blocked song marked")
     assert result_row(guest, "Bahnsteig 9").find_element(By.CSS_SELECTOR, "button").get_attribute("aria-label") == "Blocked by the host: Bahnsteig 9"
@@ -430,7 +436,7 @@ def test_a_guest_over_the_add_limit_sees_a_countdown_and_the_toast_covers_no_row
     for number in [14, *range(16, 25)]:  # ten songs, not "Regen auf Blech" (15)
         server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": f"demo:track:{number}", "deviceId": device})
     guest.find_element(By.ID, "tab-search").click()
-    guest.find_element(By.ID, "search").send_keys("Regen")
+    search_for(guest, "Regen")
     wait(guest, lambda: result_row(guest, "Regen auf Blech") is not None
          and result_row(guest, "Regen auf Blech").find_element(By.CSS_SELECTOR, ".add-button").is_displayed())
     result_row(guest, "Regen auf Blech").find_element(By.CSS_SELECTOR, ".add-button").click()

@@ -6,7 +6,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import PHONE, TV, axe_violations, screenshot, severe_console_errors, unexpected_console_errors
+from conftest import PHONE, TV, axe_violations, screenshot, search_for, severe_console_errors, unexpected_console_errors
 
 WAIT = 10
 
@@ -36,13 +36,9 @@ def type_pin(driver, container, pin):
 
 
 def search_and_add(driver, query, name):
-    field = driver.find_element(By.ID, "search")
-    field.clear()
-    field.send_keys(query)
+    search_for(driver, query)
 
     def click_add():
-        # Find and click in one poll: the results re-render as the typed query settles, which can
-        # replace the row between finding it and clicking it (a stale element, seen in CI).
         row = next((r for r in driver.find_elements(By.CSS_SELECTOR, "#results .track")
                     if r.find_element(By.CSS_SELECTOR, ".track-name").text == name), None)
         if row is None:
@@ -96,7 +92,7 @@ def test_a_whole_party(server, browsers):
     # The duplicate: queued songs show a disabled check. A guest whose view is stale (its queue reloads
     # are blocked while guest 1 adds) still sees "+", hits the server's 409 and is offered the like.
     field = guest2.find_element(By.ID, "search")
-    field.send_keys("Rollschuh")
+    search_for(guest2, "Rollschuh")
     wait(guest2, lambda: len(guest2.find_elements(By.CSS_SELECTOR, "#results .track .add-button")) == 1)
     guest2.execute_cdp_cmd("Network.enable", {})
     guest2.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/track/queue*"]})
