@@ -22,22 +22,34 @@ public final class ClusterPresence: PresenceRecords {
         connection = Mutex(try PostgreSQLConnection(url: url, applicationName: "musicvoting-presence-\(getpid())"))
     }
 
-    /// Writes this instance's record of the party's player.
-    public func save(_ record: PresenceRecord, partyId: String) throws {
+    /// Rows of one statement at most (11 values each).
+    static let rowsPerStatement = 64
+
+    /// Writes this instance's records of the parties' players, up to `rowsPerStatement` in one statement.
+    public func save(_ records: [String: PresenceRecord]) throws {
         func date(_ value: Date?) -> SQLValue { value.map { .real($0.timeIntervalSince1970) } ?? .null }
-        try run("""
-            INSERT INTO monitor_presence (party_id, instance, streams, streams_until, last_heartbeat, last_stream_closed, reports,
-                                          heard_at, position_ms, reported_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (party_id, instance) DO UPDATE SET streams = excluded.streams, streams_until = excluded.streams_until,
-                last_heartbeat = excluded.last_heartbeat, last_stream_closed = excluded.last_stream_closed, reports = excluded.reports,
-                heard_at = excluded.heard_at, position_ms = excluded.position_ms, reported_at = excluded.reported_at,
-                updated_at = excluded.updated_at
-            """, [.text(partyId), .text(instance), .integer(Int64(record.streams)),
-                  .real(record.updatedAt.addingTimeInterval(Self.streamsLifetime).timeIntervalSince1970),
-                  date(record.lastHeartbeat), date(record.lastStreamClosed), .integer(record.reports ? 1 : 0),
-                  date(record.heardAt), record.positionMs.map { .integer(Int64($0)) } ?? .null, date(record.reportedAt),
-                  .real(record.updatedAt.timeIntervalSince1970)])
+        var left = records.sorted { $0.key < $1.key }[...]
+        while !left.isEmpty {
+            let chunk = left.prefix(Self.rowsPerStatement)
+            left = left.dropFirst(chunk.count)
+            let values = chunk.flatMap { partyId, record -> [SQLValue] in
+                [.text(partyId), .text(instance), .integer(Int64(record.streams)),
+                 .real(record.updatedAt.addingTimeInterval(Self.streamsLifetime).timeIntervalSince1970),
+                 date(record.lastHeartbeat), date(record.lastStreamClosed), .integer(record.reports ? 1 : 0),
+                 date(record.heardAt), record.positionMs.map { .integer(Int64($0)) } ?? .null, date(record.reportedAt),
+                 .real(record.updatedAt.timeIntervalSince1970)]
+            }
+            let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
+            try run("""
+                INSERT INTO monitor_presence (party_id, instance, streams, streams_until, last_heartbeat, last_stream_closed, reports,
+                                              heard_at, position_ms, reported_at, updated_at)
+                VALUES \(rows)
+                ON CONFLICT (party_id, instance) DO UPDATE SET streams = excluded.streams, streams_until = excluded.streams_until,
+                    last_heartbeat = excluded.last_heartbeat, last_stream_closed = excluded.last_stream_closed, reports = excluded.reports,
+                    heard_at = excluded.heard_at, position_ms = excluded.position_ms, reported_at = excluded.reported_at,
+                    updated_at = excluded.updated_at
+                """, values)
+        }
     }
 
     /// Every instance's record of the party's player.

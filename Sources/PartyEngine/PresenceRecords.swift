@@ -34,7 +34,9 @@ public struct PresenceRecord: Sendable, Equatable {
 public protocol PresenceRecords: Sendable {
     /// The number of timer shards parties fall into (each instance owns some).
     var shardCount: Int { get }
-    func save(_ record: PresenceRecord, partyId: String) throws
+    /// Writes this instance's records of the parties' players, by party (the once-a-second refresh of every party
+    /// with streams here is one call).
+    func save(_ records: [String: PresenceRecord]) throws
     func records(partyId: String, at now: Date) throws -> [PresenceRecord]
     /// The records of every active party in `shards`, by party.
     func records(shards: [Int], at now: Date) throws -> [String: [PresenceRecord]]

@@ -27,13 +27,20 @@ struct SharedPlayers: PlayerPresence {
 
     /// Writes this instance's record of the party's player (after every change of it, and every second while its
     /// streams are open here).
-    func share(partyId: String, state: PartyState) {
-        let (heartbeat, closed) = state.presence.times(partyId: partyId)
-        let listening = state.live[partyId]?.listening
-        let record = PresenceRecord(streams: state.monitorStreams(partyId), lastHeartbeat: heartbeat, lastStreamClosed: closed,
-                                    reports: state.live[partyId]?.deviceAddress == nil, heardAt: listening?.heardAt,
-                                    positionMs: listening?.positionMs, reportedAt: listening?.reportedAt, updatedAt: state.now)
-        do { try records.save(record, partyId: partyId) } catch { Log.error("presence of \(partyId) not shared: \(error)") }
+    func share(partyId: String, state: PartyState) { share([partyId], state: state) }
+
+    /// This instance's records of the parties' players, written together.
+    private func share(_ partyIds: [String], state: PartyState) {
+        guard !partyIds.isEmpty else { return }
+        var written: [String: PresenceRecord] = [:]
+        for partyId in partyIds {
+            let (heartbeat, closed) = state.presence.times(partyId: partyId)
+            let listening = state.live[partyId]?.listening
+            written[partyId] = PresenceRecord(streams: state.monitorStreams(partyId), lastHeartbeat: heartbeat, lastStreamClosed: closed,
+                                              reports: state.live[partyId]?.deviceAddress == nil, heardAt: listening?.heardAt,
+                                              positionMs: listening?.positionMs, reportedAt: listening?.reportedAt, updatedAt: state.now)
+        }
+        do { try records.save(written) } catch { Log.error("presence of \(partyIds.count) parties not shared: \(error)") }
     }
 
     /// From every instance's records, for the parties named (the owner of the party's timers looks at all of its
@@ -51,10 +58,11 @@ struct SharedPlayers: PlayerPresence {
     /// timers it owns, announces `device-changed` and detects stalls from every instance's records.
     func watch(state: inout PartyState) {
         refreshWebPlayers(state: &state)
-        for partyId in Array(state.live.keys) where state.monitorStreams(partyId) > 0 || state.live[partyId]?.presenceToShare == true {
-            state.live[partyId]?.presenceToShare = false
-            share(partyId: partyId, state: state)
-        }
+        // Every party with streams here, in a few statements rather than one each: with hundreds of parties those
+        // were a good part of a second under the state lock, every second.
+        let sharing = state.live.keys.filter { state.monitorStreams($0) > 0 || state.live[$0]?.presenceToShare == true }
+        for partyId in sharing { state.live[partyId]?.presenceToShare = false }
+        share(sharing, state: state)
         let shards = state.timerShards ?? Array(0..<records.shardCount)
         guard !shards.isEmpty else { return }
         let found: [String: [PresenceRecord]]
