@@ -28,10 +28,7 @@ public final class ClusterPresence: PresenceRecords {
     /// Writes this instance's records of the parties' players, up to `rowsPerStatement` in one statement.
     public func save(_ records: [String: PresenceRecord]) throws {
         func date(_ value: Date?) -> SQLValue { value.map { .real($0.timeIntervalSince1970) } ?? .null }
-        var left = records.sorted { $0.key < $1.key }[...]
-        while !left.isEmpty {
-            let chunk = left.prefix(Self.rowsPerStatement)
-            left = left.dropFirst(chunk.count)
+        for chunk in records.sorted(by: { $0.key < $1.key }).chunks(of: Self.rowsPerStatement) {
             let values = chunk.flatMap { partyId, record -> [SQLValue] in
                 [.text(partyId), .text(instance), .integer(Int64(record.streams)),
                  .real(record.updatedAt.addingTimeInterval(Self.streamsLifetime).timeIntervalSince1970),

@@ -48,12 +48,9 @@ extension PartyStore {
         guard let newest else { throw DatabaseError(code: 0, message: "no party \(partyId) to log events for") }
         let last = newest + count
         let sequences = Array((last - count + 1)...last)
-        var left = Array(zip(events, sequences))[...].dropFirst(insertedFirst)
         // A group commit's batch logs many events: one statement for up to `rowsPerStatement` of them (a statement
         // per number of rows, each prepared once; on PostgreSQL each statement is a round trip).
-        while !left.isEmpty {
-            let chunk = left.prefix(Self.rowsPerStatement)
-            left = left.dropFirst(chunk.count)
+        for chunk in Array(zip(events, sequences)).dropFirst(insertedFirst).chunks(of: Self.rowsPerStatement) {
             var values: [SQLValue] = []
             values.reserveCapacity(7 * chunk.count)
             for (event, sequence) in chunk {

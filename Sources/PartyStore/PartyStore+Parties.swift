@@ -33,10 +33,7 @@ extension PartyStore {
 
     public func parties(ids: [String]) throws -> [String: Party] {
         var found: [String: Party] = [:]
-        var left = ids[...]
-        while !left.isEmpty {
-            let chunk = left.prefix(Self.rowsPerStatement)
-            left = left.dropFirst(chunk.count)
+        for chunk in ids.chunks(of: Self.rowsPerStatement) {
             for row in try run(Self.partiesByIds[chunk.count - 1], chunk.map { .text($0) }) {
                 let party = Self.party(row)
                 found[party.id] = party

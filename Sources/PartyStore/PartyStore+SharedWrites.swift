@@ -36,10 +36,7 @@ extension PartyStore {
     /// R17a: when each of `rows`' devices was last seen in the party, one statement for up to `rowsPerStatement`
     /// devices. One row per device.
     public func recordActivity(_ rows: [(deviceId: String, at: Date)], partyId: String) throws {
-        var left = rows[...]
-        while !left.isEmpty {
-            let chunk = left.prefix(Self.rowsPerStatement)
-            left = left.dropFirst(chunk.count)
+        for chunk in rows.chunks(of: Self.rowsPerStatement) {
             var values: [SQLValue] = []
             values.reserveCapacity(3 * chunk.count)
             for (deviceId, at) in chunk { values += [.text(partyId), .text(deviceId), .date(at)] }
