@@ -22,13 +22,10 @@ public final class ClusterPresence: PresenceRecords {
         connection = Mutex(try PostgreSQLConnection(url: url, applicationName: "musicvoting-presence-\(getpid())"))
     }
 
-    /// Rows of one statement at most (11 values each).
-    static let rowsPerStatement = 64
-
-    /// Writes this instance's records of the parties' players, up to `rowsPerStatement` in one statement.
+    /// Writes this instance's records of the parties' players, up to `PartyStore.rowsPerStatement` in one statement.
     public func save(_ records: [String: PresenceRecord]) throws {
         func date(_ value: Date?) -> SQLValue { value.map { .real($0.timeIntervalSince1970) } ?? .null }
-        for chunk in records.sorted(by: { $0.key < $1.key }).chunks(of: Self.rowsPerStatement) {
+        for chunk in records.sorted(by: { $0.key < $1.key }).chunks(of: PartyStore.rowsPerStatement) {
             let values = chunk.flatMap { partyId, record -> [SQLValue] in
                 [.text(partyId), .text(instance), .integer(Int64(record.streams)),
                  .real(record.updatedAt.addingTimeInterval(Self.streamsLifetime).timeIntervalSince1970),
@@ -36,17 +33,21 @@ public final class ClusterPresence: PresenceRecords {
                  date(record.heardAt), record.positionMs.map { .integer(Int64($0)) } ?? .null, date(record.reportedAt),
                  .real(record.updatedAt.timeIntervalSince1970)]
             }
-            let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
-            try run("""
-                INSERT INTO monitor_presence (party_id, instance, streams, streams_until, last_heartbeat, last_stream_closed, reports,
-                                              heard_at, position_ms, reported_at, updated_at)
-                VALUES \(rows)
-                ON CONFLICT (party_id, instance) DO UPDATE SET streams = excluded.streams, streams_until = excluded.streams_until,
-                    last_heartbeat = excluded.last_heartbeat, last_stream_closed = excluded.last_stream_closed, reports = excluded.reports,
-                    heard_at = excluded.heard_at, position_ms = excluded.position_ms, reported_at = excluded.reported_at,
-                    updated_at = excluded.updated_at
-                """, values)
+            try run(Self.upserts[chunk.count - 1], values)
         }
+    }
+
+    /// The upsert of 1 … `PartyStore.rowsPerStatement` records, each text made once.
+    static let upserts: [String] = (1...PartyStore.rowsPerStatement).map { rows in
+        """
+        INSERT INTO monitor_presence (party_id, instance, streams, streams_until, last_heartbeat, last_stream_closed, reports,
+                                      heard_at, position_ms, reported_at, updated_at)
+        VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))
+        ON CONFLICT (party_id, instance) DO UPDATE SET streams = excluded.streams, streams_until = excluded.streams_until,
+            last_heartbeat = excluded.last_heartbeat, last_stream_closed = excluded.last_stream_closed, reports = excluded.reports,
+            heard_at = excluded.heard_at, position_ms = excluded.position_ms, reported_at = excluded.reported_at,
+            updated_at = excluded.updated_at
+        """
     }
 
     /// Every instance's record of the party's player.

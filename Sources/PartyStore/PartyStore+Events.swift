@@ -62,8 +62,9 @@ extension PartyStore {
         return sequences
     }
 
-    /// Rows of one multi-row statement at most (a group commit's batch of 64 writes logs about as many events).
-    static let rowsPerStatement = 64
+    /// Rows of one multi-row statement at most (a group commit's batch of 64 writes logs about as many events), here
+    /// and in the instances' shared records.
+    public static let rowsPerStatement = 64
 
     /// PostgreSQL: the party's next `?1` numbers taken and the first 1 … `rowsPerStatement` rows inserted with them.
     static let numberedEventInserts: [String] = (1...rowsPerStatement).map { rows in

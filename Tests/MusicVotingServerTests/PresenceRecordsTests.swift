@@ -1,7 +1,8 @@
 import Foundation
 @testable import MusicVotingServer
-@testable import PartyCluster
+import PartyCluster
 import PartyEngine
+import PartyStore
 import Testing
 import TestSupport
 
@@ -14,7 +15,7 @@ struct PresenceRecordsTests {
         let (one, other) = (try ClusterPresence(url: url), try ClusterPresence(url: url))
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         // More parties than one statement's rows: the write goes in chunks, every record lands.
-        let count = ClusterPresence.rowsPerStatement * 2 + 3
+        let count = PartyStore.rowsPerStatement * 2 + 3
         func record(_ index: Int, at time: Date) -> PresenceRecord {
             PresenceRecord(streams: index % 3, lastHeartbeat: time.addingTimeInterval(-Double(index)), lastStreamClosed: nil,
                            reports: index % 2 == 0, heardAt: index % 5 == 0 ? nil : time.addingTimeInterval(-1),
