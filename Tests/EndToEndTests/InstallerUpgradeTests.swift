@@ -31,7 +31,7 @@ struct InstallerUpgradeTests {
         }, "a song plays")
 
         // The TV's player, telling the server what it plays as the TV page does, through the restart too.
-        let player = try AudibleTV(party: party, token: token)
+        let player = try ReportingTV(party: party, token: token)
         defer { player.stop() }
         // The TV's stream, reconnecting after the `retry:` it was told, as the TV page's EventSource does.
         let tv = ResumingSubscriber(port: socket.port, path: "/api/spotify/events?partyId=\(party.id)&source=web&monitorToken=\(token)",
@@ -110,26 +110,29 @@ struct InstallerUpgradeTests {
     }
 }
 
-/// The TV page's player: reports about once a second (as Public/js/pages/monitor.js does) the position it plays at (`POST …/track/progress`, audible), its
-/// audio running on the TV's own clock from where the server said the song was, so the server sees it heard.
-final class AudibleTV: @unchecked Sendable {
+/// The TV page's player: reports about once a second (as Public/js/pages/monitor.js does) the position it plays at
+/// (`POST …/track/progress`), audible, its audio running on the TV's own clock from where the server said the song
+/// was, so the server sees it heard. A TV whose audio is stuck (`stuckAt`) reports that position, not audibly: it is
+/// connected (R21), and its song is silent (R20a).
+final class ReportingTV: @unchecked Sendable {
     private let state = Mutex((stopping: false, failures: [String]()))
     private let finished = DispatchSemaphore(value: 0)
     /// Where the song was when the TV started to play it, and when that was.
     private let start: Int
     private let began: Date
+    private let stuck: Int?
 
     /// `@unchecked Sendable`: the thread and the test share only `state`, under its lock.
-    init(party: TestParty, token: String) throws {
+    init(party: TestParty, token: String, stuckAt stuck: Int? = nil) throws {
         let current = try party.current()
-        (start, began) = (current["progressMs"] as? Int ?? 0, Date())
+        (start, began, self.stuck) = (current["progressMs"] as? Int ?? 0, Date(), stuck)
         let duration = (current["track"] as? [String: Any])?["duration_ms"] as? Int ?? 0
         let (client, path) = (party.client, party.base + "/track/progress")
         Thread { [self] in
             defer { finished.signal() }
             while !state.withLock({ $0.stopping }) {
                 let position = self.position(at: Date())
-                let body: [String: Any] = ["position": position, "duration": duration, "paused": false]
+                let body: [String: Any] = ["position": position, "duration": duration, "paused": stuck != nil]
                 let answer = Result { try client.send("POST", path, json: body, auth: token) }
                 if case .success(let response) = answer, response.status == 204 {} else {
                     state.withLock { $0.failures.append((try? answer.get()).map(\.description) ?? "no answer") }
@@ -142,7 +145,7 @@ final class AudibleTV: @unchecked Sendable {
     var failures: [String] { state.withLock { $0.failures } }
 
     /// Where the TV's audio is at `time`, on its own clock.
-    func position(at time: Date) -> Int { start + Int(time.timeIntervalSince(began) * 1000) }
+    func position(at time: Date) -> Int { stuck ?? start + Int(time.timeIntervalSince(began) * 1000) }
 
     /// Stops reporting and waits for the report in flight. Safe to repeat.
     func stop() {

@@ -1,6 +1,5 @@
 import Foundation
 import PartyTestSupport
-import Synchronization
 import TestSupport
 import Testing
 
@@ -108,8 +107,7 @@ struct StallTests {
         try report(party, token: token, positionMs: 500)
         // A connected TV whose audio stuck keeps reporting every second, not audibly: it stays present (R21), so
         // its song is silent, never `no-monitor` (which it would be 8 s after its last report of any kind).
-        let (client, path) = (party.client, party.base + "/track/progress")
-        let stuck = Heartbeats { _ = try? client.send("POST", path, json: ["position": 500, "duration": 30000, "paused": true], auth: token) }
+        let stuck = try ReportingTV(party: party, token: token, stuckAt: 500)
         defer { stuck.stop() }
         // Still playing until more than 5 s have passed since the report: whenever we see it playing, that much
         // time may not have passed on our side either (the server heard the report after we sent it).
@@ -162,27 +160,5 @@ struct StallTests {
         let skipped = try party.host("POST", "/track/next")
         #expect((skipped.json["track"] as? [String: Any])?["uri"] as? String == "demo:track:2")
         #expect(try party.current()["state"] as? String == "playing", "a new song starts with a fresh grace")
-    }
-}
-
-/// A call made about once a second on a thread of its own until `stop()`.
-private final class Heartbeats: @unchecked Sendable {
-    private let stopping = Mutex(false)
-    private let finished = DispatchSemaphore(value: 0)
-
-    /// `@unchecked Sendable`: the thread and the test share only `stopping`, under its lock.
-    init(_ beat: @escaping @Sendable () -> Void) {
-        Thread { [self] in
-            defer { finished.signal() }
-            while !stopping.withLock({ $0 }) {
-                Thread.sleep(forTimeInterval: 1)
-                beat()
-            }
-        }.start()
-    }
-
-    func stop() {
-        guard !stopping.withLock({ let was = $0; $0 = true; return was }) else { return }
-        finished.wait()
     }
 }
