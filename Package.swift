@@ -43,9 +43,7 @@ let package = Package(
         // Counters, gauges and histograms in Prometheus' text format: atomics only, so every layer may count its own work.
         .target(name: "Metrics"),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors", "CZlib", "JSONKit", "ClientNetwork", "Metrics"]),
-        // SQLite's default VFS with a commit's WAL frames written in one call (see WALBuffer.c).
-        .target(name: "CSQLiteWALBuffer", dependencies: ["CSQLite"]),
-        .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite", "CSQLiteWALBuffer", "CPostgreSQL", "Metrics"]),
+        .target(name: "PartyStore", dependencies: ["PartyCore", "CSQLite", "CPostgreSQL", "Metrics"]),
         .target(name: "Providers", dependencies: ["PartyCore", "CTagLib", "CGnuTLS", "Metrics"]),
         .target(name: "Rendering", dependencies: ["CQREncode", "CPNG"]),
         // The party service: rules applied to the store, one owner of the state, the event hub. No HTTP.
@@ -78,10 +76,10 @@ let package = Package(
         .target(name: "PartyTestSupport", dependencies: ["MusicVotingServer", "HTTPServer", "PartyCore", "TestSupport"],
                 path: "Tests/PartyTestSupport"),
         .testTarget(name: "PartyCoreTests", dependencies: ["PartyCore", "ClientNetwork", "TestSupport"]),
-        // A power cut under the WAL buffer: the files as their last syncs left them, checked after cuts at random
-        // commits (WriteAheadLogTests runs it).
-        .executableTarget(name: "wal-power-cut", dependencies: ["CSQLiteWALBuffer", "CSQLite"], path: "Tests/WALPowerCut"),
-        .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore", "TestSupport", "wal-power-cut"]),
+        // A power cut under the store's SQLite settings: the files as their last syncs left them, checked after cuts
+        // at random commits (WriteAheadLogTests runs it).
+        .executableTarget(name: "power-cut", dependencies: ["CSQLite"], path: "Tests/PowerCut"),
+        .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore", "TestSupport", "power-cut"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"], resources: [.copy("Resources")]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "CTagLib"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "ClientNetwork", "JSONKit", "TestSupport"]),

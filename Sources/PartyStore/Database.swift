@@ -1,6 +1,5 @@
 import Foundation
 import CSQLite
-import CSQLiteWALBuffer
 
 /// Owns one SQLite connection. Not thread-safe by itself: `PartyStore` is its one serial owner.
 final class Database: SQLConnection {
@@ -15,16 +14,16 @@ final class Database: SQLConnection {
         handle = raw
         do { checkpointer = try Checkpointer(path: path, pages: checkpointPages) } catch { sqlite3_close(raw); throw error }
         Self.waitWhileBusy(handle, milliseconds: 5_000)
-        // WAL with synchronous=NORMAL: a committed transaction survives the process being killed
-        // (only an OS crash may lose the last commits), and readers never block the writer.
+        // WAL with synchronous=FULL: a commit returns once the log is synced, so an acknowledged like survives a
+        // power cut as well as a kill (R7: a restart loses nothing), and readers never block the writer. A
+        // group commit syncs once for its whole batch, so the sync costs a batch, not a like.
         try execute("PRAGMA journal_mode=WAL")
-        try execute("PRAGMA synchronous=NORMAL")
+        try execute("PRAGMA synchronous=FULL")
         // A transaction's pages stay in memory until its commit (ours are small; a large one uses more memory):
-        // - the WAL buffer then only ever holds frames of a transaction that commits (WALBuffer.c depends on it);
-        // - SQLite 3.40.1 (Debian 12) loses commits on kill -9 after a spilled page was rewritten in a savepoint
-        //   that rolled back (wal.c keeps `iReCksum` across ROLLBACK TO; the next commit's frames go out with zero
-        //   checksums, and recovery drops them and every later commit of that log). Group commits roll back to a
-        //   savepoint whenever one write of a batch fails.
+        // SQLite 3.40.1 (Debian 12) loses commits on kill -9 after a spilled page was rewritten in a savepoint that
+        // rolled back (wal.c keeps `iReCksum` across ROLLBACK TO; the next commit's frames go out with zero checksums,
+        // and recovery drops them and every later commit of that log). Group commits roll back to a savepoint
+        // whenever one write of a batch fails.
         try execute("PRAGMA cache_spill=OFF")
         // Instead of SQLite's automatic checkpoint (`PRAGMA wal_autocheckpoint`, the same hook).
         sqlite3_wal_hook(handle, { context, writer, name, frames in
@@ -46,9 +45,6 @@ final class Database: SQLConnection {
     var loggedFrames: Int32 { checkpointer.loggedFrames }
     func waitForCheckpoint() { checkpointer.waitUntilIdle() }
 
-    /// Writes to the log this thread made (the WAL buffer's count; tests).
-    static var logWritesOnThisThread: UInt { UInt(mv_wal_buffer_writes_on_thread()) }
-
     /// What SQLite counts as allocated: 0 while it keeps no memory statistics (`configured`; tests).
     static var countedMemory: Int64 { sqlite3_memory_used() }
 
@@ -57,12 +53,12 @@ final class Database: SQLConnection {
     /// SQLite's process-wide settings, made once before its first connection (every opener reads it first).
     static let configured: Void = { _ = mv_sqlite_disable_memory_statistics() }()
 
-    /// A connection to the file at `path` through the WAL buffer's VFS (`creating`: the file too, if missing).
+    /// A connection to the file at `path` (`creating`: the file too, if missing).
     static func open(_ path: String, creating: Bool) throws(DatabaseError) -> OpaquePointer {
         _ = configured
         var raw: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (creating ? SQLITE_OPEN_CREATE : 0)
-        let status = sqlite3_open_v2(path, &raw, flags, mv_wal_buffer_vfs())
+        let status = sqlite3_open_v2(path, &raw, flags, nil)
         guard status == SQLITE_OK, let raw else {
             let message = raw.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
             sqlite3_close(raw)

@@ -1,6 +1,5 @@
 import Foundation
 import CSQLite
-import CSQLiteWALBuffer
 
 /// Copies of the SQLite database while a server writes it, and their checks. A copy is `VACUUM INTO` on a
 /// connection of its own: one read transaction, so it holds exactly the commits before it began (WAL readers never
@@ -56,7 +55,7 @@ public enum SQLiteBackup {
         _ = Database.configured
         var raw: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
-        let status = sqlite3_open_v2(path, &raw, flags, mv_wal_buffer_vfs())
+        let status = sqlite3_open_v2(path, &raw, flags, nil)
         guard status == SQLITE_OK, let raw else {
             let message = raw.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
             sqlite3_close(raw)

@@ -13,7 +13,7 @@
 3. Like toggles acknowledged per second by 16, then 64 keep-alive clients, one like in flight each (likeload.c, one
    epoll thread like wrk and sseclient.c, built here; --like-clients),
    then kill -9 and a restart: every acknowledged like must still be counted; next to SQLite's own rate of one-row commits on the same
-   disk with the server's settings (WAL, synchronous=NORMAL, a checkpoint every 10,000 pages), measured by this script.
+   disk with the server's settings (WAL, synchronous=FULL, a checkpoint every 10,000 pages), measured by this script.
    --like-rounds (3) alternates the anchor and the like runs and prints each round's ratio and the median.
 4. Likes acknowledged per second by 16 clients (likeload.c) from one SQLite instance started with --trusted-proxy
    127.0.0.1, straight and through Debian's nginx (one worker) on the binary's own `nginx-config`, and through the
@@ -218,7 +218,7 @@ def sqlite_commit_rate(folder, seconds, name="anchor.sqlite"):
     """SQLite's own pace on this disk: one-row transactions, each committed, with the server's journal settings."""
     database = sqlite3.connect(os.path.join(folder, name), isolation_level=None)
     database.execute("PRAGMA journal_mode=WAL")
-    database.execute("PRAGMA synchronous=NORMAL")
+    database.execute("PRAGMA synchronous=FULL")  # the server's Database: each commit synced
     database.execute("PRAGMA wal_autocheckpoint=10000")  # the server's Database.checkpointPages
     database.execute("CREATE TABLE likes (id INTEGER PRIMARY KEY, entry INTEGER NOT NULL, device TEXT NOT NULL)")
     database.execute("CREATE UNIQUE INDEX likes_by_device ON likes (entry, device)")

@@ -121,9 +121,9 @@ struct RestartTests {
         }
     }
 
-    /// The write-ahead log as the server writes it (`WALBuffer.c`: a commit's frames in one write): killed with
-    /// SIGKILL at random points of like bursts, ten times over, the database is whole after each kill and holds
-    /// every like that was answered 200 before it.
+    /// The write-ahead log as the server writes it (a group commit's frames, then one sync): killed with SIGKILL at
+    /// random points of like bursts, ten times over, the database is whole after each kill and holds every like that
+    /// was answered 200 before it.
     @Test func everyAcknowledgedLikeSurvivesKill9AtRandomPointsOfWriteBursts() throws {
         var server = try ServerProcess()
         let data = server.dataDirectory
