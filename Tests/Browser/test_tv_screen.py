@@ -26,6 +26,10 @@ def add(server, party, number, device):
     server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": f"demo:track:{number}", "deviceId": device})
 
 
+def current(server, party):
+    return server.api("GET", f"/api/party/{party['id']}/track/current")
+
+
 def visible(driver, element_id):
     return driver.execute_script("""const node = document.getElementById(arguments[0]);
         return !!node && !node.closest('[hidden]') && node.getClientRects().length > 0""", element_id)
@@ -42,6 +46,10 @@ def test_every_text_on_the_tv_scales_and_up_next_fills_the_screen(server, browse
             # One veto on the playing song and one on a waiting one: the TV shows both tallies.
             for uri in ("demo:track:1", "demo:track:5"):
                 server.api("POST", f"/api/party/{party['id']}/track/veto", {"uri": uri, "deviceId": "v1"})
+            # Paused on the vetoed song: every size shows it, however long the TVs take (the song would end in 32 s).
+            wait(tv, lambda: current(server, party).get("state") == "playing", message="the first song plays")
+            server.api("POST", f"/api/party/{party['id']}/track/pause", auth=party["hostToken"])
+            assert current(server, party)["track"]["uri"] == "demo:track:1"
         wait(tv, lambda: visible(tv, "now-veto"), message="the playing song's veto line")
         wait(tv, lambda: tv.execute_script("return document.querySelectorAll('#queue-list li:not([hidden])').length") >= 4)
         smallest = tv.execute_script(SMALLEST_TEXT)
