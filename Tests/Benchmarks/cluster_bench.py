@@ -37,7 +37,11 @@ a temporary folder) and the release binary:
    nginx (likeload.c) and KILL_SUBSCRIBERS streams through nginx; kill -9 of the instance serving the party
    mid-storm. Counts acknowledged likes missing from the database, and the time from the kill until each stream is
    answered again by another instance (with Last-Event-ID); checks each stream's ids go up by exactly one.
---parts picks sections (fanout,likes,progress,hosted,kill; default all); --hosted-seconds sets HOSTED_SECONDS.
+5. Not by default (--parts pruning; --pruning-minutes, 30; --pruning-parties, 2,000): the event log's cleanup under
+   load. 2,000 parties on one PostgreSQL instance, each with its TV reporting once a second and a guest's stream, 50
+   likes a second (tvload.c), on a log that starts with 3.5 M rows from an hour ago, 1.5 M of them past what the
+   parties keep. Prints the log's rows once a minute and every report and like answered other than 204 / 200.
+--parts picks sections (fanout,likes,progress,hosted,kill by default; pruning); --hosted-seconds sets HOSTED_SECONDS.
 Everything runs on the same 2 shared cores: compare ratios.
 """
 import argparse, concurrent.futures, json, os, resource, shutil, signal, socket, statistics, subprocess, tempfile, threading, time
@@ -68,7 +72,7 @@ class PostgreSQL:
             shutil.chown(self.folder, "postgres", "postgres")
         self.run("initdb", "-D", self.folder + "/db", "-U", "mv", "--auth=trust", "--no-locale", "-E", "UTF8", "--nosync")
         self.run("pg_ctl", "-D", self.folder + "/db", "-w", "-l", self.folder + "/log", "-o",
-                 f"-F -k {self.folder} -c listen_addresses=127.0.0.1 -p {self.port} -c max_connections=200 "
+                 f"-k {self.folder} -c listen_addresses=127.0.0.1 -p {self.port} -c max_connections=200 "
                  "-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=1000", "start")
         self.url = self.create("bench")
         self.sql("CREATE EXTENSION pg_stat_statements")
@@ -577,17 +581,22 @@ def hosted_party(port, index, uris):
     return party["id"], party["hostToken"], monitor
 
 
-def hosted_run(arguments, client, port, folder, uris, song_ms):
-    """500 parties on `port` (an instance, or nginx before three), then tvload.c: the TVs report, the guests' streams
-    stay open, the likes arrive; the songs start while the TVs already report (a TV is on before its party's music
-    starts, so no party's TV is silent at its start). Returns tvload's figures and the parties still playing after."""
-    seconds = arguments.hosted_seconds
+def hosted_parties(port, count, uris):
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
-        parties = list(pool.map(lambda index: hosted_party(port, index, uris), range(HOSTED_PARTIES)))
+        return list(pool.map(lambda index: hosted_party(port, index, uris), range(count)))
+
+
+def hosted_run(arguments, client, port, folder, uris, song_ms, parties=None, seconds=None, streams=HOSTED_STREAMS):
+    """500 parties on `port` (an instance, or nginx before three; or `parties` made before), then tvload.c: the TVs
+    report, the guests' streams stay open, the likes arrive; the songs start while the TVs already report (a TV is on
+    before its party's music starts, so no party's TV is silent at its start). Returns tvload's figures and the
+    parties still playing after."""
+    seconds = seconds or arguments.hosted_seconds
+    parties = parties or hosted_parties(port, HOSTED_PARTIES, uris)
     listing = os.path.join(folder, "parties")
     with open(listing, "w") as file:
         file.writelines(f"{party_id} {monitor}\n" for party_id, _, monitor in parties)
-    process = subprocess.Popen([client, str(port), listing, str(seconds), str(HOSTED_LIKES), uris[1], str(HOSTED_STREAMS), str(song_ms)],
+    process = subprocess.Popen([client, str(port), listing, str(seconds), str(HOSTED_LIKES), uris[1], str(streams), str(song_ms)],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         ready = process.stdout.readline().split()
@@ -688,6 +697,79 @@ def hosted_part(arguments, postgres, client, folder):
           + "; ".join(f"{label} {'met' if ok else 'NOT met'}" for label, ok in met))
 
 
+PRUNING_PARTIES, PRUNING_BACKLOG, KEPT_EVENTS, KEPT_SECONDS = 2000, 750, 1000, 15 * 60  # EventLog's keptEvents, keptFor
+
+
+def pruning_part(arguments, postgres, client, folder):
+    """The event log's cleanup under load: PRUNING_PARTIES (2,000) parties, each with a TV reporting once a second and
+    a guest's stream, 50 likes a second over them, on one PostgreSQL instance for --pruning-minutes (30). The log
+    starts with a backlog written while the instance is stopped: each party 1,750 events from an hour ago (3.5 M rows,
+    of which 1.5 M are past what a party keeps: its newest 1,000 and the last 15 minutes). Once a minute: the log's
+    rows and the rows past what the parties keep. At the end, every report and like answered other than 204 / 200."""
+    seconds = arguments.pruning_minutes * 60
+    library = os.path.join(folder, "library")
+    os.makedirs(library, exist_ok=True)
+    names = ["pruning-playing.wav", "pruning-liked.wav"]
+    for name in names:
+        write_silence(os.path.join(library, name), seconds + 1800)
+    uris = [local_uri(name) for name in names]
+    url = postgres.create("pruning")
+    common = ["--library", library, "--trusted-proxy", "127.0.0.1", "--database", url, "--max-parties", "40000"]
+    instance = Instance(arguments.binary, common)
+    try:
+        parties = hosted_parties(instance.port, arguments.pruning_parties, uris)
+    finally:
+        instance.stop()
+    hour_ago = time.time() - 3600
+    postgres.sql(f"""
+        INSERT INTO party_events (party_id, seq, type, message, audience_source, audience_installation_id, created_at)
+        SELECT p.id, p.last_event_seq + g, 'vote-updated', '{{}}', NULL, NULL, {hour_ago} + g * 0.001
+        FROM parties p, generate_series(1, {KEPT_EVENTS + PRUNING_BACKLOG}) g;
+        UPDATE parties SET last_event_seq = last_event_seq + {KEPT_EVENTS + PRUNING_BACKLOG};
+        ANALYZE party_events""", url)
+
+    def counts():
+        return postgres.sql(f"""
+            SELECT (SELECT count(*) FROM party_events) || ' ' || (SELECT count(*) FROM party_events e JOIN parties p
+            ON p.id = e.party_id WHERE e.created_at < extract(epoch FROM now()) - {KEPT_SECONDS}
+            AND e.seq <= p.last_event_seq - {KEPT_EVENTS})""", url).split()
+
+    rows, past = counts()
+    print(f"pruning: {arguments.pruning_parties} parties on one PostgreSQL instance, each a TV reporting once a second and a guest's "
+          f"stream, {HOSTED_LIKES} likes/s over the parties, {arguments.pruning_minutes} min; the log starts with {int(rows):,} "
+          f"rows, {int(past):,} of them past what the parties keep (their newest {KEPT_EVENTS:,} and the last "
+          f"{KEPT_SECONDS // 60} min)")
+    samples, done = [], threading.Event()
+
+    def sample():
+        started = time.monotonic()
+        while not done.wait(60):
+            rows, past = counts()
+            samples.append((int(rows), int(past)))
+            print(f"  minute {round((time.monotonic() - started) / 60):2}: {int(rows):>9,} rows, {int(past):>9,} past what "
+                  f"the parties keep", flush=True)
+
+    instance = Instance(arguments.binary, common)
+    sampler = threading.Thread(target=sample)
+    try:
+        sampler.start()
+        figures = hosted_run(arguments, client, instance.port, folder, uris, (seconds + 1800) * 1000, parties=parties,
+                             seconds=seconds, streams=1)
+    finally:
+        done.set()
+        sampler.join()
+        instance.stop()
+    refused = {kind: other_statuses(figures[f"{kind}_statuses"], status) for kind, status in (("reports", "204"), ("likes", "200"))}
+    print(f"  reports answered {int(figures['reports_answered']):,} of {int(figures['reports_due']):,}, p99 "
+          f"{float(figures['reports_p99']):.1f} ms, other than 204: {refused['reports']}, not answered "
+          f"{figures['reports_unanswered']}; likes answered {int(figures['likes_answered']):,} of {figures['likes_due']}, "
+          f"other than 200: {refused['likes']}, not answered {figures['likes_unanswered']}; streams connected at the end "
+          f"{figures['connected']} of {figures['streams']}; parties still playing {figures['playing']} of {arguments.pruning_parties}")
+    late = samples[len(samples) // 2:]
+    print(f"  the log over the second half: {min(r for r, _ in late):,}-{max(r for r, _ in late):,} rows, at most "
+          f"{max(p for _, p in late):,} past what the parties keep (target: bounded, no 503)")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/musicvoting"))
@@ -700,6 +782,8 @@ def main():
     parser.add_argument("--kill-subscribers", type=int, default=20, help="streams through nginx in each kill run")
     parser.add_argument("--like-rounds", type=int, default=3)
     parser.add_argument("--hosted-seconds", type=int, default=200, help="how long the hosted part runs on each configuration")
+    parser.add_argument("--pruning-minutes", type=int, default=30, help="how long the pruning part runs")
+    parser.add_argument("--pruning-parties", type=int, default=PRUNING_PARTIES)
     parser.add_argument("--parts", default="fanout,likes,progress,hosted,kill")
     arguments = parser.parse_args()
     parts = arguments.parts.split(",")
@@ -713,8 +797,8 @@ def main():
     postgres = PostgreSQL()
     started = []
     try:
-        print(f"2 cores shared by PostgreSQL, the instances, nginx and the load generators; PostgreSQL 15 with fsync off "
-              f"(-F, as in the tests: commit cost is CPU here, not the disk)")
+        print(f"2 cores shared by PostgreSQL, the instances, nginx and the load generators; PostgreSQL 15 and SQLite "
+              f"each sync a commit before it is acknowledged (fsync on; synchronous=FULL), as they run in production")
         if {"fanout", "likes", "progress"} & set(parts):
             single = Instance(arguments.binary, [])
             cluster = [Instance(arguments.binary, ["--database", postgres.url]) for _ in range(3)]
@@ -736,6 +820,9 @@ def main():
         if "hosted" in parts:
             # Its own instances, once the others are gone: the idle ones' once-a-second work would be in its figures.
             hosted_part(arguments, postgres, tv_client, tools)
+
+        if "pruning" in parts:
+            pruning_part(arguments, postgres, tv_client, tools)
 
         if "kill" in parts and arguments.kill_runs > 0:
             total_acknowledged = total_lost = total_problems = 0
