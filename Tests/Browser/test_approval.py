@@ -63,6 +63,8 @@ def walk_the_approval(server, browsers, language):
     host.find_element(By.CSS_SELECTOR, "#pending-list [data-action=approve]").click()
     wait(guest, lambda: f"Neon Boulevard – {texts['approved']}" in own_pending(guest), message="the guest learns its fate")
     wait(tv, lambda: "Neon Boulevard" in visible_text(tv), message="the approved song plays on the TV")
+    # Paused: the approved song is still the one in the queue when the steps below, however slow, are done.
+    server.api("POST", f"/api/party/{party['id']}/track/pause", auth=party["hostPin"])
 
     add_from_results(guest, "Paper Planes at Noon")
     wait(host, lambda: len(host_rows(host)) == 1 and "Paper Planes" in host_rows(host)[0].text, message="the second song")

@@ -15,7 +15,13 @@ export class AddLimits {
     this.budget = null;
     this.budgetReadAt = 0;
     this.budgetLine = document.getElementById('add-budget');
-    setInterval(() => this.renderBudget(), 1000);
+    this.budgetTimer = setInterval(() => this.renderBudget(), 1000);
+  }
+
+  /** The party ended: no countdown runs and nothing reads the queue again (it answers 404 now, R5). */
+  stop() {
+    clearInterval(this.budgetTimer);
+    clearInterval(this.waitTimer);
   }
 
   /** Whether the "+" buttons wait (R11). */

@@ -231,6 +231,7 @@ export class GuestPage {
 
   ended() {
     if (this.events) this.events.stop();
+    this.limits.stop();
     document.getElementById('party-view').hidden = true;
     // The old PIN leads nowhere now: the header stops showing it.
     const pinBar = document.getElementById('bar-pin');
