@@ -41,8 +41,9 @@ final class ListeningSocket {
         }
         if status == 0 { status = listen(descriptor, 511) }
         guard status == 0 else {
+            // Not closed here: a class's init that throws once every property is set still runs deinit, which closes
+            // it. Closed twice, the number could by then name another thread's newly opened file.
             let code = errno
-            close(descriptor)
             switch code {
             case EADDRINUSE: throw .portInUse(port)
             case EACCES: throw .privilegedPort(port)

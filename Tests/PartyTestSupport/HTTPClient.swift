@@ -24,10 +24,7 @@ package final class Connection {
             let result = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
             }
-            guard result == 0 else {
-                close(socket)
-                throw TestFailure(description: "connect to [::1]:\(port) failed")
-            }
+            guard result == 0 else { throw TestFailure(description: "connect to [::1]:\(port) failed") }
             return
         }
         if source != "127.0.0.1" {
@@ -37,10 +34,7 @@ package final class Connection {
             let bound = withUnsafePointer(to: &local) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
-            guard bound == 0 else {
-                close(socket)
-                throw TestFailure(description: "bind to \(source) failed")
-            }
+            guard bound == 0 else { throw TestFailure(description: "bind to \(source) failed") }
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -49,12 +43,11 @@ package final class Connection {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard result == 0 else {
-            close(socket)
-            throw TestFailure(description: "connect to \(port) failed")
-        }
+        guard result == 0 else { throw TestFailure(description: "connect to \(port) failed") }
     }
 
+    /// Also after a failed connect: a class's init that throws once every property is set still runs deinit. (Closed
+    /// there as well, the number was closed twice, and the second close could end another test thread's new file.)
     deinit { close(socket) }
 
     package func write(_ bytes: [UInt8]) throws {
