@@ -44,8 +44,11 @@ final class ActivatedServer: PartyHost {
         port = socket.port
         logPath = FileManager.default.temporaryDirectory.appendingPathComponent("mv-activated-\(UUID().uuidString).log").path
         var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw TestFailure(description: "pipe failed") }
-        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        // Close-on-exec from the start (a socket pair: Glibc's module has no pipe2): another test's child started in
+        // between must not inherit the write end, or the read below would never see the end of the output.
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pipeEnds) == 0 else {
+            throw TestFailure(description: "socketpair failed")
+        }
         guard let closeFrom = Self.closeFrom else { throw TestFailure(description: "no posix_spawn_file_actions_addclosefrom_np (glibc 2.34+)") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

@@ -122,7 +122,8 @@ struct DrainTests {
         defer { server.stop() }
         let party = try TestParty(server)
         let arriving = try Self.requestStillArriving(port: server.port, partyBase: party.base)
-        defer { close(arriving.socket) }
+        // Held open to the test's end, and closed once, by the connection itself.
+        defer { withExtendedLifetime(arriving) {} }
         #expect(eventually { (try? server.client.get("/readyz").status) == 200 })
         let signalled = Date()
         server.terminate()
@@ -138,7 +139,8 @@ struct DrainTests {
         defer { server.kill() }
         let party = try TestParty(server)
         let arriving = try Self.requestStillArriving(port: server.port, partyBase: party.base)
-        defer { close(arriving.socket) }
+        // Held open to the test's end, and closed once, by the connection itself.
+        defer { withExtendedLifetime(arriving) {} }
         server.terminate()
         // Draining: not ready, and no new connection taken.
         #expect(eventually(timeout: 5) { (try? HTTPClient(port: server.port).get("/healthz")) == nil })

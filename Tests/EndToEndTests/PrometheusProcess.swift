@@ -8,6 +8,7 @@ final class PrometheusProcess {
     let port: UInt16
     let folder: String
     private let pid: pid_t
+    private var stopped = false
 
     init(scraping target: String) throws {
         // The run's tag in the name: Tests/run-all.sh looks for this run's leftovers by it.
@@ -41,7 +42,11 @@ final class PrometheusProcess {
 
     var log: String { (try? String(contentsOfFile: folder + "/log", encoding: .utf8)) ?? "" }
 
+    /// Once: the test's own stop and deinit both call it, and a second SIGKILL could reach a process that has
+    /// since been given the reaped pid.
     func stop() {
+        guard !stopped else { return }
+        stopped = true
         guard kill(pid, SIGKILL) == 0 else { return }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
