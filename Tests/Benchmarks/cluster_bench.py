@@ -608,6 +608,9 @@ def hosted_run(arguments, client, port, folder, uris, song_ms, parties=None, sec
             call(port, "POST", f"/api/party/{party_id}/track/start", headers={"Authorization": "Bearer " + host_token},
                  source=venue(index, 250))
 
+        # Every TV reports within its first second: a party made before its instance restarted has no connected TV
+        # until then, and its start would be refused (409).
+        time.sleep(2)
         with concurrent.futures.ThreadPoolExecutor(8) as pool:
             list(pool.map(start, enumerate(parties)))
         time.sleep(3)
