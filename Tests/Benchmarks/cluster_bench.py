@@ -569,6 +569,17 @@ def venue(index, device):
     return f"127.{100 + index // 250}.{index % 250}.{device}"
 
 
+def silent_library(folder, prefix, seconds):
+    """A music folder with a song to play and one to like, silent and `seconds` long: longer than a party's whole run
+    (a demo song ends within 35 s, and the liked song must stay queued). (folder, [playing uri, liked uri])."""
+    library = os.path.join(folder, "library")
+    os.makedirs(library, exist_ok=True)
+    names = [f"{prefix}-playing.wav", f"{prefix}-liked.wav"]
+    for name in names:
+        write_silence(os.path.join(library, name), seconds)
+    return library, [local_uri(name) for name in names]
+
+
 def hosted_party(port, index, uris):
     """A party on the local provider with `uris` queued (by two guests) and its TV registered: (id, host token,
     monitor token). The host's phone, the guests and the TV are addresses of the party's own network
@@ -646,14 +657,8 @@ def hosted_part(arguments, postgres, client, folder):
     over each second), 3 guests' event streams each and 50 likes a second over the parties, for HOSTED_SECONDS, on one
     SQLite instance, one PostgreSQL instance and three PostgreSQL instances behind nginx (everything through nginx)."""
     seconds = arguments.hosted_seconds
-    library = os.path.join(folder, "library")
-    os.makedirs(library, exist_ok=True)
-    # Songs longer than a party's whole run: a demo song ends within 35 s, and the liked song must stay queued.
     song_seconds = seconds + 1800
-    names = ["hosted-playing.wav", "hosted-liked.wav"]
-    for name in names:
-        write_silence(os.path.join(library, name), song_seconds)
-    uris = [local_uri(name) for name in names]
+    library, uris = silent_library(folder, "hosted", song_seconds)
     common = ["--library", library, "--trusted-proxy", "127.0.0.1"]
     print(f"hosted: {HOSTED_PARTIES} parties, each a TV reporting once a second ({HOSTED_PARTIES} reports/s spread evenly) "
           f"and {HOSTED_STREAMS} guests' event streams ({HOSTED_PARTIES * HOSTED_STREAMS} streams), {HOSTED_LIKES} likes/s "
@@ -710,12 +715,7 @@ def pruning_part(arguments, postgres, client, folder):
     of which 1.5 M are past what a party keeps: its newest 1,000 and the last 15 minutes). Once a minute: the log's
     rows and the rows past what the parties keep. At the end, every report and like answered other than 204 / 200."""
     seconds = arguments.pruning_minutes * 60
-    library = os.path.join(folder, "library")
-    os.makedirs(library, exist_ok=True)
-    names = ["pruning-playing.wav", "pruning-liked.wav"]
-    for name in names:
-        write_silence(os.path.join(library, name), seconds + 1800)
-    uris = [local_uri(name) for name in names]
+    library, uris = silent_library(folder, "pruning", seconds + 1800)
     url = postgres.create("pruning")
     common = ["--library", library, "--trusted-proxy", "127.0.0.1", "--database", url, "--max-parties", "40000"]
     instance = Instance(arguments.binary, common)
