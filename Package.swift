@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(name: "PartyStoreTests", dependencies: ["PartyStore", "TestSupport", "power-cut"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"], resources: [.copy("Resources")]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "CTagLib"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "ClientNetwork", "JSONKit", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "ClientNetwork", "JSONKit", "TestSupport", "PartyTestSupport"]),
         .testTarget(name: "MusicVotingServerTests", dependencies: ["MusicVotingServer", "PartyEngine", "PartyStore", "HTTPServer", "TestSupport",
                                                                     "PartyTestSupport"]),
         // The API contract in process: requests through the real pipeline, routes and party service, no socket.

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/epoll.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -10,7 +11,7 @@
 #include <stdio.h>
 
 /* Each connection's memory pool (libmicrohttpd's default: 32 KiB): request line and headers must fit in it
-   (past it: 414/431), and an idle event stream keeps it, so it sets the memory per subscriber. 0.9.75 zeroes what
+   (past it: 414/431), and an event stream over TLS keeps it (the others are handed over and give it back). 0.9.75 zeroes what
    the read buffer gives back, so every byte of it is resident. 5 KiB holds a head up to MV_REQUEST_HEAD_LIMIT and
    the largest answer head (the monitor page's, 644 bytes) with 256-512 bytes to spare (measured: 4,864 bytes still
    answer, 4,608 close such a connection unanswered; RequestHeadAttackTests sweeps it). 6 KiB was 1 KiB more per
@@ -36,14 +37,17 @@ struct mv_daemon_callbacks {
 typedef void (*mv_library_log)(const char *line);
 
 /* MHD_OPTION_EXTERNAL_LOGGER hands a printf format and a va_list, which Swift cannot format: made one line here.
-   Without a log of ours, what libmicrohttpd's own logger does (vfprintf to standard error). */
+   Without a log of ours, to standard error as libmicrohttpd's own logger. */
 static inline void mv_format_library_log(void *context, const char *format, va_list arguments) {
-    if (context == NULL) {
-        vfprintf(stderr, format, arguments);
-        return;
-    }
     char line[1024];
     vsnprintf(line, sizeof line, format, arguments);
+    /* The access handler's "no" closes a connection on purpose: an event stream took its socket over, or a refusal
+       was written on the socket; neither is an internal error. */
+    if (strncmp(line, "Application reported internal error", 35) == 0) return;
+    if (context == NULL) {
+        fputs(line, stderr);
+        return;
+    }
     ((mv_library_log)context)(line);
 }
 

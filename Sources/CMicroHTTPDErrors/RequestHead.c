@@ -19,8 +19,8 @@
  * answer's head is built in what the request line left of the pool, and a line of about 4.9-5.1 KB leaves
  * nothing (measured: closed unanswered); no application callback can take libmicrohttpd's error path, which
  * frees the read buffer first. A request line longer than the pool gets libmicrohttpd's own 414.
- * libmicrohttpd logs each refusal here as "Not enough memory in pool to allocate header record!", and each
- * answer written on the socket as "Application reported internal error, closing connection.".
+ * libmicrohttpd logs each refusal here as "Not enough memory in pool to allocate header record!" (each answer
+ * written on the socket as "Application reported internal error, closing connection.", which shim.h leaves out).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -19,10 +19,16 @@ final class ConnectionGuard: Sendable {
     private struct State {
         var perPrefix: [AddressPrefix: Int] = [:]
         var connections: [UInt: Tracked] = [:]
+        /// Event streams libmicrohttpd handed over (`handOver`): their connections are no longer its, but they still
+        /// count, against their prefix and against the total.
+        var handedOver = 0
     }
 
     /// Connections one prefix may hold at once; 0: no limit.
     let perPrefixLimit: Int
+    /// Connections open at once, libmicrohttpd's and the handed-over streams together; 0: no limit (libmicrohttpd
+    /// counts only its own).
+    let totalLimit: Int
     /// A connection's first head must be complete this long after accept.
     let headDeadline: UInt64
     /// A later head on a kept-alive connection: the idle timeout decides how long it waits for the first
@@ -30,8 +36,9 @@ final class ConnectionGuard: Sendable {
     let nextHeadDeadline: UInt64
     private let state = Mutex(State())
 
-    init(perPrefixLimit: Int, headDeadline: TimeInterval, idleTimeout: TimeInterval) {
+    init(perPrefixLimit: Int, totalLimit: Int = 0, headDeadline: TimeInterval, idleTimeout: TimeInterval) {
         self.perPrefixLimit = perPrefixLimit
+        self.totalLimit = totalLimit
         self.headDeadline = UInt64(headDeadline * 1e9)
         nextHeadDeadline = UInt64((idleTimeout + headDeadline) * 1e9)
     }
@@ -40,8 +47,9 @@ final class ConnectionGuard: Sendable {
     /// libmicrohttpd asks after its per-address check; the count is returned in `closed`. (Between the two,
     /// 0.9.75 drops a connection unnotified only when out of memory: the count then stays one too high.)
     func admit(_ prefix: AddressPrefix?) -> Bool {
-        guard let prefix else { return true }
-        return state.withLock { state in
+        state.withLock { state in
+            if totalLimit > 0 && state.connections.count + state.handedOver >= totalLimit { return false }
+            guard let prefix else { return true }
             let count = state.perPrefix[prefix, default: 0]
             if perPrefixLimit > 0 && count >= perPrefixLimit { return false }
             state.perPrefix[prefix] = count + 1
@@ -50,7 +58,23 @@ final class ConnectionGuard: Sendable {
     }
 
     /// Connections open now.
-    var openCount: Int { state.withLock { $0.connections.count } }
+    var openCount: Int { state.withLock { $0.connections.count + $0.handedOver } }
+
+    /// An event stream took the connection's socket and libmicrohttpd closes its side: the connection keeps counting
+    /// until the stream calls the returned release (once).
+    func handOver(_ connection: OpaquePointer) -> @Sendable () -> Void {
+        let prefix = state.withLock { state -> AddressPrefix? in
+            state.handedOver += 1
+            return state.connections.removeValue(forKey: UInt(bitPattern: connection))?.prefix
+        }
+        return { [self] in
+            state.withLock { state in
+                state.handedOver -= 1
+                guard let prefix, let count = state.perPrefix[prefix] else { return }
+                state.perPrefix[prefix] = count > 1 ? count - 1 : nil
+            }
+        }
+    }
 
     /// MHD_CONNECTION_NOTIFY_STARTED: the clock for the first head starts.
     func opened(_ connection: OpaquePointer, socket: Int32, prefix: AddressPrefix?) {

@@ -1,11 +1,20 @@
 import Foundation
 import CMicroHTTPD
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// One open Server-Sent-Events response. Writers append bytes; libmicrohttpd pulls them.
+/// One open Server-Sent-Events response. Writers append bytes; they reach the client one of two ways.
 ///
-/// Idle streams cost no CPU: when the buffer is empty the reader suspends the connection, and the
-/// next `send` resumes it (NOTES-libmicrohttpd: a reader returning 0 without suspending spins a core).
+/// - Handed over (`adopt`, every stream the server does not encrypt): after its head the socket is the stream's own,
+///   and `send` writes to it at once, from the writer's thread; only what the kernel does not take at once waits
+///   here, for `StreamSockets` to write when the socket is writable. libmicrohttpd is done with the connection,
+///   so an idle stream costs neither its memory pool nor a suspend and resume per event.
+/// - Through libmicrohttpd (TLS): it pulls the bytes (`read`). Idle streams cost no CPU: when the buffer is empty the
+///   reader suspends the connection, and the next `send` resumes it (NOTES-libmicrohttpd: a reader returning 0
+///   without suspending spins a core).
+///
 /// The buffer is bounded: a client that falls this far behind is dropped and reconnects. The stream's first bytes
 /// (a resumed stream's replay, bounded by whoever makes them) do not count: they are not a client falling behind,
 /// and counting them would drop a long replay before its first byte, again at every reconnect.
@@ -23,6 +32,13 @@ public final class EventStream: @unchecked Sendable {
     private var dropped = false
     private var finished = false
     private var onFinish: [@Sendable () -> Void] = []
+    /// The handed-over socket (-1: none, or libmicrohttpd's), and who watches it.
+    private var socket: Int32 = -1
+    private weak var sockets: StreamSockets?
+    /// Uptime nanoseconds since which queued bytes wait for the socket to take them (0: none wait).
+    private var blockedSince: UInt64 = 0
+    /// `sockets` was asked to say when the socket takes more.
+    private var watching = false
 
     public init(capacity: Int = 64 * 1024, initial: [UInt8] = []) {
         self.capacity = capacity
@@ -33,8 +49,8 @@ public final class EventStream: @unchecked Sendable {
     /// Bytes queued and not yet written to the client.
     public var pendingByteCount: Int { lock.withLock { _ in pending.count } }
 
-    /// Called once when libmicrohttpd is done with the stream (client left, dropped or closed). Each
-    /// caller's action runs: the hub and the monitor presence both need to hear of it.
+    /// Called once when the stream is over (client left, dropped or closed). Each caller's action runs: the hub and
+    /// the monitor presence both need to hear of it.
     public func whenFinished(_ action: @escaping @Sendable () -> Void) {
         let alreadyFinished = lock.withLock { _ in
             if !finished { onFinish.append(action) }
@@ -75,11 +91,81 @@ public final class EventStream: @unchecked Sendable {
     }
 
     private func wakeLocked() {
+        if socket >= 0 { return writeLocked() }
         if suspended, let connection {
             suspended = false
             MHD_resume_connection(connection)
         }
     }
+
+    // MARK: Handed over
+
+    /// The stream takes over `socket` (a descriptor of its own) with `head` (the answer's status line and headers)
+    /// before anything queued; `sockets` watches it from now on.
+    func adopt(socket: Int32, head: [UInt8], sockets: StreamSockets) {
+        lock.withLock { _ in
+            self.socket = socket
+            self.sockets = sockets
+            pending = head + pending
+            initialQueued += head.count
+            writeLocked()
+        }
+    }
+
+    /// Writes what is queued until the kernel takes no more; then asks `sockets` to say when it does. A stream that
+    /// is over (closed and written, dropped, or its client gone) shuts its socket down: `sockets` hears of it and ends
+    /// the stream on its own thread (the writer may hold locks that the stream's end takes).
+    private func writeLocked() {
+        guard !finished else { return }
+        while !pending.isEmpty, !dropped {
+            let written = pending.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if written > 0 {
+                HTTPMetrics.eventStreamBytes.add(written)
+                initialQueued = max(0, initialQueued - written)
+                // An idle stream keeps no buffer (thousands wait between events: memory per subscriber).
+                if written == pending.count { pending = [] } else { pending.removeFirst(written) }
+                blockedSince = 0
+            } else if written < 0, errno == EINTR {
+                continue
+            } else if written < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                if blockedSince == 0 { blockedSince = DispatchTime.now().uptimeNanoseconds }
+                if !watching {
+                    watching = true
+                    sockets?.watchWritable(socket)
+                }
+                return
+            } else {
+                dropped = true
+            }
+        }
+        if dropped || closing { shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+
+    /// `StreamSockets`: the socket is writable again.
+    func socketWritable() {
+        lock.withLock { _ in
+            watching = false
+            writeLocked()
+        }
+    }
+
+    /// `StreamSockets`: whether queued bytes waited longer than `nanoseconds` for the socket (a client that stopped
+    /// reading; its stream is ended).
+    func blocked(longerThan nanoseconds: UInt64, now: UInt64) -> Bool {
+        lock.withLock { _ in blockedSince != 0 && now - blockedSince > nanoseconds }
+    }
+
+    /// `StreamSockets`: the client left or the stream is over; closes the socket and tells whoever waits.
+    func socketEnded() {
+        let descriptor = lock.withLock { _ in
+            defer { socket = -1 }
+            return socket
+        }
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        finish()
+    }
+
+    // MARK: Through libmicrohttpd
 
     func attach(_ connection: OpaquePointer) {
         lock.withLock { _ in self.connection = connection }
@@ -118,9 +204,11 @@ public final class EventStream: @unchecked Sendable {
 
     package func finish() {
         let actions = lock.withLock { _ in
+            guard !finished else { return [@Sendable () -> Void]() }
             finished = true
             connection = nil
             suspended = false
+            pending = []
             defer { onFinish = [] }
             return onFinish
         }

@@ -12,6 +12,8 @@ final class PendingRequest {
     var tooLarge = false
     /// Set while a deferred response is being computed; its result is queued on the call after the resume.
     var deferred: DeferredResponse?
+    /// An event stream took the connection's socket (`Server.handOverStream`): the call after the resume closes it.
+    var handedOver = false
 }
 
 /// libmicrohttpd's access handler: collects the body, then answers on the final call.
@@ -47,6 +49,8 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         return .YES
     }
     let pending = Unmanaged<PendingRequest>.fromOpaque(raw).takeUnretainedValue()
+    // libmicrohttpd closes its side of a handed-over stream: what it holds now is a placeholder socket.
+    if pending.handedOver { return .NO }
     if uploadSize.pointee > 0 {
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - pending.started.uptimeNanoseconds) / 1e9
         if elapsed > Server.bodyDeadline { return .NO }
@@ -79,6 +83,10 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         clientAddress: clientAddress(connection))
     if request.path.isEmpty { request.path = "/" }
     let response = server.respond(request)
+    if case .stream(let stream) = response.body, request.method == "GET", response.status == 200, server.streamSockets != nil {
+        pending.handedOver = true
+        return server.handOverStream(stream, headers: response.headers, connection: connection) ? .YES : .NO
+    }
     guard case .deferred(let deferred) = response.body else { return queue(response, on: connection, closing: server.isDraining) }
     pending.deferred = deferred
     // Suspend before the work starts, so its resume can never come first (NOTES: suspend from the handler).
@@ -94,6 +102,54 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     }
     if deferred.handsOn { begin() } else { DeferredResponse.workers.asyncAfter(deadline: .now() + deferred.delay, execute: begin) }
     return .YES
+}
+
+extension Server {
+    /// Hands an event stream the connection's socket, with its answer head to write first (not with TLS: only
+    /// libmicrohttpd's GnuTLS session can write those bytes). libmicrohttpd is left a placeholder under the same
+    /// descriptor number, which it closes on the call after the resume: its close shuts the socket down for writing
+    /// first (0.9.75, `MHD_connection_mark_closed_`), which would end the stream with it. The suspend first takes the
+    /// descriptor out of its epoll set while it is still the client's (removing it later would find no such entry,
+    /// which 0.9.75 answers with a panic). False: the socket could not be had (nothing suspended); the connection
+    /// closes and the client connects again.
+    /// The head is HTTP/1.1 without a length or chunks: the stream's end is the connection's (`Connection: close`), as
+    /// a stream never carries another request. The connection keeps counting against its network and the total until
+    /// the stream ends, and a drain waits for it as for any request in progress.
+    func handOverStream(_ stream: EventStream, headers: [(String, String)], connection: OpaquePointer) -> Bool {
+        let own = mv_connection_socket(connection)
+        guard let sockets = streamSockets, let connections, own >= 0 else { stream.finish(); return false }
+        let socket = fcntl(own, F_DUPFD_CLOEXEC, 0)
+        guard socket >= 0 else { stream.finish(); return false }
+        let placeholder = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard placeholder >= 0 else {
+            Glibc.close(socket)
+            stream.finish()
+            return false
+        }
+        defer { Glibc.close(placeholder) }
+        MHD_suspend_connection(connection)
+        let swapped = dup2(placeholder, own) >= 0
+        MHD_resume_connection(connection)
+        guard swapped else {
+            Glibc.close(socket)
+            stream.finish()
+            return true
+        }
+        var head = "HTTP/1.1 200 OK\r\n"
+        for (name, value) in headers where !name.contains(where: \.isNewline) && !value.contains(where: \.isNewline) {
+            head += "\(name): \(value)\r\n"
+        }
+        head += "Connection: close\r\n\r\n"
+        let release = connections.handOver(connection)
+        requestStarted()
+        stream.whenFinished { [weak self] in
+            release()
+            self?.requestFinished()
+        }
+        sockets.adopt(socket, for: stream)
+        stream.adopt(socket: socket, head: Array(head.utf8), sockets: sockets)
+        return true
+    }
 }
 
 /// Carries the connection pointer to the worker; valid until MHD completes the request, which cannot

@@ -107,6 +107,9 @@ public final class Server: @unchecked Sendable {
     private var daemon: OpaquePointer?
     /// Set before the daemon starts, read by its callbacks.
     private(set) var connections: ConnectionGuard?
+    /// The event streams libmicrohttpd handed over (nil with TLS, whose bytes only libmicrohttpd's GnuTLS session
+    /// can write: those streams stay its own).
+    private(set) var streamSockets: StreamSockets?
     private var sweep: DispatchSourceTimer?
     public private(set) var port: UInt16 = 0
     /// The listening socket once `stopAccepting` took it from the daemon; closed after the daemon stopped.
@@ -149,6 +152,7 @@ public final class Server: @unchecked Sendable {
         // not a thread per connection (NOTES-libmicrohttpd: that combination delays and loses events).
         let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue)
+        if configuration.tlsKeyPEM == nil { streamSockets = StreamSockets(stalledAfter: Self.streamTimeout) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         let socket: ListeningSocket
         if let inherited = configuration.inheritedSocket {
@@ -157,7 +161,8 @@ public final class Server: @unchecked Sendable {
             socket = try ListeningSocket(host: configuration.host, port: configuration.port)
         }
         listeningSocketIsShared = socket.isShared
-        let connections = ConnectionGuard(perPrefixLimit: configuration.perPrefixConnectionLimit, headDeadline: Self.headDeadline,
+        let connections = ConnectionGuard(perPrefixLimit: configuration.perPrefixConnectionLimit, totalLimit: configuration.connectionLimit,
+                                          headDeadline: Self.headDeadline,
                                           idleTimeout: TimeInterval(configuration.idleTimeout))
         self.connections = connections
         let callbacks = mv_daemon_callbacks(
@@ -202,6 +207,7 @@ public final class Server: @unchecked Sendable {
         // Deferred work's connections must be resumed before the daemon stops.
         _ = DeferredResponse.inFlight.wait(timeout: .now() + max(0, patience))
         Thread.sleep(forTimeInterval: 0.05)
+        streamSockets?.stop()
         MHD_stop_daemon(daemon)
         if quiescedSocket >= 0 {
             close(quiescedSocket)

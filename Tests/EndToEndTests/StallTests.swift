@@ -29,8 +29,13 @@ struct StallTests {
     @Test func closingTheMonitorFreezesThePositionAndReRegisteringContinuesThere() throws {
         let (party, token, monitor) = try playingParty(.live)
         let watcher = try party.events()
+        // A real TV reports where the song's clock about is; the frozen position never runs ahead of that clock, and a
+        // closed stream is found at once.
+        Thread.sleep(forTimeInterval: 1.3)
         try report(party, token: token, positionMs: 1200)
         let lastReport = 1200
+        // Instances share what they heard once a second: on the cluster the stream may close on one that has not yet.
+        Thread.sleep(forTimeInterval: 1.1)
         monitor.close()
         // A stream that breaks without a word is found by the keepalives (every 5 s); after 5 s without a
         // report the song is `monitor-silent` first. (A TV page that closes says so: see the next test.)

@@ -1,0 +1,106 @@
+import Foundation
+import Synchronization
+import CMicroHTTPD
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The sockets of the event streams handed over from libmicrohttpd (`EventStream.adopt`), watched by one thread of
+/// their own: it finds clients that left (the stream ends at once, not at its next write), writes what a full socket
+/// left queued once it takes more, and ends streams whose client stopped reading for `stalledAfter`. Writes
+/// themselves happen where the events are sent; this thread is idle between them.
+final class StreamSockets: @unchecked Sendable {
+    /// A client that reads nothing for this long while bytes wait is gone (libmicrohttpd's stream timeout before).
+    let stalledAfter: UInt64
+    private let epoll: Int32
+    /// Streams by the key their socket is registered with (a number never reused, unlike a descriptor).
+    private let streams = Mutex<[UInt64: (socket: Int32, stream: EventStream)]>([:])
+    private let keys = Mutex<(next: UInt64, bySocket: [Int32: UInt64])>((1, [:]))
+    private let stopping = Atomic(false)
+
+    /// The thread holds the object until `stop`, and closes the epoll descriptor when it ends.
+    init(stalledAfter seconds: UInt32) {
+        stalledAfter = UInt64(seconds) * 1_000_000_000
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        precondition(epoll >= 0, "epoll_create1 failed")
+        Thread { self.run() }.start()
+    }
+
+    /// Open handed-over streams.
+    var count: Int { streams.withLock { $0.count } }
+
+    /// Watches `socket`, now `stream`'s, until the stream ends; then closes it.
+    func adopt(_ socket: Int32, for stream: EventStream) {
+        let key = keys.withLock { keys in
+            defer { keys.next += 1 }
+            keys.bySocket[socket] = keys.next
+            return keys.next
+        }
+        streams.withLock { $0[key] = (socket, stream) }
+        var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, data: epoll_data_t(u64: key))
+        if epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) != 0 {
+            shutdown(socket, Int32(SHUT_RDWR))
+        }
+    }
+
+    /// The stream's socket took no more: says when it does (once).
+    func watchWritable(_ socket: Int32) {
+        guard let key = keys.withLock({ $0.bySocket[socket] }) else { return }
+        var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLOUT.rawValue, data: epoll_data_t(u64: key))
+        _ = epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event)
+    }
+
+    /// Ends every stream, then the thread (the server stops).
+    func stop() {
+        guard !stopping.load(ordering: .relaxed) else { return }
+        for (_, entry) in streams.withLock({ $0 }) { shutdown(entry.socket, Int32(SHUT_RDWR)) }
+        let deadline = Date().addingTimeInterval(2)
+        while count > 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        stopping.store(true, ordering: .relaxed)
+    }
+
+    private func run() {
+        try? "mv-streams".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        var lastSweep = DispatchTime.now().uptimeNanoseconds
+        defer {
+            for key in streams.withLock({ Array($0.keys) }) { end(key: key) }
+            Glibc.close(epoll)
+        }
+        while !stopping.load(ordering: .relaxed) {
+            let ready = epoll_wait(epoll, &events, Int32(events.count), 100)
+            if ready < 0 && errno != EINTR { return }
+            for index in 0..<max(0, Int(ready)) {
+                let event = events[index]
+                guard let entry = streams.withLock({ $0[event.data.u64] }) else { continue }
+                var ended = event.events & (EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0
+                if !ended, event.events & EPOLLIN.rawValue != 0 {
+                    // A client sends nothing on an event stream; whatever it sends is read and dropped, and its end
+                    // (a read of 0) ends the stream.
+                    let count = scratch.withUnsafeMutableBytes { recv(entry.socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                    ended = count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR)
+                }
+                if ended {
+                    end(key: event.data.u64)
+                } else if event.events & EPOLLOUT.rawValue != 0 {
+                    var rearmed = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, data: event.data)
+                    _ = epoll_ctl(epoll, EPOLL_CTL_MOD, entry.socket, &rearmed)
+                    entry.stream.socketWritable()
+                }
+            }
+            let now = DispatchTime.now().uptimeNanoseconds
+            if now - lastSweep >= 1_000_000_000 {
+                lastSweep = now
+                for (key, entry) in streams.withLock({ $0 }) where entry.stream.blocked(longerThan: stalledAfter, now: now) { end(key: key) }
+            }
+        }
+    }
+
+    private func end(key: UInt64) {
+        guard let entry = streams.withLock({ $0.removeValue(forKey: key) }) else { return }
+        _ = epoll_ctl(epoll, EPOLL_CTL_DEL, entry.socket, nil)
+        keys.withLock { _ = $0.bySocket.removeValue(forKey: entry.socket) }
+        entry.stream.socketEnded()
+    }
+}
