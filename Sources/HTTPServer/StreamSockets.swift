@@ -69,7 +69,7 @@ final class StreamSockets: @unchecked Sendable {
             Glibc.close(epoll)
         }
         while !stopping.load(ordering: .relaxed) {
-            let ready = epoll_wait(epoll, &events, Int32(events.count), 100)
+            let ready = epoll_wait(epoll, &events, Int32(events.count), 250)
             if ready < 0 && errno != EINTR { return }
             for index in 0..<max(0, Int(ready)) {
                 let event = events[index]

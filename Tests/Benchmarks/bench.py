@@ -292,7 +292,7 @@ def main():
         sizes = ([arguments.subscribers] + ([arguments.big] if arguments.big else [])) if "fanout" in parts else []
         fresh = False
         for count in sizes:
-            p99_ratios, pss_ratios = [], []
+            p50_ratios, p99_ratios, pss_ratios = [], [], []
             for turn in range(arguments.fanout_rounds):
                 if fresh:
                     # Each round on fresh processes, both servers alike: a second swarm in the same processes reuses
@@ -308,13 +308,16 @@ def main():
                 channel = f"party{count}-{turn}"  # a fresh channel per run: nchan replays a channel's buffered messages
                 nchan, nchan_mem = fan_out(client, nginx_port, f"/sub?channel={channel}", f"/pub?channel={channel}", nchan_message,
                                            count, arguments.events, process_tree(nginx.pid))
+                p50_ratios.append(ours[1] / nchan[1])
                 p99_ratios.append(ours[2] / nchan[2])
                 pss_ratios.append(ours_mem / nchan_mem)
                 print(f"SSE fan-out, {count} subscribers x {arguments.events} events, round {turn + 1} ({ours[0]} / {nchan[0]} deliveries)")
-                print(f"  p50 ours {ours[1]:7.1f} ms   nchan {nchan[1]:7.1f} ms")
+                print(f"  p50 ours {ours[1]:7.1f} ms   nchan {nchan[1]:7.1f} ms   ratio {ours[1] / nchan[1]:.2f}")
                 print(f"  p99 ours {ours[2]:7.1f} ms   nchan {nchan[2]:7.1f} ms   ratio {ours[2] / nchan[2]:.2f}")
                 print(f"  memory per subscriber (PSS)  ours {ours_mem:5.1f} KiB   nchan {nchan_mem:5.1f} KiB   ratio {ours_mem / nchan_mem:.2f}")
-            print(f"SSE fan-out, {count} subscribers: median p99 ratio {statistics.median(p99_ratios):.2f} "
+            print(f"SSE fan-out, {count} subscribers: median p50 ratio {statistics.median(p50_ratios):.2f} "
+                  f"(rounds: {', '.join(f'{ratio:.2f}' for ratio in p50_ratios)}); "
+                  f"median p99 ratio {statistics.median(p99_ratios):.2f} "
                   f"(rounds: {', '.join(f'{ratio:.2f}' for ratio in p99_ratios)}); "
                   f"median PSS ratio {statistics.median(pss_ratios):.2f}")
         if fresh and "likes" in parts:
