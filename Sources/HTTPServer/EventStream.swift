@@ -7,10 +7,11 @@ import Glibc
 
 /// One open Server-Sent-Events response. Writers append bytes; they reach the client one of two ways.
 ///
-/// - Handed over (`adopt`, every stream the server does not encrypt): after its head the socket is the stream's own,
-///   and `send` writes to it at once, from the writer's thread; only what the kernel does not take at once waits
-///   here, for `StreamSockets` to write when the socket is writable. libmicrohttpd is done with the connection,
-///   so an idle stream costs neither its memory pool nor a suspend and resume per event.
+/// - Handed over (`adopt`, every stream the server does not encrypt): after its head the socket is the stream's own.
+///   `send` queues the bytes and hands the stream to `StreamSockets`' writer threads, which write what it queued with
+///   one `send` (events that arrive meanwhile go together); what the kernel does not take waits until the socket is
+///   writable. libmicrohttpd is done with the connection, so an idle stream costs neither its memory pool nor a
+///   suspend and resume per event, and the thread that publishes (the committer, for a like) only queues.
 /// - Through libmicrohttpd (TLS): it pulls the bytes (`read`). Idle streams cost no CPU: when the buffer is empty the
 ///   reader suspends the connection, and the next `send` resumes it (NOTES-libmicrohttpd: a reader returning 0
 ///   without suspending spins a core).
@@ -39,6 +40,8 @@ public final class EventStream: @unchecked Sendable {
     private var blockedSince: UInt64 = 0
     /// `sockets` was asked to say when the socket takes more.
     private var watching = false
+    /// Waits for a writer thread (`StreamSockets.schedule`).
+    private var scheduled = false
 
     public init(capacity: Int = 64 * 1024, initial: [UInt8] = []) {
         self.capacity = capacity
@@ -91,7 +94,15 @@ public final class EventStream: @unchecked Sendable {
     }
 
     private func wakeLocked() {
-        if socket >= 0 { return writeLocked() }
+        if socket >= 0 {
+            if dropped { return writeLocked() }
+            // A socket that took no more is written once it is writable (`socketWritable`).
+            if !scheduled && !watching && !finished {
+                scheduled = true
+                sockets?.schedule(self)
+            }
+            return
+        }
         if suspended, let connection {
             suspended = false
             MHD_resume_connection(connection)
@@ -139,6 +150,14 @@ public final class EventStream: @unchecked Sendable {
             }
         }
         if dropped || closing { shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+
+    /// `StreamSockets`' writer thread: writes what is queued.
+    func flush() {
+        lock.withLock { _ in
+            scheduled = false
+            writeLocked()
+        }
     }
 
     /// `StreamSockets`: the socket is writable again.

@@ -152,7 +152,9 @@ public final class Server: @unchecked Sendable {
         // not a thread per connection (NOTES-libmicrohttpd: that combination delays and loses events).
         let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue)
-        if configuration.tlsKeyPEM == nil { streamSockets = StreamSockets(stalledAfter: Self.streamTimeout) }
+        if configuration.tlsKeyPEM == nil {
+            streamSockets = StreamSockets(stalledAfter: Self.streamTimeout, writers: configuration.threads)
+        }
         let context = Unmanaged.passUnretained(self).toOpaque()
         let socket: ListeningSocket
         if let inherited = configuration.inheritedSocket {

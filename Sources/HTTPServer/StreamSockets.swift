@@ -5,10 +5,12 @@ import CMicroHTTPD
 import Glibc
 #endif
 
-/// The sockets of the event streams handed over from libmicrohttpd (`EventStream.adopt`), watched by one thread of
-/// their own: it finds clients that left (the stream ends at once, not at its next write), writes what a full socket
-/// left queued once it takes more, and ends streams whose client stopped reading for `stalledAfter`. Writes
-/// themselves happen where the events are sent; this thread is idle between them.
+/// The sockets of the event streams handed over from libmicrohttpd (`EventStream.adopt`). Writer threads (as many as
+/// libmicrohttpd's) write the streams that have bytes queued (`schedule`), each stream's queued events with one `send`:
+/// a fan-out to thousands of streams is spread over the cores and never holds up the thread that published it. One
+/// more thread watches the sockets: it finds clients that left (the stream ends at once, not at its next write),
+/// writes what a full socket left queued once it takes more, and ends streams whose client stopped reading for
+/// `stalledAfter`. All of them sleep while nothing happens.
 final class StreamSockets: @unchecked Sendable {
     /// A client that reads nothing for this long while bytes wait is gone (libmicrohttpd's stream timeout before).
     let stalledAfter: UInt64
@@ -17,13 +19,47 @@ final class StreamSockets: @unchecked Sendable {
     private let streams = Mutex<[UInt64: (socket: Int32, stream: EventStream)]>([:])
     private let keys = Mutex<(next: UInt64, bySocket: [Int32: UInt64])>((1, [:]))
     private let stopping = Atomic(false)
+    /// Streams with bytes to write, taken by the writers a slice at a time.
+    private let ready = Mutex<[EventStream]>([])
+    private let wake = DispatchSemaphore(value: 0)
+    private let writers: Int
+    /// Streams a writer takes at once: small enough that both writers share a fan-out, large enough that the list's
+    /// lock is taken rarely.
+    private static let slice = 64
 
-    /// The thread holds the object until `stop`, and closes the epoll descriptor when it ends.
-    init(stalledAfter seconds: UInt32) {
+    /// The threads hold the object until `stop`; the watcher closes the epoll descriptor when it ends.
+    init(stalledAfter seconds: UInt32, writers: Int) {
         stalledAfter = UInt64(seconds) * 1_000_000_000
+        self.writers = max(1, writers)
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         precondition(epoll >= 0, "epoll_create1 failed")
         Thread { self.run() }.start()
+        for _ in 0..<self.writers { Thread { self.write() }.start() }
+    }
+
+    /// Hands `stream` to a writer (it has bytes queued, and was not handed yet).
+    func schedule(_ stream: EventStream) {
+        let wasEmpty = ready.withLock { ready in
+            defer { ready.append(stream) }
+            return ready.isEmpty
+        }
+        if wasEmpty { for _ in 0..<writers { wake.signal() } }
+    }
+
+    private func write() {
+        try? "mv-stream-write".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+        while !stopping.load(ordering: .relaxed) {
+            wake.wait()
+            while true {
+                let taken = ready.withLock { ready -> [EventStream] in
+                    let count = min(Self.slice, ready.count)
+                    defer { ready.removeLast(count) }
+                    return Array(ready.suffix(count))
+                }
+                if taken.isEmpty { break }
+                for stream in taken { stream.flush() }
+            }
+        }
     }
 
     /// Open handed-over streams.
@@ -57,6 +93,7 @@ final class StreamSockets: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(2)
         while count > 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
         stopping.store(true, ordering: .relaxed)
+        for _ in 0..<writers { wake.signal() }
     }
 
     private func run() {
