@@ -77,7 +77,7 @@ extension ConfigurationOption {
               default: "the copies built into the binary", \.resourcesDirectory),
         .text("tls-cert", "FILE", "PEM certificate: serve HTTPS (GnuTLS)", default: "off", \.tlsCertificatePath),
         .text("tls-key", "FILE", "PEM private key for --tls-cert", default: "off", \.tlsKeyPath),
-        ConfigurationOption(name: "threads", value: "N", help: "HTTP worker threads", defaultText: "2") {
+        ConfigurationOption(name: "threads", value: "N", help: "HTTP worker threads, and as many that write the event streams", defaultText: "2") {
             configuration, text throws(Configuration.ParseError) in
             guard let threads = Int(boundedDigits: text, in: 1...64) else { throw .invalidValue(option: "--threads", value: text) }
             configuration.threads = threads
