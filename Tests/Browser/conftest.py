@@ -4,7 +4,7 @@ The real `musicvoting` binary runs on 127.0.0.1, port 0, with a fresh data folde
 assets built into it, as users get them (a test that needs the checkout's files says why and passes resources=True).
 Screenshots go to test-output/screenshots/.
 """
-import json, os, shutil, subprocess, tempfile, time, urllib.request
+import json, os, random, shutil, socket, subprocess, tempfile, time, urllib.request
 
 import pytest
 from selenium import webdriver
@@ -71,10 +71,25 @@ def make_browser(size, language="de-DE", autoplay=True, motion=False):
         options.add_argument(argument)
     options.add_experimental_option("prefs", {"intl.accept_languages": language})
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver", port=driver_port()), options=options)
     driver.set_page_load_timeout(20)
     fit_viewport(driver, size)
     return driver
+
+
+def driver_port():
+    """A free port for chromedriver below the kernel's ephemeral range. Selenium's own pick is a free ephemeral port,
+    closed again before chromedriver binds it; the Swift tests running beside the browsers open thousands of loopback
+    connections, and one of them took that port as its own first (chromedriver then exits with status 1)."""
+    low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+    while True:
+        port = random.randrange(max(1024, low - 12000), low)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
 
 
 def fit_viewport(driver, size):

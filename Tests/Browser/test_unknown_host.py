@@ -4,7 +4,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-from conftest import axe_violations, screenshot
+from conftest import axe_violations, driver_port, screenshot
 
 
 def browser_resolving(name, language):
@@ -13,7 +13,7 @@ def browser_resolving(name, language):
                      f"--host-resolver-rules=MAP {name} 127.0.0.1"):
         options.add_argument(argument)
     options.add_experimental_option("prefs", {"intl.accept_languages": language})
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver", port=driver_port()), options=options)
 
 
 def test_an_unknown_host_name_gets_a_page_that_says_what_to_do_in_both_languages(server):
