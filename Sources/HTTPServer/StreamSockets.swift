@@ -8,7 +8,8 @@ import Glibc
 /// The sockets of the event streams handed over from libmicrohttpd (`EventStream.adopt`). Writer threads (as many as
 /// libmicrohttpd's) write the streams that have bytes queued (`schedule`), each stream's queued events with one `send`:
 /// a fan-out to thousands of streams is spread over the cores and never holds up the thread that published it. One
-/// more thread watches the sockets: it finds clients that left (the stream ends at once, not at its next write),
+/// more thread watches the sockets: it finds clients that left or send anything (the stream ends at once, not at its
+/// next write),
 /// writes what a full socket left queued once it takes more, and ends streams whose client stopped reading for
 /// `stalledAfter`. All of them sleep while nothing happens.
 final class StreamSockets: @unchecked Sendable {
@@ -99,7 +100,7 @@ final class StreamSockets: @unchecked Sendable {
     private func run() {
         try? "mv-streams".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
         var events = [epoll_event](repeating: epoll_event(), count: 256)
-        var scratch = [UInt8](repeating: 0, count: 4096)
+        var scratch = [UInt8](repeating: 0, count: 512)
         var lastSweep = DispatchTime.now().uptimeNanoseconds
         defer {
             for key in streams.withLock({ Array($0.keys) }) { end(key: key) }
@@ -113,10 +114,10 @@ final class StreamSockets: @unchecked Sendable {
                 guard let entry = streams.withLock({ $0[event.data.u64] }) else { continue }
                 var ended = event.events & (EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0
                 if !ended, event.events & EPOLLIN.rawValue != 0 {
-                    // A client sends nothing on an event stream; whatever it sends is read and dropped, and its end
-                    // (a read of 0) ends the stream.
+                    // A client sends nothing on an event stream once its request is read: bytes (another request, or
+                    // a flood meant to keep this thread reading) end the stream as its end of file does.
                     let count = scratch.withUnsafeMutableBytes { recv(entry.socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-                    ended = count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR)
+                    ended = count >= 0 || (errno != EAGAIN && errno != EINTR)
                 }
                 if ended {
                     end(key: event.data.u64)

@@ -86,6 +86,17 @@ struct EventStreamSocketTests {
         #expect(served.opened.first?.send(Array("data: late\n\n".utf8)) == false)
     }
 
+    @Test func aClientThatSendsAnythingOnItsStreamIsDropped() throws {
+        let served = try StreamServer()
+        defer { served.stop() }
+        let client = try openStream(served.server.port)
+        _ = try client.readHead()
+        // A second request on the same connection, or any bytes: a stream reads nothing more.
+        try client.write(Array("GET /other HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        #expect(eventually(timeout: 2) { served.finished == 1 })
+        #expect(eventually(timeout: 2) { served.server.openConnections == 0 })
+    }
+
     @Test func streamsCountAgainstTheConnectionLimitUntilTheyEnd() throws {
         let served = try StreamServer(connectionLimit: 2)
         defer { served.stop() }
