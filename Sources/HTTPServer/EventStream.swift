@@ -33,9 +33,10 @@ public final class EventStream: @unchecked Sendable {
     private var dropped = false
     private var finished = false
     private var onFinish: [@Sendable () -> Void] = []
-    /// The handed-over socket (-1: none, or libmicrohttpd's), and who watches it.
+    /// The handed-over socket (-1: none, or libmicrohttpd's), who watches it, and its key there.
     private var socket: Int32 = -1
     private weak var sockets: StreamSockets?
+    private var key: UInt64 = 0
     /// Uptime nanoseconds since which queued bytes wait for the socket to take them (0: none wait).
     private var blockedSince: UInt64 = 0
     /// `sockets` was asked to say when the socket takes more.
@@ -112,11 +113,13 @@ public final class EventStream: @unchecked Sendable {
     // MARK: Handed over
 
     /// The stream takes over `socket` (a descriptor of its own) with `head` (the answer's status line and headers)
-    /// before anything queued; `sockets` watches it from now on.
+    /// before anything queued; `sockets` watches it from now on. The socket is the stream's before `sockets` can see it
+    /// end (its end, waiting for this lock, then closes it).
     func adopt(socket: Int32, head: [UInt8], sockets: StreamSockets) {
         lock.withLock { _ in
             self.socket = socket
             self.sockets = sockets
+            key = sockets.adopt(socket, for: self)
             pending = head + pending
             initialQueued += head.count
             writeLocked()
@@ -142,7 +145,7 @@ public final class EventStream: @unchecked Sendable {
                 if blockedSince == 0 { blockedSince = DispatchTime.now().uptimeNanoseconds }
                 if !watching {
                     watching = true
-                    sockets?.watchWritable(socket)
+                    sockets?.watchWritable(socket, key: key)
                 }
                 return
             } else {

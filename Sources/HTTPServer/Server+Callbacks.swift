@@ -146,7 +146,6 @@ extension Server {
             release()
             self?.requestFinished()
         }
-        sockets.adopt(socket, for: stream)
         stream.adopt(socket: socket, head: Array(head.utf8), sockets: sockets)
         return true
     }

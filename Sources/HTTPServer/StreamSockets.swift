@@ -9,16 +9,14 @@ import Glibc
 /// libmicrohttpd's) write the streams that have bytes queued (`schedule`), each stream's queued events with one `send`:
 /// a fan-out to thousands of streams is spread over the cores and never holds up the thread that published it. One
 /// more thread watches the sockets: it finds clients that left or send anything (the stream ends at once, not at its
-/// next write),
-/// writes what a full socket left queued once it takes more, and ends streams whose client stopped reading for
-/// `stalledAfter`. All of them sleep while nothing happens.
+/// next write), writes what a full socket left queued once it takes more, and ends streams whose client stopped
+/// reading for `stalledAfter`. All of them sleep while nothing happens.
 final class StreamSockets: @unchecked Sendable {
     /// A client that reads nothing for this long while bytes wait is gone (libmicrohttpd's stream timeout before).
     let stalledAfter: UInt64
     private let epoll: Int32
-    /// Streams by the key their socket is registered with (a number never reused, unlike a descriptor).
-    private let streams = Mutex<[UInt64: (socket: Int32, stream: EventStream)]>([:])
-    private let keys = Mutex<(next: UInt64, bySocket: [Int32: UInt64])>((1, [:]))
+    /// Streams by the key their socket is registered with (a number never reused, unlike a descriptor), and the next key.
+    private let streams = Mutex<(byKey: [UInt64: (socket: Int32, stream: EventStream)], next: UInt64)>(([:], 1))
     private let stopping = Atomic(false)
     /// Streams with bytes to write, taken by the writers a slice at a time.
     private let ready = Mutex<[EventStream]>([])
@@ -64,25 +62,25 @@ final class StreamSockets: @unchecked Sendable {
     }
 
     /// Open handed-over streams.
-    var count: Int { streams.withLock { $0.count } }
+    var count: Int { streams.withLock { $0.byKey.count } }
 
-    /// Watches `socket`, now `stream`'s, until the stream ends; then closes it.
-    func adopt(_ socket: Int32, for stream: EventStream) {
-        let key = keys.withLock { keys in
-            defer { keys.next += 1 }
-            keys.bySocket[socket] = keys.next
-            return keys.next
+    /// Watches `socket`, now `stream`'s, until the stream ends; then closes it. Returns the key the stream names its
+    /// socket by (`watchWritable`).
+    func adopt(_ socket: Int32, for stream: EventStream) -> UInt64 {
+        let key = streams.withLock { streams in
+            defer { streams.next += 1 }
+            streams.byKey[streams.next] = (socket, stream)
+            return streams.next
         }
-        streams.withLock { $0[key] = (socket, stream) }
         var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, data: epoll_data_t(u64: key))
         if epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) != 0 {
             shutdown(socket, Int32(SHUT_RDWR))
         }
+        return key
     }
 
     /// The stream's socket took no more: says when it does (once).
-    func watchWritable(_ socket: Int32) {
-        guard let key = keys.withLock({ $0.bySocket[socket] }) else { return }
+    func watchWritable(_ socket: Int32, key: UInt64) {
         var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLOUT.rawValue, data: epoll_data_t(u64: key))
         _ = epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event)
     }
@@ -90,7 +88,7 @@ final class StreamSockets: @unchecked Sendable {
     /// Ends every stream, then the thread (the server stops).
     func stop() {
         guard !stopping.load(ordering: .relaxed) else { return }
-        for (_, entry) in streams.withLock({ $0 }) { shutdown(entry.socket, Int32(SHUT_RDWR)) }
+        for (_, entry) in streams.withLock({ $0.byKey }) { shutdown(entry.socket, Int32(SHUT_RDWR)) }
         let deadline = Date().addingTimeInterval(2)
         while count > 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
         stopping.store(true, ordering: .relaxed)
@@ -103,7 +101,7 @@ final class StreamSockets: @unchecked Sendable {
         var scratch = [UInt8](repeating: 0, count: 512)
         var lastSweep = DispatchTime.now().uptimeNanoseconds
         defer {
-            for key in streams.withLock({ Array($0.keys) }) { end(key: key) }
+            for key in streams.withLock({ Array($0.byKey.keys) }) { end(key: key) }
             Glibc.close(epoll)
         }
         while !stopping.load(ordering: .relaxed) {
@@ -111,7 +109,7 @@ final class StreamSockets: @unchecked Sendable {
             if ready < 0 && errno != EINTR { return }
             for index in 0..<max(0, Int(ready)) {
                 let event = events[index]
-                guard let entry = streams.withLock({ $0[event.data.u64] }) else { continue }
+                guard let entry = streams.withLock({ $0.byKey[event.data.u64] }) else { continue }
                 var ended = event.events & (EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0
                 if !ended, event.events & EPOLLIN.rawValue != 0 {
                     // A client sends nothing on an event stream once its request is read: bytes (another request, or
@@ -130,15 +128,14 @@ final class StreamSockets: @unchecked Sendable {
             let now = DispatchTime.now().uptimeNanoseconds
             if now - lastSweep >= 1_000_000_000 {
                 lastSweep = now
-                for (key, entry) in streams.withLock({ $0 }) where entry.stream.blocked(longerThan: stalledAfter, now: now) { end(key: key) }
+                for (key, entry) in streams.withLock({ $0.byKey }) where entry.stream.blocked(longerThan: stalledAfter, now: now) { end(key: key) }
             }
         }
     }
 
     private func end(key: UInt64) {
-        guard let entry = streams.withLock({ $0.removeValue(forKey: key) }) else { return }
+        guard let entry = streams.withLock({ $0.byKey.removeValue(forKey: key) }) else { return }
         _ = epoll_ctl(epoll, EPOLL_CTL_DEL, entry.socket, nil)
-        keys.withLock { _ = $0.bySocket.removeValue(forKey: entry.socket) }
         entry.stream.socketEnded()
     }
 }
