@@ -13,3 +13,16 @@ tagged_test_processes() {
         if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "MUSICVOTING_TEST_TAG=$tag"; then echo "musicvoting $pid"; fi
     done
 }
+
+# What each "what pid" line of tagged_test_processes is: its command line, parent and age, and for a server the end of
+# its log (the requests it served name the test).
+describe_test_processes() {
+    local what pid data
+    while read -r what pid; do
+        echo "  $what $pid: $(ps -o ppid=,etime= -p "$pid" 2>/dev/null | xargs echo parent/age) $(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null)"
+        if [[ $what == musicvoting ]]; then
+            data=$(tr '\0' '\n' < "/proc/$pid/cmdline" 2>/dev/null | grep -A1 -x -- --data | tail -1)
+            if [[ -n $data && -f $data.log ]]; then tail -5 "$data.log" | sed "s/^/    /"; fi
+        fi
+    done <<< "$1"
+}
