@@ -170,6 +170,42 @@ struct SQLDialect: Sendable {
         return (functions + triggers.joined()).joined(separator: "\n")
     }
 
+    /// Migration 26: a party's version moves once per transaction, not once per statement: a trigger leaves alone a
+    /// party row this transaction already rewrote (its `xmin` is the transaction's own id), so a group commit's likes
+    /// rewrite their party's row once for the votes, counts, guests and activity together, where each of those
+    /// statements rewrote it again (with the event log's counter, six rewrites of one row per batch). Readers of
+    /// another instance see the version move with the commit, as before; inside a transaction the instance's own
+    /// reads go by its connection's write count (`ReadCache`). A row rewritten in a savepoint has the savepoint's id
+    /// and is moved again: only ever one move too many.
+    var versionOncePerTransaction: String {
+        guard !partyVersionTriggers.isEmpty else { return "" }
+        let notYet = "AND xmin <> pg_current_xact_id()::xid"
+        let owners = [("party_version_rows", "SELECT party_id FROM changed_rows"),
+                      ("party_version_vote_rows", "SELECT party_id FROM queue_entries WHERE id IN (SELECT entry_id FROM changed_rows)")]
+        let statements = owners.map { name, parties in
+            """
+            CREATE OR REPLACE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN UPDATE parties SET version = version + 1 WHERE id IN (\(parties)) \(notYet); RETURN NULL; END $$;
+            """
+        }
+        return (statements + ["""
+            CREATE OR REPLACE FUNCTION party_version_child() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE row_party TEXT;
+            BEGIN
+                IF TG_OP = 'DELETE' THEN row_party := OLD.party_id; ELSE row_party := NEW.party_id; END IF;
+                UPDATE parties SET version = version + 1 WHERE id = row_party \(notYet);
+                RETURN NULL;
+            END $$;
+            CREATE OR REPLACE FUNCTION party_version_vote() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE vote_entry BIGINT;
+            BEGIN
+                IF TG_OP = 'DELETE' THEN vote_entry := OLD.entry_id; ELSE vote_entry := NEW.entry_id; END IF;
+                UPDATE parties SET version = version + 1 WHERE id = (SELECT party_id FROM queue_entries WHERE id = vote_entry) \(notYet);
+                RETURN NULL;
+            END $$;
+            """]).joined(separator: "\n")
+    }
+
     /// A table whose rows belong to a party (a `party_id` column) moves its party's version like the tables of
     /// migration 9 (nothing on SQLite, which keys its caches by its own writes).
     /// With `whenColumnChanges`, only an update of that column does.

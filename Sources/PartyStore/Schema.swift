@@ -349,6 +349,10 @@ enum Schema {
             """
             \(dialect.statementVersionTriggers)
             """,
+            // 26: a party's version moves once per transaction (`SQLDialect.versionOncePerTransaction`; nothing on SQLite).
+            """
+            \(dialect.versionOncePerTransaction)
+            """,
         ]
     }
 }

@@ -332,9 +332,9 @@ struct WriteVersionTests {
         #expect(store.writeVersion > version)
     }
 
-    /// Several instances: every statement that changes a party's rows moves that party's version (another instance's
-    /// cached reads of it go), once per statement however many rows it changed, and leaves other parties' alone.
-    @Test func aPartysVersionMovesOncePerStatementThatChangesItsRows() throws {
+    /// Several instances: every transaction that changes a party's rows moves that party's version (another instance's
+    /// cached reads of it go), once however many rows and statements it changed, and leaves other parties' alone.
+    @Test func aPartysVersionMovesOncePerTransactionThatChangesItsRows() throws {
         let store = try Backend.postgreSQL.newStore()
         for id in ["p", "q"] {
             try store.insert(Party(id: id, guestPin: id == "p" ? "12345" : "23456", hostPin: id == "p" ? "54321" : "65432",
@@ -352,15 +352,30 @@ struct WriteVersionTests {
         var likes = LikesWrite()
         likes.liked = (1...5).map { VoteKey(entryId: entry, deviceId: "guest-\($0)") }
         likes.likeCounts = [(entryId: entry, change: 5)]
-        // The votes' statement and the count's statement: two moves for five likes.
-        try moves("five likes in one write", by: 2) {
+        // The votes, the count and the activity: three statement triggers, one move.
+        likes.activity = [(deviceId: "guest-1", at: Date())]
+        try moves("five likes in one write", by: 1) {
             let written = try store.writeLikes(likes, partyId: "p", rule: GuestLimits.likes)
             #expect(written)
         }
         // The vote and its entry's count: two data-modifying statements in one `WITH`.
-        try moves("one vote", by: 2) { _ = try store.setVote(entryId: entry, deviceId: "guest-6", wanted: true) }
+        try moves("one vote", by: 1) { _ = try store.setVote(entryId: entry, deviceId: "guest-6", wanted: true) }
         // An upsert of new rows fires the insert's statement trigger and the update's (with no rows).
         try moves("three guests seen", by: 1) { try store.recordActivity((1...3).map { ("guest-\($0)", Date()) }, partyId: "p") }
+        // A transaction of several writes, a row trigger's (a nickname) among them: one move, seen with its commit.
+        try moves("a transaction of four writes", by: 1) {
+            try store.transaction {
+                _ = try store.setVote(entryId: entry, deviceId: "guest-7", wanted: true)
+                try store.recordActivity(deviceId: "guest-7", partyId: "p", at: Date())
+                _ = try store.admitGuest(deviceId: "guest-7", partyId: "p", address: "10.0.0.7", at: Date())
+                try store.setNickname(Nickname("Seven"), deviceId: "guest-7", partyId: "p")
+            }
+        }
+        // Rolled back: no move.
+        try moves("a write rolled back", by: 0) {
+            struct Undone: Error {}
+            _ = try? store.transaction { _ = try store.setVote(entryId: entry, deviceId: "guest-8", wanted: true); throw Undone() }
+        }
         // Its votes go by the cascade after it, when no entry names their party any more.
         try moves("the entry gone with its votes", by: 1) { try store.deleteEntry(id: entry) }
         #expect(try store.partyVersion(id: "q") == other, "another party's version stays")
