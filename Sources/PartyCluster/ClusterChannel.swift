@@ -7,7 +7,7 @@ import PartyStore
 /// the caller), and reads the event log rows a doorbell announced. Owns one libpq connection; not thread-safe: one
 /// thread (the engine's `Doorbell`) is its only user.
 public final class ClusterChannel: DoorbellSession {
-    public static let channel = "musicvoting_events"
+    public static let channel = PartyStore.instancesChannel
     private let connection: PostgreSQLConnection
     /// The log read through this session (no migrations: the store's connection ran them).
     private let log: PartyStore

@@ -34,6 +34,9 @@ protocol EventChannel: Sendable {
     func ring(partyId: String, sequence: Int64)
     /// An event that is not logged (`logs` false), for the party's streams other instances hold (best effort).
     func relay(partyId: String, message: String)
+    /// What the transaction that logged `events` rings with its commit (`PartyStoring.ringInstances`) instead of a
+    /// `ring` after it; nil: ring after the commit.
+    func ringAtCommit(_ events: ArraySlice<ServerEvent>) -> String?
     /// Ends the channel before the process stops.
     func stop()
 }
@@ -43,6 +46,7 @@ struct NoOtherInstances: EventChannel {
     func logs(_ kind: EventKind) -> Bool { kind.isLogged }
     func ring(partyId: String, sequence: Int64) {}
     func relay(partyId: String, message: String) {}
+    func ringAtCommit(_ events: ArraySlice<ServerEvent>) -> String? { nil }
     func stop() {}
 }
 

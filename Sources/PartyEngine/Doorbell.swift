@@ -2,11 +2,12 @@ import Foundation
 import PartyStore
 import Synchronization
 
-/// How an event committed on one instance reaches the streams held by another. After its commits an
-/// instance rings a doorbell: one NOTIFY naming the parties and their newest sequence numbers, at most one every
-/// `coalescing` (NOTIFY serializes notifying commits cluster-wide, so never one per like). An instance with streams
-/// of a rung party reads the log rows after the last one it sent them and hands them to the hub, which sends them in
-/// sequence order. A doorbell lost on the way (the listening session dropped, or a NOTIFY that never came) is healed
+/// How an event committed on one instance reaches the streams held by another. An instance rings a doorbell, one
+/// NOTIFY at most every `coalescing` (NOTIFY serializes notifying commits cluster-wide, so never one per like): when
+/// the last ring is that old, inside the transaction that logged the events, with the events themselves
+/// (`ringAtCommit`), which the others send on at once; otherwise after its commits, naming the parties and their
+/// newest sequence numbers, and an instance with streams of a rung party reads the log rows after the last one it
+/// sent them. The hub sends them in sequence order. A doorbell lost on the way (the listening session dropped, or a NOTIFY that never came) is healed
 /// by reading every served party's version again after a reconnect and every `pollInterval`.
 ///
 /// One thread owns the `DoorbellSession` (its database session) and waits on its socket and a wake-up pipe with poll(2).
@@ -25,6 +26,8 @@ public final class Doorbell: @unchecked Sendable {
         /// Parties whose log the hub asked to read (a gap in what it sent).
         var catchUp: Set<String> = []
         var stopping = false
+        /// When this instance last rang, by itself or with a commit (`ringAtCommit`): the next ring waits `coalescing`.
+        var lastRing = Date.distantPast
     }
 
     private let channel: any DoorbellSession
@@ -79,6 +82,44 @@ public final class Doorbell: @unchecked Sendable {
         if first { wakeUp() }
     }
 
+    /// The ring a commit carries instead of a later one of its own: nil unless this instance's last ring is at least
+    /// `coalescing` old (a notifying commit holds PostgreSQL's notify lock through its flush, so at most one every
+    /// `coalescing`). The others hear it the moment the commit is done, as early as this instance's own streams, and
+    /// it carries the events themselves, so they need not read the log: `instance log`, then a line per event,
+    /// `party sequence type message`. An event scoped to an audience, or past the payload's room, goes as
+    /// `party sequence` (read from the log, as after a ring of the doorbell's own).
+    func ringAtCommit(_ events: ArraySlice<ServerEvent>) -> String? {
+        guard events.contains(where: { $0.sequence != nil }) else { return nil }
+        let now = Date()
+        let previous = handedOver.withLock { handedOver -> Date? in
+            guard now >= handedOver.lastRing.addingTimeInterval(Self.coalescing) else { return nil }
+            defer { handedOver.lastRing = now }
+            return handedOver.lastRing
+        }
+        guard let previous else { return nil }
+        var payload = instance + Self.logHeader
+        var numbersOnly: [String: Int64] = [:]
+        for event in events {
+            guard let sequence = event.sequence else { continue }
+            let message = event.encodedMessage ?? event.message
+            let line = "\n\(event.partyId) \(sequence) \(event.kind.type) \(message)"
+            if event.audience == nil, numbersOnly[event.partyId] == nil, !message.contains("\n"),
+               payload.utf8.count + line.utf8.count <= Self.payloadLimit {
+                payload += line
+            } else {
+                numbersOnly[event.partyId] = max(numbersOnly[event.partyId] ?? 0, sequence)
+            }
+        }
+        for (partyId, sequence) in numbersOnly { payload += "\n\(partyId) \(sequence)" }
+        guard payload.utf8.count <= Self.payloadLimit else {
+            // Too many parties for one payload: rung after the commit, as any other.
+            handedOver.withLock { $0.lastRing = previous }
+            return nil
+        }
+        EngineMetrics.doorbellRings.add(at: 0)
+        return payload
+    }
+
     /// The hub holds an event back past a gap: read the party's log.
     func catchUp(partyId: String) {
         handedOver.withLock { _ = $0.catchUp.insert(partyId) }
@@ -101,7 +142,6 @@ public final class Doorbell: @unchecked Sendable {
     // MARK: The thread
 
     private func run() {
-        var lastRing = Date.distantPast
         var lastPoll = Date()
         var readAll = true
         while !handedOver.withLock({ $0.stopping }) {
@@ -124,8 +164,8 @@ public final class Doorbell: @unchecked Sendable {
                     lastPoll = Date()
                 }
                 let now = Date()
-                let ringDue = handedOver.withLock { !$0.rung.isEmpty || !$0.relayed.isEmpty }
-                    ? lastRing.addingTimeInterval(Self.coalescing) : .distantFuture
+                let ringDue = handedOver.withLock { !$0.rung.isEmpty || !$0.relayed.isEmpty
+                    ? $0.lastRing.addingTimeInterval(Self.coalescing) : .distantFuture }
                 let pollDue = lastPoll.addingTimeInterval(Self.pollInterval)
                 // A query above may have read other instances' doorbells into libpq's buffer, where poll(2) on the
                 // socket no longer sees them (they waited for the next poll, up to 2 s): take those before sleeping.
@@ -135,7 +175,7 @@ public final class Doorbell: @unchecked Sendable {
                     wait(for: min(ringDue, pollDue).timeIntervalSince(now), onSocket: true)
                 }
                 for payload in try channel.receive() { heard(payload) }
-                if Date() >= lastRing.addingTimeInterval(Self.coalescing), try ringPending() { lastRing = Date() }
+                try ringPending()
                 if Date() >= pollDue {
                     try readServedParties()
                     lastPoll = Date()
@@ -162,18 +202,22 @@ public final class Doorbell: @unchecked Sendable {
 
     /// Sends what was rung since the last ring as one NOTIFY (several when it is long): `instance party:seq …`; and
     /// the relayed events, one a line after a first line `instance relay` (a message is one line of JSON).
-    private func ringPending() throws -> Bool {
+    private func ringPending() throws {
+        let now = Date()
         let (rung, relayed) = handedOver.withLock { handedOver in
-            defer { handedOver.rung = [:]; handedOver.relayed = [:] }
+            guard now >= handedOver.lastRing.addingTimeInterval(Self.coalescing), !handedOver.rung.isEmpty || !handedOver.relayed.isEmpty else {
+                return ([String: Int64](), [String: String]())
+            }
+            defer { handedOver.rung = [:]; handedOver.relayed = [:]; handedOver.lastRing = now }
             return (handedOver.rung, handedOver.relayed)
         }
-        guard !rung.isEmpty || !relayed.isEmpty else { return false }
+        guard !rung.isEmpty || !relayed.isEmpty else { return }
         do {
             var payloads: [String] = []
             var payload = String(instance)
             for (partyId, sequence) in rung {
                 let item = " \(partyId):\(sequence)"
-                if payload.utf8.count + item.utf8.count > 7_000 {
+                if payload.utf8.count + item.utf8.count > Self.payloadLimit {
                     payloads.append(payload)
                     payload = String(instance)
                 }
@@ -181,9 +225,9 @@ public final class Doorbell: @unchecked Sendable {
             }
             if !rung.isEmpty { payloads.append(payload) }
             payload = instance + Self.relayHeader
-            for (partyId, message) in relayed where partyId.utf8.count + message.utf8.count < 7_000 {
+            for (partyId, message) in relayed where partyId.utf8.count + message.utf8.count < Self.payloadLimit {
                 let item = "\n\(partyId) \(message)"
-                if payload.utf8.count + item.utf8.count > 7_000 {
+                if payload.utf8.count + item.utf8.count > Self.payloadLimit {
                     payloads.append(payload)
                     payload = instance + Self.relayHeader
                 }
@@ -198,15 +242,21 @@ public final class Doorbell: @unchecked Sendable {
             handedOver.withLock { handedOver in for (partyId, sequence) in rung { handedOver.rung[partyId] = max(handedOver.rung[partyId] ?? 0, sequence) } }
             throw error
         }
-        return true
     }
 
     static let relayHeader = " relay"
+    static let logHeader = " log"
+    /// A payload's bytes at most: PostgreSQL takes fewer than 8,000.
+    static let payloadLimit = 7_000
 
     /// Another instance's doorbell: the parties served here that it names past what they were sent are read; relayed
     /// events go to the party's streams here at once.
     private func heard(_ payload: String) {
         let lines = payload.split(separator: "\n", omittingEmptySubsequences: false)
+        if let first = lines.first, first.hasSuffix(Self.logHeader) {
+            if first.dropLast(Self.logHeader.count) != instance { heard(committed: lines.dropFirst()) }
+            return
+        }
         if lines.count > 1 || payload.hasSuffix(Self.relayHeader) {
             guard let first = lines.first, first.hasSuffix(Self.relayHeader), first.dropLast(Self.relayHeader.count) != instance else { return }
             for line in lines.dropFirst() {
@@ -229,6 +279,30 @@ public final class Doorbell: @unchecked Sendable {
         if !behind.isEmpty { handedOver.withLock { $0.catchUp.formUnion(behind) } }
     }
 
+    /// A ring a commit carried (`ringAtCommit`): its events go to the party's streams here at once, in order; a party
+    /// named by number only is read from the log when its streams are behind it.
+    private func heard(committed lines: ArraySlice<Substring>) {
+        EngineMetrics.doorbellRings.add(at: 1)
+        let served = hub.servedParties()
+        var carried: [(partyId: String, events: [LoggedEvent])] = []
+        var behind: [String] = []
+        for line in lines {
+            let fields = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
+            guard fields.count == 2 || fields.count == 4, let sequence = Int64(fields[1]) else { continue }
+            let partyId = String(fields[0])
+            guard let sent = served[partyId], sent < sequence else { continue }
+            guard fields.count == 4 else { behind.append(partyId); continue }
+            let event = LoggedEvent(sequence: sequence, type: String(fields[2]), message: String(fields[3]), createdAt: Date())
+            if let index = carried.firstIndex(where: { $0.partyId == partyId }) {
+                carried[index].events.append(event)
+            } else {
+                carried.append((partyId, [event]))
+            }
+        }
+        for (partyId, events) in carried { hub.deliver(partyId: partyId, committed: events) }
+        if !behind.isEmpty { handedOver.withLock { $0.catchUp.formUnion(behind) } }
+    }
+
     /// The poll, and the reading after a reconnect: every served party whose log moved past what it was sent.
     private func readServedParties() throws {
         let served = hub.servedParties()
@@ -246,6 +320,7 @@ public final class Doorbell: @unchecked Sendable {
             guard let sent = hub.deliveredSequence(partyId: partyId) else { continue }
             do {
                 let events = try channel.events(partyId: partyId, after: sent, limit: EventLog.replayLimit)
+                EngineMetrics.doorbellLogReads.add()
                 hub.deliver(partyId: partyId, logged: events)
             } catch {
                 handedOver.withLock { $0.catchUp.formUnion(parties.dropFirst(index)) }

@@ -24,8 +24,12 @@ public enum EngineMetrics {
     public static let pollCatchUps = Counter("musicvoting_doorbell_poll_catch_ups_total",
                                              help: "Parties the doorbell's safety-net poll found behind their log.")
 
+    public static let doorbellLogReads = Counter("musicvoting_doorbell_log_reads_total",
+                                                 help: "Party logs the doorbell read for this instance's streams: rung without the events, a gap, the poll.")
+
     public static var families: [any MetricFamily] {
-        [likes, adds, vetoes, eventsPublished, groupCommitBatchSize, groupCommitRetries, groupCommitDuration, stalls, doorbellRings, pollCatchUps]
+        [likes, adds, vetoes, eventsPublished, groupCommitBatchSize, groupCommitRetries, groupCommitDuration, stalls, doorbellRings, pollCatchUps,
+         doorbellLogReads]
     }
 
     static func stalled(_ reason: StallReason) {

@@ -192,20 +192,34 @@ public final class EventHub: @unchecked Sendable {
     /// replayed (it committed before the stream opened, and is published after) is not sent twice. The service
     /// publishes in commit order, so each stream's ids only grow.
     func publish(_ event: ServerEvent) {
+        publish(Delivery(sequence: event.sequence, frame: event.frame(), audience: event.audience,
+                         endsParty: event.kind.type == EventKind.partyEnded.type), partyId: event.partyId)
+    }
+
+    /// Events another instance committed, carried by the ring its commit sent (`Doorbell`), oldest first: sent as if
+    /// published here, so one past a gap waits for the log as one of this instance's would.
+    public func deliver(partyId: String, committed events: [LoggedEvent]) {
+        for event in events {
+            publish(Delivery(sequence: event.sequence, frame: ServerEvent.frame(id: event.sequence, message: event.message),
+                             audience: event.audienceSource.map { Audience(source: $0, installationId: event.audienceInstallationId) },
+                             endsParty: event.type == EventKind.partyEnded.type), partyId: partyId)
+        }
+    }
+
+    private func publish(_ delivery: Delivery, partyId: String) {
         lock.lock()
-        guard streams[event.partyId] != nil else { lock.unlock(); return }
-        let delivery = Delivery(sequence: event.sequence, frame: event.frame(), audience: event.audience, endsParty: event.kind.type == EventKind.partyEnded.type)
-        guard let catchUp, event.sequence != nil, order.delivered[event.partyId] != nil else {
-            send(delivery, partyId: event.partyId)
+        guard streams[partyId] != nil else { lock.unlock(); return }
+        guard let catchUp, delivery.sequence != nil, order.delivered[partyId] != nil else {
+            send(delivery, partyId: partyId)
             lock.unlock()
             closeEndedParties()
             return
         }
-        let (ready, gap) = order.live(delivery, partyId: event.partyId)
-        for delivery in ready { send(delivery, partyId: event.partyId) }
+        let (ready, gap) = order.live(delivery, partyId: partyId)
+        for delivery in ready { send(delivery, partyId: partyId) }
         lock.unlock()
         closeEndedParties()
-        if gap { catchUp(event.partyId) }
+        if gap { catchUp(partyId) }
     }
 
     /// Sends to the party's streams its audience admits, except those whose first bytes covered it; under `lock`.

@@ -78,7 +78,7 @@ public final class PartyService: Sendable {
             publishOrder.inTurn(ticket) { for event in effects.events { hub.publish(event) } }
             for event in effects.events {
                 if let sequence = event.sequence {
-                    channel.ring(partyId: event.partyId, sequence: sequence)
+                    if !event.rungAtCommit { channel.ring(partyId: event.partyId, sequence: sequence) }
                 } else if !event.kind.isLogged, !channel.logs(event.kind) {
                     channel.relay(partyId: event.partyId, message: event.message)
                 }

@@ -66,6 +66,16 @@ extension PartyState {
         }
     }
 
+    /// Rings the other instances with the commit when the channel takes the events logged since `index` along
+    /// (`EventChannel.ringAtCommit`), so they are not rung again after it.
+    mutating func ringAtCommit(since index: Int) throws {
+        guard let payload = channel.ringAtCommit(effects.events[index...]) else { return }
+        try store.ringInstances(payload)
+        for position in effects.events.indices.dropFirst(index) where effects.events[position].sequence != nil {
+            effects.events[position].rungAtCommit = true
+        }
+    }
+
     /// What a stream of the party starts with: the preamble naming the party's newest sequence number, then the
     /// logged events after `lastEventId` its audience may hear. An id the log cannot answer (older than it keeps,
     /// more than `replayLimit` or `replayBytes` behind, or never given out) gets a `resync` event instead. Returns the bytes and the

@@ -122,6 +122,7 @@ struct PartyState {
                     let writers = self.writers
                     try writers.beforeCommit(state: &self)
                     try keepingReads { try $0.appendLoggedEvents(since: before.events) }
+                    try ringAtCommit(since: before.events)
                 }
                 return result
             }

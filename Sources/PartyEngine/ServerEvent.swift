@@ -33,6 +33,8 @@ struct ServerEvent: Sendable {
     var sequence: Int64? = nil
     /// `message` as the log keeps it, once appended: the frame reuses it instead of encoding it again.
     var encodedMessage: String? = nil
+    /// The other instances heard of it with its commit (`EventChannel.ringAtCommit`): no ring after it.
+    var rungAtCommit = false
 
     /// The `data:` JSON: `{"type", "timestamp", "payload":{partyId, source, …}}`, payload values all strings.
     var message: String {

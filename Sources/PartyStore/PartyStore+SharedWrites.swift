@@ -33,6 +33,13 @@ extension PartyStore {
         return retry
     }
 
+    /// The channel the instances of one database ring each other's doorbells on (LISTEN/NOTIFY).
+    public static let instancesChannel = "musicvoting_events"
+
+    public func ringInstances(_ payload: String) throws {
+        try run("SELECT pg_notify(?1, ?2) AS rung", [.text(Self.instancesChannel), .text(payload)])
+    }
+
     /// R17a: when each of `rows`' devices was last seen in the party, one statement for up to `rowsPerStatement`
     /// devices. One row per device.
     public func recordActivity(_ rows: [(deviceId: String, at: Date)], partyId: String) throws {

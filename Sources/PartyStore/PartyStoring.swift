@@ -86,6 +86,9 @@ public protocol PartyStoring: AnyObject {
     /// (`PartyStore+SharedWrites.swift`).
     func readForLikes(partyId: String, likes: [(deviceId: String, uri: String)], rule: LimitRule, at now: Date) throws -> LikesRead
     func writeLikes(_ likes: LikesWrite, partyId: String, rule: LimitRule) throws -> Bool
+    /// Rings the other instances' doorbells with `payload` when the open transaction commits (PostgreSQL's NOTIFY on
+    /// `PartyStore.instancesChannel`; delivered on commit, and never if it rolls back).
+    func ringInstances(_ payload: String) throws
     func activeGuestCount(partyId: String, since: Date) throws -> Int
     /// Devices active in any party since `since` (the operator's view of R17a's activity).
     func activeGuestCount(since: Date) throws -> Int

@@ -169,9 +169,42 @@ struct ClusterTests {
         #expect(try (1...4).map { try party.likeCount($0) ?? 0 }.reduce(0, +) == likes)
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         listener.waitUntilExit()
-        let rings = text.split(separator: "\n").filter { $0.contains("Asynchronous notification") && $0.contains(party.id) }.count
-        print("like storm: \(likes) likes over 2 instances in \(Int(stormTook * 1000)) ms rang \(rings) doorbells")
+        // psql prints each notification's payload as it is, line breaks included.
+        let notifications = text.components(separatedBy: "Asynchronous notification").dropFirst().filter { $0.contains(party.id) }
+        let rings = notifications.count
+        let carried = notifications.filter { $0.contains(" log\n\(party.id) ") && $0.contains(#"{"type":"vote-updated""#) }.count
+        print("like storm: \(likes) likes over 2 instances in \(Int(stormTook * 1000)) ms rang \(rings) doorbells, \(carried) with their commits")
         #expect(rings >= 1, "\(text.prefix(1500))")
+        // At most one ring every 20 ms per instance, the ones commits carry and the ones after commits together.
+        #expect(rings <= 2 * (Int(stormTook / 0.02) + 1), "\(rings) rings in \(Int(stormTook * 1000)) ms")
+        #expect(carried >= 1, "a commit carried its events: \(text.prefix(1500))")
+    }
+
+    /// The like's commit rings the other instance with its event (its last ring is older than 20 ms): B sends the
+    /// event on as A's stream got it, without reading the party's log.
+    @Test func aCommitCarriesItsEventsToTheOtherInstances() throws {
+        let cluster = try TestCluster(instances: 2)
+        let b = cluster.instances[1]
+        let party = try cluster.party()
+        try party.add(1)
+        let onA = try party.events()
+        defer { onA.close() }
+        let onB = try party.via(b.port).events()
+        defer { onB.close() }
+        let logReads = { b.metric("musicvoting_doorbell_log_reads_total") ?? 0 }
+        let readsBefore = logReads()
+        for guest in 1...5 {
+            #expect(try party.vote(1, device: "guest-\(guest)").status == 200)
+            let likes = { (event: ReceivedEvent) in event.payload["likeCount"] as? String == "\(guest)" }
+            let heardOnB = try onB.waitFor("vote-updated", where: likes)
+            let heardOnA = try onA.waitFor("vote-updated", where: likes)
+            #expect(heardOnB.id != nil && heardOnB.id == heardOnA.id && heardOnB.raw == heardOnA.raw, "\(heardOnB.raw) \(heardOnA.raw)")
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        // B's poll (every 2 s) may read the log once, when it runs between a commit and B hearing it.
+        #expect(logReads() - readsBefore <= 1, "B read the log \(logReads() - readsBefore) times for 5 carried events")
+        let ids = onB.received.compactMap(\.id)
+        #expect(Set(ids).count == ids.count && ids == ids.sorted(), "each once, in order: \(ids)")
     }
 
     @Test func anEventNoInstanceRangForReachesTheStreamsByThePoll() throws {
