@@ -54,6 +54,10 @@ public final class ClusterChannel: DoorbellSession {
         try log.events(partyId: partyId, after: sequence, limit: limit)
     }
 
+    public func notificationQueueUsage() throws -> Double {
+        try connection.run("SELECT pg_notification_queue_usage() AS usage", []).first?.real("usage") ?? 0
+    }
+
     /// The newest sequence number of each of `partyIds` that exists.
     public func lastEventSequences(partyIds: [String]) throws -> [String: Int64] {
         var result: [String: Int64] = [:]

@@ -28,6 +28,8 @@ public final class Doorbell: @unchecked Sendable {
         var stopping = false
         /// When this instance last rang, by itself or with a commit (`ringAtCommit`): the next ring waits `coalescing`.
         var lastRing = Date.distantPast
+        /// Whether commits may ring (`ringAtCommit`): not while PostgreSQL's notification queue is filling.
+        var commitsRing = true
     }
 
     private let channel: any DoorbellSession
@@ -92,7 +94,7 @@ public final class Doorbell: @unchecked Sendable {
         guard events.contains(where: { $0.sequence != nil }) else { return nil }
         let now = Date()
         let previous = handedOver.withLock { handedOver -> Date? in
-            guard now >= handedOver.lastRing.addingTimeInterval(Self.coalescing) else { return nil }
+            guard handedOver.commitsRing, now >= handedOver.lastRing.addingTimeInterval(Self.coalescing) else { return nil }
             defer { handedOver.lastRing = now }
             return handedOver.lastRing
         }
@@ -303,8 +305,27 @@ public final class Doorbell: @unchecked Sendable {
         if !behind.isEmpty { handedOver.withLock { $0.catchUp.formUnion(behind) } }
     }
 
+    /// PostgreSQL's notification queue holds what the slowest listening session has not read (a frozen instance's
+    /// session reads nothing), and once it is full a notifying commit fails. Past `queueLimit` commits stop ringing,
+    /// so a like never fails for it; the doorbell's own rings, which may fail alone, take their place.
+    static let queueLimit = 0.25
+
+    private func checkQueue() throws {
+        let usage = try channel.notificationQueueUsage()
+        let ring = usage < Self.queueLimit
+        let changed = handedOver.withLock { handedOver in defer { handedOver.commitsRing = ring }; return handedOver.commitsRing != ring }
+        guard changed else { return }
+        if ring {
+            Log.info("doorbell: PostgreSQL's notification queue is \(Int(usage * 100)) % full again: commits ring with their events")
+        } else {
+            Log.error("doorbell: PostgreSQL's notification queue is \(Int(usage * 100)) % full (a listening session reads nothing: "
+                      + "a frozen instance?): commits no longer ring, the doorbell rings after them")
+        }
+    }
+
     /// The poll, and the reading after a reconnect: every served party whose log moved past what it was sent.
     private func readServedParties() throws {
+        try checkQueue()
         let served = hub.servedParties()
         guard !served.isEmpty else { return }
         let newest = try channel.lastEventSequences(partyIds: Array(served.keys))
@@ -347,4 +368,6 @@ public protocol DoorbellSession: AnyObject {
     func events(partyId: String, after sequence: Int64, limit: Int) throws -> [LoggedEvent]
     /// The newest sequence number of each of `partyIds` that exists.
     func lastEventSequences(partyIds: [String]) throws -> [String: Int64]
+    /// How full PostgreSQL's notification queue is, 0 to 1.
+    func notificationQueueUsage() throws -> Double
 }

@@ -175,8 +175,9 @@ struct ClusterTests {
         let carried = notifications.filter { $0.contains(" log\n\(party.id) ") && $0.contains(#"{"type":"vote-updated""#) }.count
         print("like storm: \(likes) likes over 2 instances in \(Int(stormTook * 1000)) ms rang \(rings) doorbells, \(carried) with their commits")
         #expect(rings >= 1, "\(text.prefix(1500))")
-        // At most one ring every 20 ms per instance, the ones commits carry and the ones after commits together.
-        #expect(rings <= 2 * (Int(stormTook / 0.02) + 1), "\(rings) rings in \(Int(stormTook * 1000)) ms")
+        // At most one ring every 20 ms per instance, the ones commits carry and the ones after commits together (and
+        // each instance's last, up to 20 ms after the storm's last answer).
+        #expect(rings <= 2 * (Int(stormTook / 0.02) + 2), "\(rings) rings in \(Int(stormTook * 1000)) ms")
         #expect(carried >= 1, "a commit carried its events: \(text.prefix(1500))")
     }
 
