@@ -779,6 +779,8 @@ def main():
     parser.add_argument("--subscribers", type=int, default=2000)
     parser.add_argument("--big", type=int, default=10000, help="a second fan-out at this many subscribers (0: skip)")
     parser.add_argument("--fanout-rounds", type=int, default=3)
+    parser.add_argument("--instance-threads", type=int, default=0,
+                        help="--threads of the three instances of the fan-out, likes and reports (0: the server's default)")
     parser.add_argument("--events", type=int, default=20)
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--kill-runs", type=int, default=20)
@@ -804,7 +806,8 @@ def main():
               f"each sync a commit before it is acknowledged (fsync on; synchronous=FULL), as they run in production")
         if {"fanout", "likes", "progress"} & set(parts):
             single = Instance(arguments.binary, [])
-            cluster = [Instance(arguments.binary, ["--database", postgres.url]) for _ in range(3)]
+            threads = ["--threads", str(arguments.instance_threads)] if arguments.instance_threads else []
+            cluster = [Instance(arguments.binary, ["--database", postgres.url] + threads) for _ in range(3)]
             started = [single] + cluster
             single_party, cluster_party = new_party(single.port), new_party(cluster[0].port)
 
