@@ -87,39 +87,50 @@ public final class Doorbell: @unchecked Sendable {
     /// The ring a commit carries instead of a later one of its own: nil unless this instance's last ring is at least
     /// `coalescing` old (a notifying commit holds PostgreSQL's notify lock through its flush, so at most one every
     /// `coalescing`). The others hear it the moment the commit is done, as early as this instance's own streams, and
-    /// it carries the events themselves, so they need not read the log: `instance log`, then a line per event,
-    /// `party sequence type message`. An event scoped to an audience, or past the payload's room, goes as
-    /// `party sequence` (read from the log, as after a ring of the doorbell's own).
+    /// it carries the events themselves, so they need not read the log. One line, as a ring after a commit begins
+    /// (`instance party:sequence …`, naming the transaction's parties and those rung since the last ring), then a
+    /// space, then a tab before each event: `party sequence type message`. An instance that reads only the ring's words (an older
+    /// build, during a rolling replacement) reads the log, as after any ring; the events' words are no ring to it (a
+    /// message is JSON with its strings quoted, so no word of it is `party:number`). An event scoped to an audience,
+    /// or past the payload's room, is only named by the ring's words.
     func ringAtCommit(_ events: ArraySlice<ServerEvent>) -> String? {
         guard events.contains(where: { $0.sequence != nil }) else { return nil }
         let now = Date()
-        let previous = handedOver.withLock { handedOver -> Date? in
+        let claimed = handedOver.withLock { handedOver -> (previous: Date, waiting: [String: Int64])? in
             guard handedOver.commitsRing, now >= handedOver.lastRing.addingTimeInterval(Self.coalescing) else { return nil }
             defer { handedOver.lastRing = now }
-            return handedOver.lastRing
+            // Named here too, so they do not wait for the doorbell's next ring (which still names them: the commit
+            // may roll back).
+            return (handedOver.lastRing, handedOver.rung)
         }
-        guard let previous else { return nil }
-        var payload = instance + Self.logHeader
-        var numbersOnly: [String: Int64] = [:]
+        guard let claimed else { return nil }
+        var newest = claimed.waiting
+        var carried = ""
+        var skipped: Set<String> = []
         for event in events {
             guard let sequence = event.sequence else { continue }
+            newest[event.partyId] = max(newest[event.partyId] ?? 0, sequence)
             let message = event.encodedMessage ?? event.message
-            let line = "\n\(event.partyId) \(sequence) \(event.kind.type) \(message)"
-            if event.audience == nil, numbersOnly[event.partyId] == nil, !message.contains("\n"),
-               payload.utf8.count + line.utf8.count <= Self.payloadLimit {
-                payload += line
+            let line = "\t\(event.partyId) \(sequence) \(event.kind.type) \(message)"
+            // After a party's first event left out, its later ones are too: the log gives them in order.
+            if event.audience == nil, !skipped.contains(event.partyId), !message.contains("\n"), !message.contains("\t"),
+               carried.utf8.count + line.utf8.count <= Self.payloadLimit {
+                carried += line
             } else {
-                numbersOnly[event.partyId] = max(numbersOnly[event.partyId] ?? 0, sequence)
+                skipped.insert(event.partyId)
             }
         }
-        for (partyId, sequence) in numbersOnly { payload += "\n\(partyId) \(sequence)" }
-        guard payload.utf8.count <= Self.payloadLimit else {
+        var payload = String(instance)
+        for (partyId, sequence) in newest { payload += " \(partyId):\(sequence)" }
+        // A space before the first tab: the ring's last word stays apart for an instance that splits at spaces only.
+        if !carried.isEmpty { payload += " " }
+        guard payload.utf8.count + carried.utf8.count <= Self.payloadLimit else {
             // Too many parties for one payload: rung after the commit, as any other.
-            handedOver.withLock { $0.lastRing = previous }
+            handedOver.withLock { if $0.lastRing == now { $0.lastRing = claimed.previous } }
             return nil
         }
         EngineMetrics.doorbellRings.add(at: 0)
-        return payload
+        return payload + carried
     }
 
     /// The hub holds an event back past a gap: read the party's log.
@@ -247,7 +258,6 @@ public final class Doorbell: @unchecked Sendable {
     }
 
     static let relayHeader = " relay"
-    static let logHeader = " log"
     /// A payload's bytes at most: PostgreSQL takes fewer than 8,000.
     static let payloadLimit = 7_000
 
@@ -255,10 +265,6 @@ public final class Doorbell: @unchecked Sendable {
     /// events go to the party's streams here at once.
     private func heard(_ payload: String) {
         let lines = payload.split(separator: "\n", omittingEmptySubsequences: false)
-        if let first = lines.first, first.hasSuffix(Self.logHeader) {
-            if first.dropLast(Self.logHeader.count) != instance { heard(committed: lines.dropFirst()) }
-            return
-        }
         if lines.count > 1 || payload.hasSuffix(Self.relayHeader) {
             guard let first = lines.first, first.hasSuffix(Self.relayHeader), first.dropLast(Self.relayHeader.count) != instance else { return }
             for line in lines.dropFirst() {
@@ -267,9 +273,11 @@ public final class Doorbell: @unchecked Sendable {
             }
             return
         }
-        let words = payload.split(separator: " ")
+        let segments = payload.split(separator: "\t", omittingEmptySubsequences: false)
+        let words = segments[0].split(separator: " ")
         guard let sender = words.first, sender != instance else { return }
         EngineMetrics.doorbellRings.add(at: 1)
+        if segments.count > 1 { deliver(carried: segments.dropFirst()) }
         let served = hub.servedParties()
         var behind: [String] = []
         for word in words.dropFirst() {
@@ -281,19 +289,15 @@ public final class Doorbell: @unchecked Sendable {
         if !behind.isEmpty { handedOver.withLock { $0.catchUp.formUnion(behind) } }
     }
 
-    /// A ring a commit carried (`ringAtCommit`): its events go to the party's streams here at once, in order; a party
-    /// named by number only is read from the log when its streams are behind it.
-    private func heard(committed lines: ArraySlice<Substring>) {
-        EngineMetrics.doorbellRings.add(at: 1)
+    /// The events a commit's ring carried (`ringAtCommit`) go to their parties' streams here at once, in order.
+    private func deliver(carried segments: ArraySlice<Substring>) {
         let served = hub.servedParties()
         var carried: [(partyId: String, events: [LoggedEvent])] = []
-        var behind: [String] = []
-        for line in lines {
-            let fields = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
-            guard fields.count == 2 || fields.count == 4, let sequence = Int64(fields[1]) else { continue }
+        for segment in segments {
+            let fields = segment.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
+            guard fields.count == 4, let sequence = Int64(fields[1]) else { continue }
             let partyId = String(fields[0])
             guard let sent = served[partyId], sent < sequence else { continue }
-            guard fields.count == 4 else { behind.append(partyId); continue }
             let event = LoggedEvent(sequence: sequence, type: String(fields[2]), message: String(fields[3]), createdAt: Date())
             if let index = carried.firstIndex(where: { $0.partyId == partyId }) {
                 carried[index].events.append(event)
@@ -302,7 +306,6 @@ public final class Doorbell: @unchecked Sendable {
             }
         }
         for (partyId, events) in carried { hub.deliver(partyId: partyId, committed: events) }
-        if !behind.isEmpty { handedOver.withLock { $0.catchUp.formUnion(behind) } }
     }
 
     /// PostgreSQL's notification queue holds what the slowest listening session has not read (a frozen instance's

@@ -169,6 +169,9 @@ public final class EventHub: @unchecked Sendable {
                                              standing: Standing, audience: Audience, closesAt: Date? = nil, unlessSentPast covered: Int64?,
                                              makeSink: ([UInt8]) -> Sink) throws(PartyError) -> Sink? {
         let standing = isMonitor ? .privileged : standing
+        // Off the lock, as every call of it.
+        var readLog: (@Sendable (String) -> Void)?
+        defer { readLog?(partyId) }
         lock.lock()
         defer { lock.unlock() }
         if let covered, catchUp != nil, let sent = order.delivered[partyId], sent > covered { return nil }
@@ -179,7 +182,12 @@ public final class EventHub: @unchecked Sendable {
                                                                               resumedAt: resumedAt, closesAt: closesAt,
                                                                               heardAt: keepaliveTick)
         admission.add(partyId: partyId, address: address, standing: standing, isMonitor: isMonitor)
-        if catchUp != nil, order.delivered[partyId] == nil, let resumedAt { order.delivered[partyId] = resumedAt }
+        // The party's first stream here: its log is read once after what the stream covers. Another instance may have
+        // committed an event since the caller read the log, and rung it while no stream here followed the party.
+        if catchUp != nil, order.delivered[partyId] == nil, let resumedAt {
+            order.delivered[partyId] = resumedAt
+            readLog = catchUp
+        }
         stream.whenFinished { [weak self, weak stream] in
             guard let self, let stream else { return }
             self.remove(stream, partyId: partyId)
@@ -192,23 +200,28 @@ public final class EventHub: @unchecked Sendable {
     /// replayed (it committed before the stream opened, and is published after) is not sent twice. The service
     /// publishes in commit order, so each stream's ids only grow.
     func publish(_ event: ServerEvent) {
-        publish(Delivery(sequence: event.sequence, frame: event.frame(), audience: event.audience,
-                         endsParty: event.kind.type == EventKind.partyEnded.type), partyId: event.partyId)
+        publish(partyId: event.partyId) {
+            Delivery(sequence: event.sequence, frame: event.frame(), audience: event.audience, endsParty: event.kind.type == EventKind.partyEnded.type)
+        }
     }
 
     /// Events another instance committed, carried by the ring its commit sent (`Doorbell`), oldest first: sent as if
     /// published here, so one past a gap waits for the log as one of this instance's would.
     public func deliver(partyId: String, committed events: [LoggedEvent]) {
         for event in events {
-            publish(Delivery(sequence: event.sequence, frame: ServerEvent.frame(id: event.sequence, message: event.message),
-                             audience: event.audienceSource.map { Audience(source: $0, installationId: event.audienceInstallationId) },
-                             endsParty: event.type == EventKind.partyEnded.type), partyId: partyId)
+            publish(partyId: partyId) {
+                Delivery(sequence: event.sequence, frame: ServerEvent.frame(id: event.sequence, message: event.message),
+                         audience: event.audienceSource.map { Audience(source: $0, installationId: event.audienceInstallationId) },
+                         endsParty: event.type == EventKind.partyEnded.type)
+            }
         }
     }
 
-    private func publish(_ delivery: Delivery, partyId: String) {
+    /// The delivery is made only when the party has streams here (its frame is encoded then).
+    private func publish(partyId: String, _ makeDelivery: () -> Delivery) {
         lock.lock()
         guard streams[partyId] != nil else { lock.unlock(); return }
+        let delivery = makeDelivery()
         guard let catchUp, delivery.sequence != nil, order.delivered[partyId] != nil else {
             send(delivery, partyId: partyId)
             lock.unlock()

@@ -19,7 +19,8 @@ struct DoorbellTests {
         var isListening: Bool { listening }
         func listen() throws -> Bool? { defer { listening = true }; return !listening }
         func receive() throws -> [String] { [] }
-        func notify(_ payloads: [String]) throws {}
+        let rings = Atomic(0)
+        func notify(_ payloads: [String]) throws { rings.add(1, ordering: .relaxed) }
         func events(partyId: String, after sequence: Int64, limit: Int) throws -> [LoggedEvent] { [] }
         func lastEventSequences(partyIds: [String]) throws -> [String: Int64] { [:] }
         func notificationQueueUsage() throws -> Double {
@@ -50,12 +51,20 @@ struct DoorbellTests {
         let live = ServerEvent(kind: .queueUpdated(.settings), partyId: "party1", at: Date())
         #expect(doorbell.ringAtCommit([live][...]) == nil, "nothing logged, nothing to ring")
 
+        doorbell.ring(partyId: "party2", sequence: 3)
         let payload = try #require(doorbell.ringAtCommit([settings, scoped][...]))
-        let lines = payload.split(separator: "\n").map(String.init)
-        #expect(lines.count == 3 && lines[0].hasSuffix(" log"), "\(payload)")
-        #expect(lines[1] == "party1 7 queue-updated " + settings.message, "the event as its streams get it: \(lines[1])")
-        #expect(lines[2] == "party1 8", "an event for one audience only by its number (read from the log): \(lines[2])")
+        let segments = payload.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        #expect(!payload.contains("\n") && segments.count == 2, "one line, one event carried: \(payload)")
+        #expect(segments[1] == "party1 7 queue-updated " + settings.message, "the event as its streams get it: \(segments[1])")
+        // The ring's words, as a ring after a commit has them (an instance that reads only those reads the log): the
+        // transaction's party at its newest number (the scoped event, not carried), and a party rung before.
+        let words = segments[0].split(separator: " ").map(String.init)
+        #expect(segments[0].hasSuffix(" ") && Set(words.dropFirst()) == ["party1:8", "party2:3"], "\(segments[0])")
+        // Split at spaces only, no word of the carried part reads as a ring.
+        #expect(payload.split(separator: " ").filter { $0.split(separator: ":").count == 2 && Int64($0.split(separator: ":")[1]) != nil }.count == 2)
         #expect(doorbell.ringAtCommit([settings][...]) == nil, "the next commit within 20 ms rings after it, with the others")
+        // The doorbell still rings party2 itself (the commit could have rolled back), once 20 ms have passed.
+        #expect(eventually(timeout: 5) { session.rings.load(ordering: .relaxed) == 1 })
         Thread.sleep(forTimeInterval: Doorbell.coalescing * 1.5)
         #expect(doorbell.ringAtCommit([settings][...]) != nil)
 

@@ -113,9 +113,13 @@ struct EventHubTests {
         hub.followLog { partyId in asked.withLock { $0.append(partyId) } }
         let stream = try hub.subscribe(partyId: "p", address: "a", initial: [], resumedAt: 5) { EventStream(initial: $0) }
         #expect(hub.servedParties() == ["p": 5])
+        #expect(asked.withLock { $0 } == ["p"], "the party's first stream here: its log is read once after 5")
+        let second = try hub.subscribe(partyId: "p", address: "b", initial: [], resumedAt: 5) { EventStream(initial: $0) }
+        #expect(asked.withLock { $0 } == ["p"], "not for its second stream")
+        second.finish()
         hub.publish(Self.vote(6, sequence: 6))
         hub.publish(Self.vote(8, sequence: 8))
-        #expect(asked.withLock { $0 } == ["p"], "7 came from elsewhere: the log is read")
+        #expect(asked.withLock { $0 } == ["p", "p"], "7 came from elsewhere: the log is read")
         #expect(Self.drain(stream).split(separator: "\n").filter { $0.hasPrefix("id: ") } == ["id: 6"])
         let fromLog = (7...8).map { LoggedEvent(sequence: Int64($0), type: "queue-updated", message: "{}", createdAt: clock.now()) }
         hub.deliver(partyId: "p", logged: fromLog)
