@@ -18,7 +18,17 @@ struct DoorbellTests {
         var socket: Int32 { -1 }
         var isListening: Bool { listening }
         func listen() throws -> Bool? { defer { listening = true }; return !listening }
-        func receive() throws -> [String] { [] }
+        /// While `held`, the doorbell's thread waits in `receive`, before it would ring what is pending.
+        let held = Mutex(false)
+        let waiting = Atomic(false)
+        func receive() throws -> [String] {
+            while held.withLock({ $0 }) {
+                waiting.store(true, ordering: .relaxed)
+                Thread.sleep(forTimeInterval: 0.001)
+            }
+            waiting.store(false, ordering: .relaxed)
+            return []
+        }
         let rings = Atomic(0)
         func notify(_ payloads: [String]) throws { rings.add(1, ordering: .relaxed) }
         func events(partyId: String, after sequence: Int64, limit: Int) throws -> [LoggedEvent] { [] }
@@ -51,8 +61,13 @@ struct DoorbellTests {
         let live = ServerEvent(kind: .queueUpdated(.settings), partyId: "party1", at: Date())
         #expect(doorbell.ringAtCommit([live][...]) == nil, "nothing logged, nothing to ring")
 
+        // A ring waiting for the doorbell's thread (held before it would ring) goes with the commit's.
+        session.held.withLock { $0 = true }
+        doorbell.catchUp(partyId: "none")
+        #expect(eventually(timeout: 5) { session.waiting.load(ordering: .relaxed) })
         doorbell.ring(partyId: "party2", sequence: 3)
         let payload = try #require(doorbell.ringAtCommit([settings, scoped][...]))
+        session.held.withLock { $0 = false }
         let segments = payload.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         #expect(!payload.contains("\n") && segments.count == 2, "one line, one event carried: \(payload)")
         #expect(segments[1] == "party1 7 queue-updated " + settings.message, "the event as its streams get it: \(segments[1])")
