@@ -2,12 +2,11 @@ import Foundation
 import PartyEngine
 import PartyStore
 
-/// An instance's own PostgreSQL session for what the instances of one database tell each other: it LISTENs
-/// on `channel` for the doorbells other instances ring after their commits, rings this instance's own (coalesced by
-/// the caller), and reads the event log rows a doorbell announced. Owns one libpq connection; not thread-safe: one
+/// An instance's own PostgreSQL session for what the instances of one database tell each other: it LISTENs on
+/// `PartyStore.instancesChannel` for the doorbells other instances ring after their commits, rings this instance's own
+/// (coalesced by the caller), and reads the event log rows a doorbell announced. Owns one libpq connection; not thread-safe: one
 /// thread (the engine's `Doorbell`) is its only user.
 public final class ClusterChannel: DoorbellSession {
-    public static let channel = PartyStore.instancesChannel
     private let connection: PostgreSQLConnection
     /// The log read through this session (no migrations: the store's connection ran them).
     private let log: PartyStore
@@ -30,7 +29,7 @@ public final class ClusterChannel: DoorbellSession {
     public func listen() throws -> Bool? {
         if isListening { return false }
         if !connection.isConnected, !connection.reset() { return nil }
-        try connection.execute("LISTEN \(Self.channel)")
+        try connection.execute("LISTEN \(PartyStore.instancesChannel)")
         listeningSession = connection.sessions
         return true
     }
@@ -38,7 +37,7 @@ public final class ClusterChannel: DoorbellSession {
     /// The payloads of the notifications that arrived from other sessions (this session's own are left out).
     public func receive() throws -> [String] {
         let own = connection.backendPID
-        return try connection.receiveNotifications().filter { $0.channel == Self.channel && $0.senderPID != own }.map(\.payload)
+        return try connection.receiveNotifications().filter { $0.channel == PartyStore.instancesChannel && $0.senderPID != own }.map(\.payload)
     }
 
     /// Rings: one statement (its own transaction) of one `pg_notify` per payload. PostgreSQL delivers them to every
@@ -46,7 +45,7 @@ public final class ClusterChannel: DoorbellSession {
     public func notify(_ payloads: [String]) throws {
         guard !payloads.isEmpty else { return }
         let calls = payloads.indices.map { "pg_notify(?1, ?\($0 + 2))" }.joined(separator: ", ")
-        try connection.run("SELECT \(calls)", [.text(Self.channel)] + payloads.map { .text($0) })
+        try connection.run("SELECT \(calls)", [.text(PartyStore.instancesChannel)] + payloads.map { .text($0) })
     }
 
     /// The logged events after `sequence`, oldest first, at most `limit`.

@@ -7,8 +7,9 @@ import Synchronization
 /// the last ring is that old, inside the transaction that logged the events, with the events themselves
 /// (`ringAtCommit`), which the others send on at once; otherwise after its commits, naming the parties and their
 /// newest sequence numbers, and an instance with streams of a rung party reads the log rows after the last one it
-/// sent them. The hub sends them in sequence order. A doorbell lost on the way (the listening session dropped, or a NOTIFY that never came) is healed
-/// by reading every served party's version again after a reconnect and every `pollInterval`.
+/// sent them. The hub sends them in sequence order. A doorbell lost on the way (the listening session dropped, or a
+/// NOTIFY that never came) is healed by reading every served party's version again after a reconnect and every
+/// `pollInterval`.
 ///
 /// One thread owns the `DoorbellSession` (its database session) and waits on its socket and a wake-up pipe with poll(2).
 /// `@unchecked Sendable`: the session is touched only by that thread; what callers hand over sits in `handedOver`.
@@ -89,10 +90,10 @@ public final class Doorbell: @unchecked Sendable {
     /// `coalescing`). The others hear it the moment the commit is done, as early as this instance's own streams, and
     /// it carries the events themselves, so they need not read the log. One line, as a ring after a commit begins
     /// (`instance party:sequence …`, naming the transaction's parties and those rung since the last ring), then a
-    /// space, then a tab before each event: `party sequence type message`. An instance that reads only the ring's words (an older
-    /// build, during a rolling replacement) reads the log, as after any ring; the events' words are no ring to it (a
-    /// message is JSON with its strings quoted, so no word of it is `party:number`). An event scoped to an audience,
-    /// or past the payload's room, is only named by the ring's words.
+    /// space, then a tab before each event: `party sequence type message`. An instance that reads only the ring's
+    /// words (an older build, during a rolling replacement) reads the log, as after any ring; the events' words are no
+    /// ring to it (a message is JSON with its strings quoted, so no word of it is `party:number`). An event scoped to
+    /// an audience, or past the payload's room, is only named by the ring's words.
     func ringAtCommit(_ events: ArraySlice<ServerEvent>) -> String? {
         guard events.contains(where: { $0.sequence != nil }) else { return nil }
         let now = Date()

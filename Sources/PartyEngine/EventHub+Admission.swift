@@ -1,6 +1,7 @@
 import Foundation
 import ClientNetwork
 import PartyCore
+import PartyStore
 
 extension EventHub {
     /// How many streams one exact address (a whole IPv6 /64 is a network), one network, one party and the whole server may
@@ -45,6 +46,15 @@ extension EventHub {
         /// `party-ended`: the party's streams here end once it is sent (after every event before it, also one held
         /// back past a gap), on the instance that ended the party and on every other.
         let endsParty: Bool
+    }
+}
+
+extension EventHub.Delivery {
+    /// A logged event, as the log (or another instance's ring) gives it.
+    init(logged event: LoggedEvent) {
+        self.init(sequence: event.sequence, frame: ServerEvent.frame(id: event.sequence, message: event.message),
+                  audience: event.audienceSource.map { Audience(source: $0, installationId: event.audienceInstallationId) },
+                  endsParty: event.type == EventKind.partyEnded.type)
     }
 }
 

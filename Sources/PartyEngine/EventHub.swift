@@ -95,12 +95,7 @@ public final class EventHub: @unchecked Sendable {
     /// truth: events it no longer keeps are skipped rather than waited for.
     public func deliver(partyId: String, logged events: [LoggedEvent]) {
         lock.lock()
-        let deliveries = events.map { event in
-            Delivery(sequence: event.sequence, frame: ServerEvent.frame(id: event.sequence, message: event.message),
-                     audience: event.audienceSource.map { Audience(source: $0, installationId: event.audienceInstallationId) },
-                     endsParty: event.type == EventKind.partyEnded.type)
-        }
-        for delivery in order.fromLog(deliveries, partyId: partyId) { send(delivery, partyId: partyId) }
+        for delivery in order.fromLog(events.map(Delivery.init(logged:)), partyId: partyId) { send(delivery, partyId: partyId) }
         lock.unlock()
         closeEndedParties()
     }
@@ -208,13 +203,7 @@ public final class EventHub: @unchecked Sendable {
     /// Events another instance committed, carried by the ring its commit sent (`Doorbell`), oldest first: sent as if
     /// published here, so one past a gap waits for the log as one of this instance's would.
     public func deliver(partyId: String, committed events: [LoggedEvent]) {
-        for event in events {
-            publish(partyId: partyId) {
-                Delivery(sequence: event.sequence, frame: ServerEvent.frame(id: event.sequence, message: event.message),
-                         audience: event.audienceSource.map { Audience(source: $0, installationId: event.audienceInstallationId) },
-                         endsParty: event.type == EventKind.partyEnded.type)
-            }
-        }
+        for event in events { publish(partyId: partyId) { Delivery(logged: event) } }
     }
 
     /// The delivery is made only when the party has streams here (its frame is encoded then).

@@ -105,20 +105,7 @@ struct SQLDialect: Sendable {
         CREATE FUNCTION party_version_own() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN NEW.version := OLD.version + 1; RETURN NEW; END $$;
         CREATE TRIGGER parties_version BEFORE UPDATE ON parties FOR EACH ROW EXECUTE FUNCTION party_version_own();
-        CREATE FUNCTION party_version_child() RETURNS trigger LANGUAGE plpgsql AS $$
-        DECLARE row_party TEXT;
-        BEGIN
-            IF TG_OP = 'DELETE' THEN row_party := OLD.party_id; ELSE row_party := NEW.party_id; END IF;
-            UPDATE parties SET version = version + 1 WHERE id = row_party;
-            RETURN NULL;
-        END $$;
-        CREATE FUNCTION party_version_vote() RETURNS trigger LANGUAGE plpgsql AS $$
-        DECLARE vote_entry BIGINT;
-        BEGIN
-            IF TG_OP = 'DELETE' THEN vote_entry := OLD.entry_id; ELSE vote_entry := NEW.entry_id; END IF;
-            UPDATE parties SET version = version + 1 WHERE id = (SELECT party_id FROM queue_entries WHERE id = vote_entry);
-            RETURN NULL;
-        END $$;
+        \(rowVersionFunctions(create: "CREATE FUNCTION", condition: ""))
         CREATE TRIGGER queue_entries_version AFTER INSERT OR UPDATE OR DELETE ON queue_entries
             FOR EACH ROW EXECUTE FUNCTION party_version_child();
         CREATE TRIGGER blacklist_version AFTER INSERT OR UPDATE OR DELETE ON blacklist
@@ -130,6 +117,39 @@ struct SQLDialect: Sendable {
         CREATE TRIGGER votes_version AFTER INSERT OR UPDATE OR DELETE ON votes
             FOR EACH ROW EXECUTE FUNCTION party_version_vote();
         """
+
+    /// The row triggers' functions (migration 9): a child row's party, or a vote's through its entry, moves on.
+    /// `create` makes them or, in a later migration, replaces them; `condition` narrows their `UPDATE`.
+    private static func rowVersionFunctions(create: String, condition: String) -> String {
+        """
+        \(create) party_version_child() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE row_party TEXT;
+        BEGIN
+            IF TG_OP = 'DELETE' THEN row_party := OLD.party_id; ELSE row_party := NEW.party_id; END IF;
+            UPDATE parties SET version = version + 1 WHERE id = row_party\(condition);
+            RETURN NULL;
+        END $$;
+        \(create) party_version_vote() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE vote_entry BIGINT;
+        BEGIN
+            IF TG_OP = 'DELETE' THEN vote_entry := OLD.entry_id; ELSE vote_entry := NEW.entry_id; END IF;
+            UPDATE parties SET version = version + 1 WHERE id = (SELECT party_id FROM queue_entries WHERE id = vote_entry)\(condition);
+            RETURN NULL;
+        END $$;
+        """
+    }
+
+    /// The statement triggers' functions (migration 25), each over its statement's changed rows; as `rowVersionFunctions`.
+    private static func statementVersionFunctions(create: String, condition: String) -> [String] {
+        let owners = [("party_version_rows", "SELECT party_id FROM changed_rows"),
+                      ("party_version_vote_rows", "SELECT party_id FROM queue_entries WHERE id IN (SELECT entry_id FROM changed_rows)")]
+        return owners.map { name, parties in
+            """
+            \(create) \(name)() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN UPDATE parties SET version = version + 1 WHERE id IN (\(parties))\(condition); RETURN NULL; END $$;
+            """
+        }
+    }
 
     /// Vetoes name their entry, like votes; bans and guests' activity (the veto's threshold) name their party.
     private static let postgreSQLCrowdVersionTriggers = """
@@ -148,14 +168,7 @@ struct SQLDialect: Sendable {
     /// trigger on a column (`guests`' nickname) stays per row: a transition table cannot go with a column list.
     var statementVersionTriggers: String {
         guard !partyVersionTriggers.isEmpty else { return "" }
-        let owners = [("party_version_rows", "SELECT party_id FROM changed_rows"),
-                      ("party_version_vote_rows", "SELECT party_id FROM queue_entries WHERE id IN (SELECT entry_id FROM changed_rows)")]
-        let functions = owners.map { name, parties in
-            """
-            CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN UPDATE parties SET version = version + 1 WHERE id IN (\(parties)); RETURN NULL; END $$;
-            """
-        }
+        let functions = Self.statementVersionFunctions(create: "CREATE FUNCTION", condition: "")
         let tables = [("queue_entries", "party_version_rows"), ("blacklist", "party_version_rows"), ("played", "party_version_rows"),
                       ("played_counts", "party_version_rows"), ("votes", "party_version_vote_rows"), ("vetoes", "party_version_vote_rows"),
                       ("bans", "party_version_rows"), ("guest_activity", "party_version_rows"), ("pending_songs", "party_version_rows"),
@@ -179,31 +192,9 @@ struct SQLDialect: Sendable {
     /// and is moved again: only ever one move too many.
     var versionOncePerTransaction: String {
         guard !partyVersionTriggers.isEmpty else { return "" }
-        let notYet = "AND xmin <> pg_current_xact_id()::xid"
-        let owners = [("party_version_rows", "SELECT party_id FROM changed_rows"),
-                      ("party_version_vote_rows", "SELECT party_id FROM queue_entries WHERE id IN (SELECT entry_id FROM changed_rows)")]
-        let statements = owners.map { name, parties in
-            """
-            CREATE OR REPLACE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN UPDATE parties SET version = version + 1 WHERE id IN (\(parties)) \(notYet); RETURN NULL; END $$;
-            """
-        }
-        return (statements + ["""
-            CREATE OR REPLACE FUNCTION party_version_child() RETURNS trigger LANGUAGE plpgsql AS $$
-            DECLARE row_party TEXT;
-            BEGIN
-                IF TG_OP = 'DELETE' THEN row_party := OLD.party_id; ELSE row_party := NEW.party_id; END IF;
-                UPDATE parties SET version = version + 1 WHERE id = row_party \(notYet);
-                RETURN NULL;
-            END $$;
-            CREATE OR REPLACE FUNCTION party_version_vote() RETURNS trigger LANGUAGE plpgsql AS $$
-            DECLARE vote_entry BIGINT;
-            BEGIN
-                IF TG_OP = 'DELETE' THEN vote_entry := OLD.entry_id; ELSE vote_entry := NEW.entry_id; END IF;
-                UPDATE parties SET version = version + 1 WHERE id = (SELECT party_id FROM queue_entries WHERE id = vote_entry) \(notYet);
-                RETURN NULL;
-            END $$;
-            """]).joined(separator: "\n")
+        let notYet = " AND xmin <> pg_current_xact_id()::xid"
+        return (Self.statementVersionFunctions(create: "CREATE OR REPLACE FUNCTION", condition: notYet)
+                + [Self.rowVersionFunctions(create: "CREATE OR REPLACE FUNCTION", condition: notYet)]).joined(separator: "\n")
     }
 
     /// A table whose rows belong to a party (a `party_id` column) moves its party's version like the tables of
