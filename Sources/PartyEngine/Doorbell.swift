@@ -15,6 +15,8 @@ import Synchronization
 /// `@unchecked Sendable`: the session is touched only by that thread; what callers hand over sits in `handedOver`.
 public final class Doorbell: @unchecked Sendable {
     public static let coalescing: TimeInterval = 0.02
+    /// This doorbell's `coalescing` (a test widens it, so that "within it" does not hang on a busy machine's scheduler).
+    let coalescing: TimeInterval
     public static let pollInterval: TimeInterval = 2
     /// After a lost session: the next attempt to listen again.
     static let reconnectDelay: TimeInterval = 0.5
@@ -43,8 +45,9 @@ public final class Doorbell: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts listening on `session` on its own thread (a failure is the caller's start-up error).
-    public init(session: any DoorbellSession, hub: EventHub) throws {
+    public init(session: any DoorbellSession, hub: EventHub, coalescing: TimeInterval = Doorbell.coalescing) throws {
         channel = session
+        self.coalescing = coalescing
         self.hub = hub
         var descriptors: [Int32] = [0, 0]
         guard pipe(&descriptors) == 0 else {
@@ -98,7 +101,7 @@ public final class Doorbell: @unchecked Sendable {
         guard events.contains(where: { $0.sequence != nil }) else { return nil }
         let now = Date()
         let claimed = handedOver.withLock { handedOver -> (previous: Date, waiting: [String: Int64])? in
-            guard handedOver.commitsRing, now >= handedOver.lastRing.addingTimeInterval(Self.coalescing) else { return nil }
+            guard handedOver.commitsRing, now >= handedOver.lastRing.addingTimeInterval(coalescing) else { return nil }
             defer { handedOver.lastRing = now }
             // Named here too, so they do not wait for the doorbell's next ring (which still names them: the commit
             // may roll back).
@@ -179,7 +182,7 @@ public final class Doorbell: @unchecked Sendable {
                 }
                 let now = Date()
                 let ringDue = handedOver.withLock { !$0.rung.isEmpty || !$0.relayed.isEmpty
-                    ? $0.lastRing.addingTimeInterval(Self.coalescing) : .distantFuture }
+                    ? $0.lastRing.addingTimeInterval(coalescing) : .distantFuture }
                 let pollDue = lastPoll.addingTimeInterval(Self.pollInterval)
                 // A query above may have read other instances' doorbells into libpq's buffer, where poll(2) on the
                 // socket no longer sees them (they waited for the next poll, up to 2 s): take those before sleeping.
@@ -219,7 +222,7 @@ public final class Doorbell: @unchecked Sendable {
     private func ringPending() throws {
         let now = Date()
         let (rung, relayed) = handedOver.withLock { handedOver in
-            guard now >= handedOver.lastRing.addingTimeInterval(Self.coalescing), !handedOver.rung.isEmpty || !handedOver.relayed.isEmpty else {
+            guard now >= handedOver.lastRing.addingTimeInterval(coalescing), !handedOver.rung.isEmpty || !handedOver.relayed.isEmpty else {
                 return ([String: Int64](), [String: String]())
             }
             defer { handedOver.rung = [:]; handedOver.relayed = [:]; handedOver.lastRing = now }
