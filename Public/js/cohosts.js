@@ -83,7 +83,14 @@ export function cohostsCard(base, credential) {
       ]);
     }));
   };
-  const reload = async () => render((await api('GET', `${base}/cohosts`, { token: credential })).cohosts);
+  // Events come in bursts (a link made, then joined): of overlapping reads only the newest is shown, so an older answer
+  // that arrives last never hides a co-host who joined.
+  let reads = 0;
+  const reload = async () => {
+    const read = ++reads;
+    const answer = await api('GET', `${base}/cohosts`, { token: credential });
+    if (read === reads) render(answer.cohosts);
+  };
   /** The list again; a failure is said in the card. */
   const refresh = () => reload().catch((error) => showError('cohosts', error.message));
 
