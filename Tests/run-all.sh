@@ -34,6 +34,11 @@ fi
 # and the clock) and leave the cores three quarters idle; the browser suite is Chromium's CPU. Together they take
 # about the time of the longer one. The Swift suites' output is printed when both are done.
 logs=$(mktemp -d /tmp/mv-test-logs.XXXXXX)
+# The tests' temporary files (servers' data folders and logs, browser profiles) in one folder of this run, open to
+# all as /tmp is (PostgreSQL runs as its own user): removed after a green run, kept after a red one for its logs.
+chmod 755 "$logs"
+mkdir -m 1777 "$logs/tmp"
+export TMPDIR=$logs/tmp
 MUSICVOTING_TEST_LOGS=$logs/suites bash Tests/run-swift-tests.sh 4 > "$logs/swift" 2>&1 &
 swift_tests=$!
 # MusicVotingKit alone: its sources type-checked as one module with nothing but the toolchain's Foundation and
@@ -41,7 +46,12 @@ swift_tests=$!
 swiftc -typecheck -parse-as-library -swift-version 6 -module-name MusicVotingKit Sources/MusicVotingKit/*.swift \
     > "$logs/kit-alone" 2>&1 &
 kit_alone=$!
-trap 'kill "$swift_tests" "$kit_alone" 2>/dev/null || true; rm -rf "$logs"' EXIT
+end_of_run() {
+    local code=$?
+    kill "$swift_tests" "$kit_alone" 2>/dev/null || true
+    if [[ $code == 0 ]]; then rm -rf "$logs"; else echo "run-all: the tests' logs and folders are kept in $logs"; fi
+}
+trap end_of_run EXIT
 # Debian's python3 has python3-selenium and python3-pytest; a python3 earlier on PATH may not. Three browser tests at
 # a time (python3-pytest-xdist): most of a browser test waits for a page, a stream or a TV's report.
 status=0
