@@ -311,7 +311,7 @@ def test_a_tapped_removal_also_focuses_undo_but_is_sent_after_5_s(server, browse
     wait(host, lambda: host_row(host, names[1]).find_element(By.CSS_SELECTOR, "[data-action=remove]").click() or True)
     wait(host, lambda: active(host) == "undo", message="focus on Undo")
     # A phone user never moves focus out of the bar: the removal goes out anyway, and focus to the next row.
-    wait(host, lambda: names[1] not in [entry["name"] for entry in waiting(server, party)], timeout=9, message="sent after 5 s")
+    wait(host, lambda: names[1] not in [entry["name"] for entry in waiting(server, party)], message="sent after 5 s")
     wait(host, lambda: host.execute_script("return document.activeElement.closest('.track')?.querySelector('.track-name').textContent")
          == names[2], message="focus on the next row")
 

@@ -98,10 +98,11 @@ def test_a_whole_party(server, browsers):
     guest2.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/track/queue*"]})
     search_and_add(guest1, "Rollschuh", "Rollschuh-Romanze")
     wait(guest1, lambda: "Rollschuh-Romanze" in queue_names(guest1))
-    time.sleep(0.5)
-    guest2.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    # Blocked until the question is open: however late guest 2's reload after guest 1's add comes, it cannot turn
+    # the "+" into a check first. Open before the answer, which reads the queue again.
     guest2.find_element(By.CSS_SELECTOR, "#results .track .add-button").click()
     dialog = wait(guest2, lambda: next(iter(guest2.find_elements(By.CSS_SELECTOR, "dialog[open]")), None), message="in-page dialog")
+    guest2.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
     # R10a: the server says where the waiting copy is, and the question names its place.
     assert dialog.find_element(By.CSS_SELECTOR, ".dialog-message").text == \
         "Der Song (oder eine Version davon) wartet schon auf Platz 3. Stattdessen liken?"

@@ -148,7 +148,8 @@ struct DrainTests {
         let second = Date()
         server.terminate()
         let exitedAfter = Self.exitTime(of: server, since: second, timeout: 5)
-        #expect(exitedAfter.map { $0 < 1 } == true, "exit after \(String(describing: exitedAfter)) s")
+        // At once, not after the drain's 60 s: the bound leaves a busy machine room for the signal and the child's end.
+        #expect(exitedAfter.map { $0 < 3 } == true, "exit after \(String(describing: exitedAfter)) s")
         #expect(server.exitStatus == 1, "a drain cut short is no clean exit")
     }
 }

@@ -29,7 +29,7 @@ struct PartyLifecycleTests {
             #expect(stream.status == 200 && stream.headers["content-type"]?.hasPrefix("text/event-stream") == true, "\(path)")
             #expect(try stream.waitFor("party-ended").payload["partyId"] as? String == party.id)
             let pings = stream.commentLines.count
-            #expect(eventually(timeout: 7) { stream.commentLines.count > pings }, "keepalives follow, the stream stays open")
+            #expect(eventually(timeout: 3 * patience) { stream.commentLines.count > pings }, "keepalives follow, the stream stays open")
             #expect(stream.received.count == 1, "party-ended once")
         }
         #expect(try party.client.get("/api/spotify/events?partyId=\(String(repeating: "0", count: 32))&source=web").status == 404,

@@ -70,7 +70,7 @@ struct EventStreamSocketTests {
         }
         stream.close()
         #expect(try client.readToEnd().isEmpty, "closed after what was queued")
-        #expect(eventually(timeout: 2) { served.finished == 1 })
+        #expect(eventually { served.finished == 1 })
     }
 
     @Test func aClientThatLeavesEndsItsStreamAtOnceAndItsConnectionStopsCounting() throws {
@@ -78,11 +78,11 @@ struct EventStreamSocketTests {
         defer { served.stop() }
         var client: Connection? = try openStream(served.server.port)
         _ = try client?.readHead()
-        #expect(eventually(timeout: 2) { served.server.openConnections == 1 }, "the stream's connection counts")
+        #expect(eventually { served.server.openConnections == 1 }, "the stream's connection counts")
         // Nothing is written to the stream: its end is seen from the hang-up, not from a failed write.
         client = nil
-        #expect(eventually(timeout: 2) { served.finished == 1 })
-        #expect(eventually(timeout: 2) { served.server.openConnections == 0 && served.server.requestsInProgress == 0 })
+        #expect(eventually { served.finished == 1 })
+        #expect(eventually { served.server.openConnections == 0 && served.server.requestsInProgress == 0 })
         #expect(served.opened.first?.send(Array("data: late\n\n".utf8)) == false)
     }
 
@@ -93,8 +93,8 @@ struct EventStreamSocketTests {
         _ = try client.readHead()
         // A second request on the same connection, or any bytes: a stream reads nothing more.
         try client.write(Array("GET /other HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
-        #expect(eventually(timeout: 2) { served.finished == 1 })
-        #expect(eventually(timeout: 2) { served.server.openConnections == 0 })
+        #expect(eventually { served.finished == 1 })
+        #expect(eventually { served.server.openConnections == 0 })
     }
 
     @Test func streamsCountAgainstTheConnectionLimitUntilTheyEnd() throws {
@@ -110,7 +110,7 @@ struct EventStreamSocketTests {
         #expect((try? refused.readToEnd())?.isEmpty ?? true, "a third connection is closed unanswered")
         served.opened.first?.close()
         _ = try first.readToEnd()
-        #expect(eventually(timeout: 2) { served.server.openConnections == 1 })
+        #expect(eventually { served.server.openConnections == 1 })
         let admitted = HTTPClient(port: served.server.port)
         #expect(try admitted.request("GET", "/other").status == 200, "room again once a stream ended")
     }
@@ -121,13 +121,13 @@ struct EventStreamSocketTests {
         let client = try openStream(served.server.port)
         var size = Int32(4096)
         setsockopt(client.socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        let stream = try #require(eventually(timeout: 2) { !served.opened.isEmpty } ? served.opened.first : nil)
+        let stream = try #require(eventually { !served.opened.isEmpty } ? served.opened.first : nil)
         let frame = Array(("data: " + String(repeating: "x", count: 1000) + "\n\n").utf8)
         var accepted = 0
         while stream.send(frame), accepted < 100_000 { accepted += 1 }
         #expect(accepted < 100_000, "the stream refused more once the kernel's and its own buffers were full")
-        #expect(eventually(timeout: 2) { served.finished == 1 })
-        #expect(eventually(timeout: 2) { served.server.openConnections == 0 })
+        #expect(eventually { served.finished == 1 })
+        #expect(eventually { served.server.openConnections == 0 })
     }
 
     @Test func overTLSAStreamStaysInLibmicrohttpdAndItsEventsArrive() throws {

@@ -71,9 +71,13 @@ struct ProviderQuotaAttackTests {
         let refusedBeforeUpstreamAnswered = Atomic(0)
         let group = DispatchGroup()
         let client = party.client, base = party.base
+        // The 30 searches leave together once every thread runs: started one by one on a busy machine, the last
+        // could leave after the first slow answer.
+        let start = DispatchSemaphore(value: 0)
         for index in 0..<30 {
             group.enter()
             Thread {
+                start.wait()
                 let response = try? client.from("127.0.9.\(index + 1)").get("\(base)/track/search?q=slow\(index)")
                 let status = response?.status ?? 0
                 if status == 503 && upstream.answered.load(ordering: .sequentiallyConsistent) == 0 {
@@ -83,6 +87,7 @@ struct ProviderQuotaAttackTests {
                 group.leave()
             }.start()
         }
+        for _ in 0..<30 { start.signal() }
         #expect(eventually { statuses.withLock { $0[503, default: 0] } >= 15 }, "the searches past those in flight are refused")
         let cached = try party.client.get("\(party.base)/track/search?q=warm")
         let answeredAtCached = upstream.answered.load(ordering: .sequentiallyConsistent)

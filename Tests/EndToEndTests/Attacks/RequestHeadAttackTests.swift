@@ -101,7 +101,7 @@ struct RequestHeadAttackTests {
                     let start = "GET /api/party/" + query
                     let line = start + String(repeating: "a", count: length - start.utf8.count - version.utf8.count - 3) + " \(version)\r\n"
                     sent += 1
-                    let connection = try Connection(port: server.port, timeout: 3, source: "127.0.\(40 + sent / 250).\(1 + sent % 250)")
+                    let connection = try Connection(port: server.port, timeout: 10, source: "127.0.\(40 + sent / 250).\(1 + sent % 250)")
                     try connection.write(Array((line + headers + "\r\n").utf8))
                     let text = (try? connection.readToEnd()).map { String(decoding: $0, as: UTF8.self) } ?? ""
                     let answer = Self.singleAnswer(text)
