@@ -400,3 +400,19 @@ def long_song_uri(server, party, number):
     from urllib.parse import quote
     found = server.api("GET", f"/api/party/{party['id']}/track/search?q={quote(title)}")["tracks"]["items"]
     return next(track["uri"] for track in found if track["name"] == title)
+
+
+def uri_of(server, party, number):
+    """Song `number` of the demo catalog, or of the long songs in a `local` party."""
+    return long_song_uri(server, party, number) if party.get("provider") == "local" else f"demo:track:{number}"
+
+
+def add(server, party, number, device):
+    """Song `number` (`uri_of`) added by the phone `device`, through the API."""
+    server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": uri_of(server, party, number), "deviceId": device})
+
+
+def name_of(server, party, number):
+    """The name of song `number` (`uri_of`) as the party's queue shows it."""
+    queue = server.api("GET", f"/api/party/{party['id']}/track/queue")["queue"]
+    return next(entry["name"] for entry in queue if entry["uri"] == uri_of(server, party, number))

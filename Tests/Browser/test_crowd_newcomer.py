@@ -3,25 +3,11 @@
 stays on a control, the ban is offered on waiting songs only, and plurals read right."""
 from selenium.webdriver.common.by import By
 
-from conftest import PHONE, TV, axe_violations, long_song_uri, open_paired_tv, reporting_tv, screenshot, wait
+from conftest import PHONE, TV, add, axe_violations, name_of, open_paired_tv, reporting_tv, screenshot, wait
 
 
 def device_of(driver):
     return driver.execute_script("return JSON.parse(localStorage.getItem('musicvoting.deviceId') || 'null')")
-
-
-def uri_of(server, party, number):
-    """Song `number` of the demo catalog, or of the long songs in a `local` party."""
-    return long_song_uri(server, party, number) if party.get("provider") == "local" else f"demo:track:{number}"
-
-
-def add(server, party, number, device):
-    server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": uri_of(server, party, number), "deviceId": device})
-
-
-def name_of(server, party, number):
-    queue = server.api("GET", f"/api/party/{party['id']}/track/queue")["queue"]
-    return next(entry["name"] for entry in queue if entry["uri"] == uri_of(server, party, number))
 
 
 def text_of(driver, element_id):

@@ -2,21 +2,7 @@
 host show the tally, the skip reaches every screen; the host bans an adder with a confirmation, never learning who."""
 from selenium.webdriver.common.by import By
 
-from conftest import PHONE, TV, axe_violations, long_song_uri, open_paired_tv, screenshot, wait
-
-
-def uri_of(server, party, number):
-    """Song `number` of the demo catalog, or of the long songs in a `local` party."""
-    return long_song_uri(server, party, number) if party.get("provider") == "local" else f"demo:track:{number}"
-
-
-def add(server, party, number, device):
-    server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": uri_of(server, party, number), "deviceId": device})
-
-
-def name_of(server, party, number):
-    queue = server.api("GET", f"/api/party/{party['id']}/track/queue")["queue"]
-    return next(entry["name"] for entry in queue if entry["uri"] == uri_of(server, party, number))
+from conftest import PHONE, TV, add, axe_violations, name_of, open_paired_tv, screenshot, uri_of, wait
 
 
 def now_title(driver):

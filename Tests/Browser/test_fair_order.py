@@ -1,16 +1,12 @@
 """R9b fair order: the start page offers it switched on, the host switches it live, every page shows the new order."""
 from selenium.webdriver.common.by import By
 
-from conftest import PHONE, axe_violations, screenshot, wait
+from conftest import PHONE, add, axe_violations, screenshot, wait
 
 
 def queue_names(driver):
     return driver.execute_script("""return [...document.querySelectorAll('#queue-list .track .track-name')]
         .map(name => name.firstChild ? name.firstChild.textContent : '')""")
-
-
-def add(server, party, number, device):
-    server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": f"demo:track:{number}", "deviceId": device})
 
 
 def names_in_order(server, party, numbers):

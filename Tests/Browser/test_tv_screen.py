@@ -5,7 +5,7 @@ import time
 
 from selenium.webdriver.common.by import By
 
-from conftest import PHONE, axe_violations, make_browser, open_paired_tv, screenshot, wait
+from conftest import PHONE, add, axe_violations, make_browser, open_paired_tv, screenshot, wait
 
 SIZES = ((1920, 1080, "de-DE"), (3840, 2160, "en-US"))
 
@@ -20,10 +20,6 @@ SMALLEST_TEXT = """const smallest = [];
       smallest.push([parseFloat(getComputedStyle(element).fontSize), node.textContent.trim().slice(0, 30)]);
     }
     return smallest.sort((a, b) => a[0] - b[0]).slice(0, 3);"""
-
-
-def add(server, party, number, device):
-    server.api("POST", f"/api/party/{party['id']}/track/addToPlaylist", {"uri": f"demo:track:{number}", "deviceId": device})
 
 
 def current(server, party):
