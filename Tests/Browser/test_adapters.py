@@ -7,9 +7,8 @@ closed loopback port. What is tested is our adapter code: which calls it makes, 
 import os, sqlite3, time
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import TV, Server, screenshot
+from conftest import TV, Server, screenshot, wait
 
 CLOSED = "http://127.0.0.1:9"
 
@@ -46,10 +45,6 @@ window.Spotify = { Player: class {
   emit(name, value) { this.listeners[name]?.(value); }
 } };
 """
-
-
-def wait(driver, condition, timeout=10, message=""):
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda _: condition(), message)
 
 
 def party_with_queue(arguments, provider, uris, tokens=None):

@@ -2,13 +2,8 @@
 import math, os, shutil, struct, tempfile, wave
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import PHONE, TV, Server, screenshot, search_for
-
-
-def wait(driver, condition, timeout=10, message=""):
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda _: condition(), message)
+from conftest import PHONE, TV, Server, screenshot, search_for, wait
 
 
 def write_song(path, seconds, pitch):

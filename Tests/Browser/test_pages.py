@@ -2,13 +2,8 @@
 import os, sqlite3, time
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import Server, axe_violations, screenshot
-
-
-def wait(driver, condition, timeout=10, message=""):
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda _: condition(), message)
+from conftest import Server, axe_violations, screenshot, wait
 
 
 def test_english_visitors_get_english_with_german_fallback(server, browsers):
@@ -133,4 +128,4 @@ def test_a_playing_songs_bar_glides_on_the_compositor_and_steps_once_a_second_fo
     wait(still, lambda: still.execute_script(progress) > 0, message="the bar shows the position")
     assert still.execute_script(glide) == 0, "no animation where the device asks for reduced motion"
     before = still.execute_script(progress)
-    wait(still, lambda: still.execute_script(progress) > before, timeout=5, message="the bar steps on")
+    wait(still, lambda: still.execute_script(progress) > before, message="the bar steps on")

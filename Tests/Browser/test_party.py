@@ -1,20 +1,10 @@
 """One real party with the demo provider: a monitor tab, a host tab and two guest tabs."""
 import time
 
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import PHONE, TV, axe_violations, screenshot, search_for, severe_console_errors, unexpected_console_errors
-
-WAIT = 10
-
-
-def wait(driver, condition, timeout=WAIT, message=""):
-    """Polls `condition`; live re-renders replace rows, so stale elements just mean "look again"."""
-    return WebDriverWait(driver, timeout, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)) \
-        .until(lambda _: condition(), message)
+from conftest import PHONE, TV, axe_violations, screenshot, search_for, severe_console_errors, unexpected_console_errors, wait
 
 
 def text(driver, selector):

@@ -4,19 +4,12 @@ network emulation on the one tab that loses its Wi-Fi."""
 import time
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
-from selenium.common.exceptions import StaleElementReferenceException
 
-from conftest import PHONE, TV, axe_violations, screenshot
+from conftest import PHONE, TV, axe_violations, screenshot, wait
 
 # Generous ceilings for polled states (two shared cores run other suites too); a passing wait ends at once.
 # Positions are checked as relations (frozen, then unchanged; continues from there), never as windows of time.
 WAIT = 15
-
-
-def wait(driver, condition, timeout=WAIT, message=""):
-    return WebDriverWait(driver, timeout, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)) \
-        .until(lambda _: condition(), message)
 
 
 def wait_for(condition, timeout=WAIT, message=""):
