@@ -125,24 +125,27 @@ package final class ServerProcess {
         }
         stopping = true
         process.terminate()
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning { kill() }
+        if !ends(within: 10) { kill() }
     }
 
     /// SIGKILL: nothing gets to flush. The wait is bounded: Foundation's `Process` has missed a child's end here
-    /// (`RunToExit.swift`), and `waitUntilExit` then hung the whole test run. Past 10 s the process table decides.
+    /// (`RunToExit.swift`), and `waitUntilExit` then hung the whole test run. Past 10 s it says what /proc shows.
     package func kill() {
         guard process.isRunning else { return }
         stopping = true
         let pid = process.processIdentifier
         Foundation.kill(pid, SIGKILL)
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        if process.isRunning {
+        if !ends(within: 10) {
             let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)).map { " (/proc says: \($0.prefix(60)))" } ?? " (gone from /proc)"
             FileHandle.standardError.write(Data("server \(pid) killed 10 s ago and its end not reported\(state)\n".utf8))
         }
+    }
+
+    /// Whether the process ended (as Foundation reports it) within `seconds`.
+    private func ends(within seconds: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        return !process.isRunning
     }
 
     deinit { kill() }
